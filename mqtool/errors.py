@@ -1,0 +1,74 @@
+"""Error types and exit statuses shared by every mqtool command (CONTRACTS.md)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """Process exit statuses; the same meaning for every subcommand."""
+
+    OK = 0
+    USAGE = 1  # bad options, bad request values, missing input file
+    DECODE = 2  # input could not be fully decoded; partial output was printed
+    INCOMPLETE = 3  # result incomplete: attachment missing messages, segments missing
+    ENVIRONMENT = 4  # Java missing, output not writable, ...
+
+
+class MqtoolError(Exception):
+    """Base of all errors mqtool reports to users (one line, no traceback)."""
+
+    status: ExitStatus = ExitStatus.USAGE
+
+
+class InputError(MqtoolError):
+    """The input could not be read or is not of the kind the command expects."""
+
+    status = ExitStatus.USAGE
+
+
+class EnvError(MqtoolError):
+    """Something outside the input is missing or unusable (Java, output directory)."""
+
+    status = ExitStatus.ENVIRONMENT
+
+
+class BuildError(MqtoolError):
+    """A builder refused its input; names the field and the rule."""
+
+    status = ExitStatus.USAGE
+
+    def __init__(self, fmt: str, path: str, reason: str) -> None:
+        self.format, self.path, self.reason = fmt, path, reason
+        super().__init__(f"{fmt}: {path}: {reason}" if path else f"{fmt}: {reason}")
+
+
+class DecodeError(MqtoolError):
+    """Decoding stopped: which format, which field (dotted path), which byte offset, why.
+
+    ``partial`` carries whatever was decoded before the error, when the raiser has it.
+    """
+
+    status = ExitStatus.DECODE
+
+    def __init__(
+        self, fmt: str, path: str, offset: int, reason: str, partial: object = None
+    ) -> None:
+        self.format, self.path, self.offset, self.reason = fmt, path, offset, reason
+        self.partial = partial
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"{self.format}: {self.reason}{where}, offset X'{self.offset:04X}' ({self.offset})"
+
+
+class UndumpError(DecodeError):
+    """Dump text that could not be read back: names the line and column."""
+
+    def __init__(self, line: int, column: int, reason: str) -> None:
+        self.line, self.column = line, column
+        super().__init__("dump", f"line {line} column {column}", 0, reason)
+
+    def describe(self) -> str:
+        return f"dump text: line {self.line}, column {self.column}: {self.reason}"

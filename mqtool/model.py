@@ -1,0 +1,173 @@
+"""The shared annotation model: every decoded field knows its byte span.
+
+Everything downstream (listing, annotated hex, JSON lines, rows, error messages) reads this
+one model. Paths are dotted (``urbr[1].urbrisn``) and are the public key everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from mqtool.tod import Tod
+
+# Span kinds: how a value is rendered and turned into JSON.
+TEXT, EYE, INT, HEXINT, HEX, STCK, RESERVED, DATA = (
+    "text", "eye", "int", "hexint", "hex", "stck", "reserved", "data",
+)
+
+
+class Span(NamedTuple):
+    """One decoded field: where it is (absolute, end exclusive), what it holds, what it means.
+
+    A NamedTuple: cheap to create on the forensic path, immutable, unpackable.
+    """
+
+    path: str
+    start: int
+    end: int
+    value: object
+    meaning: str = ""
+    kind: str = INT
+    note: str = ""  # "inferred", "unknown", "synthetic", ...
+    raw: bytes = b""
+
+    @property
+    def name(self) -> str:
+        """The last path component (the document's field name)."""
+        return self.path.rsplit(".", 1)[-1]
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """An error (decoding stopped) or a warning (decoding went on), located in the input."""
+
+    path: str
+    offset: int
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "offset": self.offset, "reason": self.reason}
+
+    def describe(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"{self.reason}{where}, offset X'{self.offset:04X}' ({self.offset})"
+
+
+@dataclass(slots=True)
+class Element:
+    """A decoded structure (a DSECT, a record, a template) inside a unit."""
+
+    type: str
+    offset: int
+    length: int
+    spans: list[Span] = field(default_factory=list)
+    data: bytes | None = None  # bytes that follow the fixed part (image, selection data)
+    data_offset: int | None = None
+    extra: dict[str, object] = field(default_factory=dict)  # codec-specific JSON additions
+    title: str = ""  # listing heading; default "<TYPE> element at offset X'nnnn'"
+
+    def value(self, name: str, default: object = None) -> object:
+        for s in self.spans:
+            if s.name == name:
+                return s.value
+        return default
+
+    @property
+    def fields(self) -> dict[str, object]:
+        """Field values by name, reserved fillers left out (what JSON shows)."""
+        return {s.name: s.value for s in self.spans if s.kind != RESERVED}
+
+    @property
+    def all_values(self) -> dict[str, object]:
+        """Every field's value, fillers included: rebuilds the element byte for byte."""
+        return {s.name: s.value for s in self.spans}
+
+    def heading(self) -> str:
+        return self.title or f"{self.type} element at offset X'{self.offset:04X}'"
+
+
+@dataclass(slots=True)
+class Decoded:
+    """One decoded unit (message, record, template) with what went wrong, if anything."""
+
+    format: str
+    offset: int
+    length: int
+    elements: list[Element] = field(default_factory=list)
+    attrs: dict[str, object] = field(default_factory=dict)  # codepage, byte_order, ...
+    errors: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    title: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def spans(self) -> Iterator[Span]:
+        for el in self.elements:
+            yield from el.spans
+
+    def to_json(self, raw: bool = False) -> dict[str, object]:
+        return unit_json(self, raw)
+
+
+def json_value(span: Span) -> object:
+    """The JSON form of one span's value (CONTRACTS.md: hex upper-case, STCK ISO UTC)."""
+    v = span.value
+    if span.kind == STCK:
+        return v.iso() if isinstance(v, Tod) else v
+    if isinstance(v, bytes | bytearray):
+        return v.hex().upper()
+    return v
+
+
+def fields_json(spans: list[Span], raw: bool = False) -> dict[str, object]:
+    """Field name -> JSON value; reserved fillers left out; STCK keeps ``<name>_hex``.
+
+    ``<name>_hex`` of a STCK field carries the 12 sub-microsecond bits the ISO text cannot,
+    so ``--json`` output rebuilds byte-exact. ``raw`` adds ``<name>_hex`` for text fields too.
+    """
+    out: dict[str, object] = {}
+    for s in spans:
+        if s.kind == RESERVED:
+            continue
+        out[s.name] = json_value(s)
+        if s.kind == STCK and isinstance(s.value, Tod):
+            out[f"{s.name}_hex"] = s.value.hex()
+        elif raw and s.kind in (TEXT, EYE):
+            out[f"{s.name}_hex"] = s.raw.hex().upper()
+    return out
+
+
+def element_json(el: Element, raw: bool = False) -> dict[str, object]:
+    d: dict[str, object] = {
+        "type": el.type,
+        "offset": el.offset,
+        "length": el.length,
+        "fields": fields_json(el.spans, raw),
+    }
+    meanings = {s.name: s.meaning for s in el.spans if s.meaning}
+    if meanings:
+        d["meanings"] = meanings
+    notes = {s.name: s.note for s in el.spans if s.note}
+    if notes:
+        d["notes"] = notes
+    if el.data is not None:
+        d["data"] = el.data.hex().upper()
+    d.update(el.extra)
+    return d
+
+
+def unit_json(unit: Decoded, raw: bool = False) -> dict[str, object]:
+    d: dict[str, object] = {"format": unit.format, "offset": unit.offset, "length": unit.length}
+    d.update(unit.attrs)
+    d["elements"] = [element_json(el, raw) for el in unit.elements]
+    d["errors"] = [p.to_json() for p in unit.errors]
+    d["problems"] = [p.to_json() for p in unit.problems]
+    return d
