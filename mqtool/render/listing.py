@@ -1,0 +1,87 @@
+"""The interpretation listing, as the documents print it::
+
+    URBS element at offset X'0040'
+      urbseye  = "URBS"
+      urbsst   = "CLOS"  Destination closed
+
+One ``name = value  meaning`` line per field; strings quoted and right-trimmed, binary as
+numbers, flag bytes and opaque bytes as ``X'..'``, STCK as timestamps in ``tz``; inferred and
+unknown fields say so; trailing data as an indented document-style sub-dump.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import tzinfo
+
+from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded, Element, Span
+from mqtool.tod import Tod
+
+
+def quote(text: str) -> str:
+    """Double-quoted, control characters escaped (``\\x00``), nothing else changed."""
+    out = []
+    for ch in text:
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def render_value(span: Span, tz: tzinfo | None = None) -> str:
+    """A field's value as the listing shows it."""
+    v = span.value
+    if span.kind in (TEXT, EYE):
+        if span.raw and not any(span.raw):
+            return "X'" + span.raw.hex().upper() + "'"  # all X'00': not set
+        return quote(str(v))
+    if span.kind == STCK:
+        return v.render(tz) if isinstance(v, Tod) else str(v)
+    if span.kind == HEXINT:
+        return f"X'{int(v):0{max(2, 2 * span.length)}X}'"  # type: ignore[call-overload]
+    if span.kind in (HEX, RESERVED):
+        return "X'" + bytes(v).hex().upper() + "'"  # type: ignore[arg-type]
+    return str(v)
+
+
+def field_lines(spans: list[Span], tz: tzinfo | None = None, indent: str = "  ") -> list[str]:
+    shown = [s for s in spans if s.kind != RESERVED or any(s.raw)]
+    width = max((len(s.name) for s in shown), default=0)
+    lines = []
+    for s in shown:
+        text = f"{indent}{s.name:<{width}} = {render_value(s, tz)}"
+        tail = [t for t in (s.meaning, f"({s.note})" if s.note else "",
+                            "(not zero)" if s.kind == RESERVED else "") if t]
+        if s.kind in (TEXT, EYE) and s.raw and not any(s.raw) and not s.meaning:
+            tail.append("(not set)")
+        if tail:
+            text += "  " + " ".join(tail)
+        lines.append(text.rstrip())
+    return lines
+
+
+def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037") -> list[str]:
+    lines = [el.heading()]
+    lines += field_lines(el.spans, tz)
+    if el.data:
+        from mqtool.render.hexdump import dump_bytes
+
+        lines.append(f"  data ({len(el.data)} bytes):")
+        lines += ["    " + ln for ln in dump_bytes(el.data, codepage=codepage).splitlines()]
+    return lines
+
+
+def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
+    """The whole listing of one unit, problems last."""
+    codepage = str(unit.attrs.get("codepage", "cp037"))
+    if unit.title:
+        yield unit.title
+    for el in unit.elements:
+        yield from element_lines(el, tz, codepage)
+    for p in unit.problems:
+        yield f"problem: {p.describe()}"
+    for p in unit.errors:
+        yield f"error: {p.describe()}"
