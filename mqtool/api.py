@@ -1,0 +1,64 @@
+"""The library API the CLI and the Spark job call. Thin: each function hands over to the
+module that owns the work, so this file stays a map of what mqtool can do.
+
+    >>> from mqtool import api
+    >>> units = api.decode("urb", data)              # list[Decoded], with spans
+    >>> api.dump(data)                               # the documents' dump style
+    >>> api.undump(text)                             # dump text -> bytes
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mqtool.model import Decoded
+
+
+def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
+    """Decode every unit in ``data`` with the codec of ``fmt`` (see codecs.registry)."""
+    from mqtool.codecs.registry import codec
+
+    return list(codec(fmt).decode(data, **options))
+
+
+def build(fmt: str, request: Any, **options: Any) -> bytes:
+    """Build a request / template / message from a description (the codec's ``build``)."""
+    from mqtool.codecs.registry import codec
+
+    return codec(fmt).build(request, **options)
+
+
+def dump(data: bytes, **options: Any) -> str:
+    """Hex dump text (``render.hexdump.DumpOptions`` fields as keywords)."""
+    from mqtool.render.hexdump import dump_bytes
+
+    return dump_bytes(data, **options)
+
+
+def undump(text: str) -> bytes:
+    """Bytes of dump text: the documents' style, xxd, hexdump -C, plain hex."""
+    from mqtool.io.undump import undump as _undump
+
+    return _undump(text)
+
+
+def identify(data: bytes) -> list[Any]:
+    """Detections for a blob, best first (``codecs.registry.Detection``)."""
+    from mqtool.codecs.registry import detectors
+
+    found = [d for _, detect in detectors() if (d := detect(data)) is not None]  # type: ignore[operator]
+    return sorted(found, key=lambda d: -d.confidence)
+
+
+def reassemble_attachments(*args: Any, **kwargs: Any) -> Any:
+    """SAS attachments from a queue dump (``reassemble.attachment.reassemble``)."""
+    from mqtool.reassemble.attachment import reassemble
+
+    return reassemble(*args, **kwargs)
+
+
+def extract(*args: Any, **kwargs: Any) -> Any:
+    """CSQ1LOGP records to rows / files (``extract.extract``)."""
+    from mqtool.extract import extract as _extract
+
+    return _extract(*args, **kwargs)

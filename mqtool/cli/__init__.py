@@ -1,0 +1,154 @@
+"""The ``mqtool`` command: a click group whose subcommands load lazily.
+
+Commands are listed in tables (module:attribute and one-line help), so ``mqtool --help``
+imports no codec, numpy, pandas or pyspark, and each subcommand lives in its own module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mqtool import __version__
+
+USAGE = 1  # errors.ExitStatus.USAGE (not imported here: --help stays light)
+INTERNAL_ERROR = 70  # a bug: reported in one line, traceback with MQTOOL_DEBUG=1
+
+# name -> (module:attribute, one-line help); tests keep the help in sync with the commands
+DECODE = {
+    "urb": ("mqtool.cli.urb:decode_urb",
+            "Event Replicator URB messages (URBH, URBI, URBS, URBT, URBR, URBD, URBE, ...)."),
+    "sas-attachment": ("mqtool.cli.sas:decode_sas",
+                       "SAS Application Messaging attachment header or subordinate message."),
+    "csq1logp": ("mqtool.cli.csq1logp:decode_csq1logp",
+                 "IBM MQ for z/OS CSQ1LOGP EXTRACT records."),
+    "redolog": ("mqtool.cli.redolog:decode_redolog",
+                "TIBCO OSB redolog parameter list, header or intent list."),
+    "matqmsg": ("mqtool.cli.matqmsg:decode_matqmsg",
+                "IBM i MATQMSG receiver or message selection template."),
+    "auto": ("mqtool.cli.auto:decode_auto", "Recognise the format, then decode with it."),
+}
+BUILD = {
+    "urb": ("mqtool.cli.urb:build_urb",
+            "Event Replicator input request (open, close, inst, tran, stat)."),
+    "sas-attachment": ("mqtool.cli.sas:build_sas",
+                       "The message set of a SAS attachment, as a queue dump."),
+    "matqmsg": ("mqtool.cli.matqmsg:build_matqmsg", "IBM i MATQMSG message selection template."),
+}
+REASSEMBLE = {
+    "attachment": ("mqtool.cli.sas:reassemble_attachment",
+                   "Rebuild SAS attachments (files, data sets) from a queue dump."),
+}
+TOP = {
+    "dump": ("mqtool.cli.dump:dump",
+             "Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back."),
+    "decode": (DECODE, "Decode messages, records and templates; listing, --annotate, --json."),
+    "build-request": (BUILD, "Build request messages and templates."),
+    "reassemble": (REASSEMBLE, "Rebuild logical units from the physical messages of a dump."),
+    "reassemble-attachment": ("mqtool.cli.sas:reassemble_attachment",
+                              "Same as 'reassemble attachment'."),
+    "extract": ("mqtool.cli.csq1logp:extract",
+                "Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM)."),
+    "spark-extract": ("mqtool.cli.csq1logp:spark_extract",
+                      "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
+    "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
+}
+
+
+_HERE = Path(__file__).parent
+
+
+def _available(target: str) -> bool:
+    """Is the command's module present? (A file check: importing would cost start-up time.)"""
+    module = target.split(":")[0]
+    return (_HERE / (module.rsplit(".", 1)[-1] + ".py")).is_file()
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when run or asked for help."""
+
+    def __init__(self, *args: Any, table: dict[str, tuple[Any, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.table = table
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [n for n, (target, _) in self.table.items()
+                if isinstance(target, dict) or _available(target)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        entry = self.table.get(name)
+        if entry is None:
+            return None
+        target, help_text = entry
+        if isinstance(target, dict):
+            return LazyGroup(name=name, table=target, help=help_text, short_help=help_text)
+        if not _available(target):
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, self.table[n][1]) for n in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, table=TOP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mqtool")
+def cli() -> None:
+    """Forensic toolkit for mainframe and midrange messaging data.
+
+    Exit status: 0 done; 1 usage error; 2 input not fully decoded (partial output was
+    printed); 3 result incomplete (attachment or segments missing); 4 environment problem
+    (Java missing, output not writable).
+    """
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run mqtool; returns the exit status instead of exiting (tests call this)."""
+    try:
+        rv = cli.main(args=argv, prog_name="mqtool", standalone_mode=False)
+        return int(rv or 0)
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except click.exceptions.NoArgsIsHelpError as e:
+        click.echo(e.ctx.get_help(), err=True)
+        return USAGE
+    except click.ClickException as e:
+        e.show()
+        return USAGE
+    except click.Abort:
+        _error("aborted")
+        return 130
+    except BrokenPipeError:  # `mqtool dump big.bin | head` is not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        from mqtool.errors import MqtoolError
+
+        if isinstance(e, MqtoolError):
+            _error(str(e))
+            return int(e.status)
+        if os.environ.get("MQTOOL_DEBUG"):
+            raise
+        _error(f"internal error: {type(e).__name__}: {e} (MQTOOL_DEBUG=1 shows the traceback)")
+        return INTERNAL_ERROR
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"mqtool: {message}\n")
+    sys.stderr.flush()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(run())

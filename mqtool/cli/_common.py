@@ -1,0 +1,247 @@
+"""What every subcommand shares: the environment, common options, output and exit statuses.
+
+A command parses its options, calls one library function, hands the result to
+``emit_units`` (decoders) or writes it, and returns an ``ExitStatus``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import IO, Any
+
+import click
+
+from mqtool.errors import ExitStatus, InputError
+from mqtool.model import Decoded
+
+
+@dataclass
+class Env:
+    """The process environment a command runs in; tests build their own."""
+
+    stdout: IO[bytes] = field(default_factory=lambda: sys.stdout.buffer)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    color_mode: str = "auto"
+
+    @property
+    def stdout_isatty(self) -> bool:
+        return _isatty(self.stdout)
+
+    @property
+    def stderr_isatty(self) -> bool:
+        return _isatty(self.stderr)
+
+    @property
+    def color(self) -> bool:
+        """Colour only on a terminal, unless asked; ``NO_COLOR`` honoured for ``auto``."""
+        if self.color_mode == "always":
+            return True
+        if self.color_mode == "never" or os.environ.get("NO_COLOR"):
+            return False
+        return self.stdout_isatty
+
+    def write(self, text: str) -> None:
+        self.stdout.write(text.encode("utf-8"))
+
+    def line(self, text: str = "") -> None:
+        self.write(text + "\n")
+
+    def console(self):  # type: ignore[no-untyped-def]
+        """A rich console on stdout that colours only when ``color`` says so."""
+        from rich.console import Console
+
+        return Console(file=_TextOut(self.stdout), force_terminal=self.color,
+                       no_color=not self.color, highlight=False, soft_wrap=True,
+                       width=400 if not self.stdout_isatty else None)
+
+    def error(self, message: str) -> None:
+        self.stderr.write(f"mqtool: {message}\n")
+        self.stderr.flush()
+
+    def refuse_binary_to_terminal(self) -> None:
+        if self.stdout_isatty:
+            raise click.UsageError(
+                "refusing to write binary data to a terminal: use -o FILE or a pipe"
+            )
+
+
+class _TextOut:
+    """Text view of a binary stream that never closes it (rich writes str)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(text.encode("utf-8"))
+        return len(text)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return _isatty(self.raw)
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False
+
+
+def get_env() -> Env:
+    ctx = click.get_current_context()
+    env = ctx.find_object(Env)
+    return env if env is not None else Env()
+
+
+# --------------------------------------------------------------------------- options
+
+
+def input_argument(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.argument("file", default="-", metavar="[FILE|-]")(f)
+
+
+def hex_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--hex", "hex_text", is_flag=True,
+                        help="Input is hex dump text (document style, xxd, hexdump -C), "
+                             "not binary.")(f)
+
+
+def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "json_out", is_flag=True,
+                        help="JSON lines: one object per decoded unit.")(f)
+
+
+def raw_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--raw", is_flag=True,
+                        help="With --json: add <field>_hex with the raw bytes of character fields.")(f)
+
+
+def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--annotate", is_flag=True,
+                        help="Hex dump with each field's bytes coloured and labelled.")(f)
+
+
+def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
+    if value in (None, "", "UTC", "utc", "Z"):
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise click.BadParameter(f"unknown time zone {value!r} (e.g. UTC, Europe/Berlin)") from None
+
+
+def tz_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--tz", "tz", default=None, metavar="ZONE", callback=_tz,
+                        help="Time zone for timestamps in listings (default UTC; JSON is "
+                             "always UTC).")(f)
+
+
+def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    def set_color(ctx: click.Context, param: click.Parameter, value: str) -> str:
+        env = ctx.ensure_object(Env)
+        env.color_mode = value
+        return value
+
+    return click.option("--color", type=click.Choice(["auto", "always", "never"]),
+                        default="auto", show_default=True, expose_value=False,
+                        callback=set_color, is_eager=True,
+                        help="Colour output (only on a terminal with auto; NO_COLOR honoured).")(f)
+
+
+def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every ``decode`` subcommand has, in one place."""
+    for opt in (color_option, tz_option, annotate_option, raw_option, json_option, hex_option,
+                input_argument):
+        f = opt(f)
+    return f
+
+
+def read_unit_input(file: str, hex_text: bool) -> bytes:
+    """The bytes to decode: binary, or the bytes of dump text with ``--hex``.
+
+    Binary input that is really dump text gets a hint instead of a confusing decode error.
+    """
+    from mqtool.io.inputs import read_input
+
+    if file == "-" and _isatty(sys.stdin):
+        raise InputError("no input: give a FILE or pipe data into stdin")
+    data = read_input(file, hex_text)
+    if not hex_text and _is_dump_text(data):
+        raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
+    return data
+
+
+def _is_dump_text(data: bytes) -> bool:
+    from mqtool.io.undump import looks_like_dump
+
+    try:
+        text = data[:4096].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if any(ord(c) < 0x20 and c not in "\t\r\n" for c in text):
+        return False
+    return looks_like_dump(text)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bool = False,
+               raw: bool = False, annotate: bool = False, tz: tzinfo | None = None,
+               strict_problems: bool = False) -> ExitStatus:
+    """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
+
+    ``units`` yields each unit with its own bytes. Returns DECODE when any unit has errors
+    (its partial output was printed first), or when ``strict_problems`` and any problem.
+    """
+    from mqtool.render.listing import unit_lines
+
+    status = ExitStatus.OK
+    console = env.console() if annotate and not json_out else None
+    first = True
+    for unit, data in units:
+        if json_out:
+            env.line(json.dumps(unit.to_json(raw), ensure_ascii=False, separators=(",", ":")))
+        else:
+            if not first:
+                env.line()
+            if console is not None:
+                from mqtool.render.annotate import annotate_unit
+
+                if unit.title:
+                    console.print(unit.title)
+                for text in annotate_unit(unit, data):
+                    console.print(text)
+                for p in unit.problems:
+                    console.print(f"problem: {p.describe()}")
+            else:
+                for text in unit_lines(unit, tz):
+                    env.line(text)
+        first = False
+        for p in unit.errors:
+            env.error(f"{unit.format}: {p.describe()}")
+        if unit.errors or (strict_problems and unit.problems):
+            status = ExitStatus.DECODE
+    env.stdout.flush()
+    return status
+
+
+def write_binary(env: Env, data: bytes, output: str | None, force: bool = False) -> None:
+    """Binary result to ``-o FILE`` or stdout (never a terminal)."""
+    from mqtool.io.outputs import write_file
+
+    if output and output != "-":
+        write_file(output, data, force)
+        return
+    env.refuse_binary_to_terminal()
+    env.stdout.write(data)
+    env.stdout.flush()

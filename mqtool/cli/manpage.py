@@ -1,0 +1,135 @@
+"""Man pages generated from the click definitions, so they cannot drift from ``--help``.
+
+``python -m mqtool.cli.manpage man/`` writes ``mqtool.1`` and one page per (sub)command
+(``mqtool-decode-urb.1``). ``man/examples/<page>.txt`` transcripts (``$ mqtool ...`` lines
+followed by their output, checked by the test suite) become the EXAMPLES section.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from mqtool import __version__
+
+EXIT_STATUS = [
+    ("0", "done"),
+    ("1", "usage error: bad options, bad request values, missing input file"),
+    ("2", "input could not be fully decoded; the partial result was printed"),
+    ("3", "result incomplete: an attachment missing messages, segments missing"),
+    ("4", "environment problem: Java missing for Spark, output not writable"),
+    ("70", "internal error (a bug); MQTOOL_DEBUG=1 shows the traceback"),
+]
+
+
+def esc(text: str) -> str:
+    """Escape text for roff: backslashes, hyphens, and lines starting with . or '."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    return "\n".join("\\&" + ln if ln.startswith((".", "'")) else ln for ln in text.splitlines())
+
+
+def _paragraphs(help_text: str) -> list[str]:
+    """click help text -> roff paragraphs; ``\\b`` blocks stay preformatted."""
+    out: list[str] = []
+    for block in help_text.strip().split("\n\n"):
+        lines = block.splitlines()
+        if lines and lines[0].strip() == "\b":
+            out.append(".PP\n.nf\n" + esc("\n".join(lines[1:])) + "\n.fi")
+        else:
+            out.append(".PP\n" + esc(" ".join(ln.strip() for ln in lines)))
+    return out
+
+
+Found = list[tuple[list[str], click.Command, click.Context]]
+
+
+def _walk(cmd: click.Command, path: list[str], ctx: click.Context) -> Found:
+    found = [(path, cmd, ctx)]
+    if isinstance(cmd, click.Group):
+        for name in cmd.list_commands(ctx):
+            sub = cmd.get_command(ctx, name)
+            if sub is None or name == "reassemble-attachment":
+                continue
+            subctx = sub.make_context(name, [], parent=ctx, resilient_parsing=True)
+            found += _walk(sub, [*path, name], subctx)
+    return found
+
+
+def page_name(path: list[str]) -> str:
+    return "-".join(["mqtool", *path])
+
+
+def render(path: list[str], cmd: click.Command, ctx: click.Context, examples: str | None,
+           subcommands: list[tuple[str, str]]) -> str:
+    name = page_name(path)
+    title = " ".join(["mqtool", *path])
+    short = (cmd.get_short_help_str(limit=200) if path
+             else "forensic toolkit for mainframe and midrange messaging data")
+    usage = " ".join(cmd.collect_usage_pieces(ctx))
+    parts = [
+        f'.TH {name.upper()} 1 "" "mqtool {__version__}" "mqtool manual"',
+        ".SH NAME",
+        f"{esc(name)} \\- {esc(short.rstrip('.'))}",
+        ".SH SYNOPSIS",
+        f".B {esc(title)}\n{esc(usage)}",
+        ".SH DESCRIPTION",
+        *_paragraphs(cmd.help or short),
+    ]
+    if subcommands:
+        parts.append(".SH COMMANDS")
+        for sub, text in subcommands:
+            parts.append(f".TP\n.B {esc(sub)}\n{esc(text)}")
+    opts = [p for p in cmd.get_params(ctx) if isinstance(p, click.Option)]
+    if opts:
+        parts.append(".SH OPTIONS")
+        for p in opts:
+            record = p.get_help_record(ctx)
+            if record is None:
+                continue
+            names, text = record
+            parts.append(f".TP\n.B {esc(names)}\n{esc(text)}")
+    if examples:
+        parts.append(".SH EXAMPLES\n.nf\n" + esc(examples.rstrip("\n")) + "\n.fi")
+    parts.append(".SH EXIT STATUS")
+    for code, text in EXIT_STATUS:
+        parts.append(f".TP\n.B {code}\n{esc(text)}")
+    parts.append(".SH SEE ALSO\n" + (".BR mqtool (1)" if path else ".BR mqtool\\-dump (1)"))
+    return "\n".join(parts) + "\n"
+
+
+def pages(examples_dir: Path | None = None) -> dict[str, str]:
+    """Page file name -> roff text, for the whole command tree."""
+    from mqtool.cli import cli
+
+    root = cli.make_context("mqtool", [], resilient_parsing=True)
+    result = {}
+    for path, cmd, ctx in _walk(cli, [], root):
+        name = page_name(path)
+        ex = None
+        if examples_dir is not None and (examples_dir / f"{name}.txt").is_file():
+            ex = (examples_dir / f"{name}.txt").read_text(encoding="utf-8")
+        subs: list[tuple[str, str]] = []
+        if isinstance(cmd, click.Group):
+            for sub in cmd.list_commands(ctx):
+                c = cmd.get_command(ctx, sub)
+                if c is not None:
+                    subs.append((sub, c.get_short_help_str(limit=200)))
+        result[f"{name}.1"] = render(path, cmd, ctx, ex, subs)
+    return result
+
+
+def write(outdir: Path) -> list[Path]:
+    outdir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in pages(outdir / "examples").items():
+        p = outdir / name
+        p.write_text(text, encoding="utf-8")
+        written.append(p)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write(Path(sys.argv[1] if len(sys.argv) > 1 else "man")):
+        print(p)
