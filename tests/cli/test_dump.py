@@ -111,3 +111,44 @@ def test_reverse_of_bad_word(tmp_path: Path) -> None:
 def test_usage_errors_exit_1() -> None:
     assert mq("dump", "--bogus").status == ExitStatus.USAGE
     assert mq("dump", "-s", "twelve", "x").status == ExitStatus.USAGE
+
+
+class _Tty:
+    """A binary stream that says it is a terminal."""
+
+    def __init__(self) -> None:
+        import io
+
+        self.buf = io.BytesIO()
+
+    def write(self, data: bytes) -> int:
+        return self.buf.write(data)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_binary_is_never_written_to_a_terminal() -> None:
+    import click
+
+    from mqtool.cli._common import Env, write_binary
+
+    env = Env(stdout=_Tty())  # type: ignore[arg-type]
+    with pytest.raises(click.UsageError, match="refusing to write binary data to a terminal"):
+        write_binary(env, b"\x00\x01", None)
+    assert env.stdout.buf.getvalue() == b""  # type: ignore[attr-defined]
+
+
+def test_colour_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mqtool.cli._common import Env
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert Env(stdout=_Tty()).color  # type: ignore[arg-type]
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not Env(stdout=_Tty()).color  # type: ignore[arg-type]
+    assert Env(stdout=_Tty(), color_mode="always").color  # type: ignore[arg-type]
+    monkeypatch.delenv("NO_COLOR")
+    assert not Env(stdout=_Tty(), color_mode="never").color  # type: ignore[arg-type]
