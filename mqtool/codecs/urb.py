@@ -469,8 +469,8 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
         ecs = _element_charset(head)
         if ecs is not None and len(data) - off >= 8:
             return _headerless(data, off, _default_cp(ecs), order, urbi_data)
-        what = "the input" if off == 0 else f"the {len(data) - off} bytes after the last message"
-        return _raw_unit(data, off, f"{what} is not a URB message: X'{head.hex().upper()}' is "
+        what = "the input is" if off == 0 else f"the {len(data) - off} bytes after the last message are"
+        return _raw_unit(data, off, f"{what} not a URB message: X'{head.hex().upper()}' is "
                                     "neither 'URBH' in EBCDIC (X'E4D9C2C8') nor in ASCII "
                                     "(X'55524248')"), None
     cp = cp or _default_cp(cs or "ebcdic")
