@@ -142,31 +142,31 @@ def _fail(req: Request | None, path: str, reason: str) -> BuildError:
 _INT = re.compile(r"^(?:X'([0-9A-Fa-f]+)'|0[xX]([0-9A-Fa-f]+)|(-?\d+))$")
 
 
-def parse_int(value: Any, what: str) -> int:
-    """Decimal, 0x.. or X'..' (text), or an int; ValueError naming ``what`` otherwise."""
+def parse_int(value: Any) -> int:
+    """Decimal, 0x.. or X'..' (text), or an int; ValueError otherwise."""
     if isinstance(value, bool):
-        raise ValueError(f"{what}: {value!r} is not a number")
+        raise ValueError(f"{value!r} is not a number")
     if isinstance(value, int):
         return value
     m = _INT.match(str(value).strip().replace("_", ""))
     if not m:
-        raise ValueError(f"{what}: {value!r} is not a number (decimal, 0x.. or X'..')")
+        raise ValueError(f"{value!r} is not a number (decimal, 0x.. or X'..')")
     h1, h2, dec = m.groups()
     return int(h1 or h2, 16) if (h1 or h2) else int(dec)
 
 
-def parse_isn(item: Any, what: str) -> int | tuple[int, int]:
+def parse_isn(item: Any) -> int | tuple[int, int]:
     """``602``, ``"602"``, ``"700-710"``, ``[700, 710]`` or ``{"from": 700, "to": 710}``."""
     if isinstance(item, Mapping):
-        return (parse_int(item.get("from"), what), parse_int(item.get("to"), what))
+        return (parse_int(item.get("from")), parse_int(item.get("to")))
     if isinstance(item, Sequence) and not isinstance(item, str | bytes):
         if len(item) != 2:
-            raise ValueError(f"{what}: a range is [from, to], not {list(item)!r}")
-        return (parse_int(item[0], what), parse_int(item[1], what))
+            raise ValueError(f"a range is [from, to], not {list(item)!r}")
+        return (parse_int(item[0]), parse_int(item[1]))
     text = str(item).strip()
     if m := re.match(r"^(\w+)\s*-\s*(\w+)$", text):
-        return (parse_int(m.group(1), what), parse_int(m.group(2), what))
-    return parse_int(text, what)
+        return (parse_int(m.group(1)), parse_int(m.group(2)))
+    return parse_int(text)
 
 
 def _is_set(value: Any) -> bool:
@@ -274,7 +274,7 @@ def _unknown_key() -> str:
 def _set_message(req: Request, key: str, value: Any) -> None:
     if key == "align":
         try:
-            req.align = parse_int(value, "align")
+            req.align = parse_int(value)
         except ValueError as e:
             raise _fail(req, "align", str(e)) from None
     elif key == "byte_order":
@@ -293,7 +293,7 @@ def _set_urbi(req: Request, u: Urbi, key: str, value: Any) -> bool:
     elif key in ("isns", "isn", "urbiisns"):
         items = value if isinstance(value, list) else [value]
         try:
-            u.isns = [parse_isn(x, "isns") for x in items]
+            u.isns = [parse_isn(x) for x in items]
         except ValueError as e:
             raise _fail(req, key, str(e)) from None
     elif key == "selection":
@@ -372,6 +372,11 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
     for every URBI.
     """
     given = {k: list(v) for k, v in per_urbi.items() if v}
+    data_options = [o for o, v in (("--isn", isns), ("--selection", given.get("selection")),
+                                   ("--selection-hex", given.get("selection_hex"))) if v]
+    if len(data_options) > 1:
+        raise _fail(req, "urbi", f"give {' or '.join(data_options)}, not both: the data after a "
+                                 "URBI is an ISN list or selection data")
     if req is None:
         counts = sorted({len(v) for v in given.values()} - {1})
         if len(counts) > 1:
@@ -391,7 +396,7 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
             _set_urbi(req, u, key, value)
     if isns:
         try:
-            items = [parse_isn(x, "--isn") for x in isns]
+            items = [parse_isn(x) for x in isns]
         except ValueError as e:
             raise _fail(req, "--isn", str(e)) from None
         for u in req.urbis:
@@ -420,7 +425,7 @@ def validate(req: Request) -> list[str]:
     if not req.urbis:
         raise _fail(req, "", "a request needs at least one URBI")
     for key, value in list(req.header.items()):
-        req.header[key] = _check_value(req, key, value, key)
+        req.header[key] = _check_value(req, key, value, f"urbh.{key}")
     types = []
     for i, u in enumerate(req.urbis):
         prefix = f"urbi[{i}]"
@@ -471,7 +476,7 @@ def _check_message_settings(req: Request) -> None:
 
 def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
     opt = OPTION_OF.get(name)
-    label = f"{path} ({opt})" if opt and opt.lstrip("-") not in path else path
+    label = f"{path} ({opt})" if opt else path
     if name in TEXT_FIELDS:
         text = "" if value is None else str(value)
         if name == "urbirt":
@@ -486,9 +491,9 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
         return text
     if name in INT_FIELDS:
         try:
-            n = 0 if value is None else parse_int(value, label)
+            n = 0 if value is None else parse_int(value)
         except ValueError as e:
-            raise _fail(req, "", str(e)) from None
+            raise _fail(req, label, str(e)) from None
         if not 0 <= n <= INT_FIELDS[name]:
             raise _fail(req, label, f"{n} does not fit: the field takes 0..{INT_FIELDS[name]}")
         return n
