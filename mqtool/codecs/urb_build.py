@@ -88,8 +88,10 @@ REQUIRED = {
     "TRAN": ("urbisnam",),
     "STAT": (),
 }
-SUBCODE_IF_SET = {"urbisnam": 99, "urbitsnr": 100, "urbidbid": 40, "urbifnr": 40, "urbiinam": 41,
-                  "urbiacod": 42, "urbiwcod": 42, "urbiarc": 42}
+# response-131 subcodes the server answers a field with that its request type does not allow
+SUBCODE_IF_SET = {"urbisnam": 99, "urbitsnr": 100}
+TRAN_SUBCODE_IF_SET = {"urbidbid": 40, "urbifnr": 40, "urbiinam": 41, "urbiacod": 42, "urbiwcod": 42,
+                       "urbiarc": 42}
 
 
 # --------------------------------------------------------------------------- the model
@@ -409,6 +411,9 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
             req.header[HEADER_FIELDS.get(key, key)] = value
             if key == "stck":
                 req.header.pop("urbhtime_hex", None)
+    if (message.get("encoding") and not message.get("codepage") and req.codepage
+            and is_ebcdic(codec_name(req.codepage)) != (message["encoding"] == "ebcdic")):
+        req.codepage = None  # --encoding overrides the file's code page of the other kind
     for key, value in message.items():
         if value is not None:
             _set_message(req, key, value)
@@ -512,7 +517,7 @@ def _check_type(req: Request, u: Urbi, rt: str, prefix: str) -> list[str]:
     allowed = ALLOWED[rt] | ALWAYS
     for name, value in u.values.items():
         if _is_set(value) and name not in allowed:
-            sub = SUBCODE_IF_SET.get(name)
+            sub = (TRAN_SUBCODE_IF_SET if rt == "TRAN" else SUBCODE_IF_SET).get(name)
             tail = f" (the server answers response 131 subcode {sub})" if sub else ""
             raise _fail(req, f"{prefix}.{name} ({OPTION_OF[name]})",
                         f"a {rt} request does not allow it{tail}")

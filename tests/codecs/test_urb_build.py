@@ -80,7 +80,7 @@ ISNS = ("602", "603", "700-710", "900")
 
 def test_isn_list_request_of_the_spec() -> None:
     """Spec §9.7 (synthetic), EBCDIC big-endian and ASCII little-endian."""
-    assert make("INST", ISN_OPTS, ADMIN, {}, ISNS) == seed_bytes("urb/inst-isnlist.request.dump")
+    assert make("INST", ISN_OPTS, ADMIN, {}, ISNS) == seed_bytes("urb/synthetic/inst-isnlist.request.dump")
     le = make("INST", ISN_OPTS, ADMIN, {"encoding": "ascii", "byte_order": "little"}, ISNS)
     assert le[0x0A:0x10] == bytes.fromhex("0100 B8000000")
     assert le[0x44:0x50] == bytes.fromhex("78000000 60000000 18000000")
@@ -229,7 +229,7 @@ def test_prior_transaction_warnings() -> None:
 
 
 def test_yaml_description_with_a_list_per_file() -> None:
-    reqs = load_requests((TESTDATA / "urb" / "inst-two-files.request.yaml").read_text())
+    reqs = load_requests((TESTDATA / "urb" / "synthetic" / "inst-two-files.request.yaml").read_text())
     data = build(reqs[0])
     unit = next(decode(data))
     assert unit.attrs == {"codepage": "latin-1", "byte_order": "little"}
@@ -240,7 +240,7 @@ def test_yaml_description_with_a_list_per_file() -> None:
 
 
 def test_json_description_equals_the_options() -> None:
-    reqs = load_requests((TESTDATA / "urb" / "close-two.request.json").read_text())
+    reqs = load_requests((TESTDATA / "urb" / "synthetic" / "close-two.request.json").read_text())
     built = build(reqs[0])
     by_options = make("CLSD", {"dnam": ["BROUT2", "BROUT3"], "rnam": ["BROUT1"], "token": ["TOKEN001"]},
                       {"sender": "CLOSDEST", "msnr": "16", "stck": "BBBBBBBBBBBBBBBB"})

@@ -17,7 +17,8 @@ from mqtool.render.listing import unit_lines
 from mqtool.tod import Tod
 from tests.helpers import TESTDATA, seed_bytes
 
-DUMPS = sorted(p.name.removesuffix(".dump") for p in (TESTDATA / "urb").glob("*.dump")
+DUMPS = sorted(str(p.relative_to(TESTDATA / "urb")).removesuffix(".dump")
+               for p in [*(TESTDATA / "urb").glob("*.dump"), *(TESTDATA / "urb").glob("synthetic/*.dump")]
                if "urbddata" not in p.name)
 
 # spec urb.md §9.5: code page, byte order, urbhlent, urbhmsnr, elements (type, offset, length)
@@ -39,7 +40,7 @@ CHAINS = {
         ("URBT", 0x40, 112), ("URBR", 0xB0, 64), ("URBD", 0xF0, 160), ("URBR", 0x190, 64),
         ("URBD", 0x1D0, 160), ("URBE", 0x270, 32)]),
     "inst-employee.cmpl": ("latin-1", "little", 192, 10, S),
-    "inst-isnlist.request": ("cp037", "big", 184, 0, [("URBI", 0x40, 120), ("ISNLIST", 0xA0, 24)]),
+    "synthetic/inst-isnlist.request": ("cp037", "big", 184, 0, [("URBI", 0x40, 120), ("ISNLIST", 0xA0, 24)]),
     "prior-transaction.request": ("cp037", "big", 160, 0, I96),
     "prior-transaction.reply": ("cp037", "big", 192, 4, S),
     "status.request": ("cp037", "big", 160, 0, I96),
@@ -140,7 +141,7 @@ def test_employee_request_with_selection_data() -> None:
 
 def test_isn_list_after_an_inst_urbi() -> None:
     """Spec §9.7 (synthetic): 602, 603, [700-710], 900 after the URBI, EBCDIC big-endian."""
-    unit = one(seed_bytes("urb/inst-isnlist.request.dump"))
+    unit = one(seed_bytes("urb/synthetic/inst-isnlist.request.dump"))
     urbi, isns = unit.elements[1], unit.elements[2]
     assert (urbi.fields["urbilen"], urbi.fields["urbilend"]) == (120, 24)
     assert urbi.data is None and urbi.extra["data"] == "0000025A0000025BFFFFFFFF000002BC000002C600000384"
@@ -150,7 +151,7 @@ def test_isn_list_after_an_inst_urbi() -> None:
         ("urbi[0].isn[2].urbiirange", 0xA8, 0xFFFFFFFF), ("urbi[0].isn[2].urbiisn1", 0xAC, 700),
         ("urbi[0].isn[2].urbiisn2", 0xB0, 710), ("urbi[0].isn[3].urbiisn", 0xB4, 900)]
     assert isns.spans[2].meaning == "range"
-    as_selection = one(seed_bytes("urb/inst-isnlist.request.dump"), urbi_data="selection")
+    as_selection = one(seed_bytes("urb/synthetic/inst-isnlist.request.dump"), urbi_data="selection")
     assert len(as_selection.elements) == 2 and as_selection.elements[1].data == bytes.fromhex(
         urbi.extra["data"])  # type: ignore[arg-type]
 
