@@ -496,7 +496,7 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
     if bad_bord:
         unit.errors.append(Problem("urbh.urbhbord", off + 10, bad_bord))
         return unit, None
-    v = {s.name: s.value for s in urbh.spans}
+    v = _values(lay.URBH, urbh)
     if v["urbhbord"] != 1:
         unit.problems.append(Problem("urbh.urbhbord", off + 10,
                                      f"urbhbord reads {v['urbhbord']} {order}-endian, not 1 "
@@ -702,7 +702,7 @@ class _Walk:
     def _urbi(self, pos: int, length: int, prefix: str) -> None:
         el = self.parse(self.lay.URBI, pos, length, prefix, "urbilen")
         self.unit.elements.append(el)
-        v = {s.name: s.value for s in el.spans}
+        v = _values(self.lay.URBI, el)
         rt = v.get("urbirt")
         if rt is not None:
             self.request_types.append((rt, pos + 32))
@@ -756,7 +756,7 @@ class _Walk:
     def _urbs(self, pos: int, length: int, prefix: str) -> None:
         el = self.parse(self.lay.URBS, pos, length, prefix, "urbslen")
         self.unit.elements.append(el)
-        v = {s.name: s.value for s in el.spans}
+        v = _values(self.lay.URBS, el)
         if "urbslend" not in v:
             return
         if v["urbslenh"] not in (0, URBSL):
@@ -792,7 +792,7 @@ class _Walk:
         self._close_transaction()
         self.urbt = el
         self.records = 0
-        self.acod = el.value("urbtacod", 0) or 0  # type: ignore[assignment]
+        self.acod = _values(layout, el).get("urbtacod") or 0
 
     def _urbr(self, pos: int, length: int, prefix: str) -> None:
         self._close_record()
@@ -804,7 +804,7 @@ class _Walk:
         el = self.parse(self.lay.URBD, pos, length, prefix, "urbdlen")
         self.unit.elements.append(el)
         self.images += 1
-        v = {s.name: s.value for s in el.spans}
+        v = _values(self.lay.URBD, el)
         if "urbdlend" not in v:
             return
         where = self._trailing(el, prefix, "urbd", v["urbdlenh"], v["urbdlend"], URBDL)
@@ -831,7 +831,7 @@ class _Walk:
     def _urbf(self, pos: int, length: int, prefix: str) -> None:
         el = self.parse(self.lay.URBF, pos, length, prefix, "urbflen")
         self.unit.elements.append(el)
-        v = {s.name: s.value for s in el.spans}
+        v = _values(self.lay.URBF, el)
         if "urbfleng" not in v:
             return
         where = self._trailing(el, prefix, "urbf", v["urbflenh"], v["urbflend"], URBFL)
@@ -863,7 +863,7 @@ class _Walk:
     def _close_record(self) -> None:
         if self.urbr is None:
             return
-        want = self.urbr.value("urbrdcnt")
+        want = _values(self.lay.URBR, self.urbr).get("urbrdcnt")
         if isinstance(want, int) and want != self.images:
             self.problem(f"{self._path(self.urbr)}.urbrdcnt", self.urbr.offset + 12,
                          f"urbrdcnt says {want} URBDs, {self.images} follow")
@@ -873,8 +873,9 @@ class _Walk:
         t = self.urbt
         if t is None or self.records < 0:
             return
-        want = t.value("urbtrcnt")
-        cont = t.value("urbtcont") == "Y"
+        v = _values(self.lay.URBT112, t)
+        want = v.get("urbtrcnt")
+        cont = v.get("urbtcont") == "Y"
         if isinstance(want, int) and want != self.records and (ended or not cont):
             self.problem(f"{self._path(t)}.urbtrcnt", t.offset + 20,
                          f"urbtrcnt says {want} records, the transaction holds {self.records}")
@@ -885,13 +886,18 @@ class _Walk:
 
     def _finish(self) -> None:
         self._close_record()
-        if self.urbt is not None and self.urbt.value("urbtcont") != "Y":
+        if self.urbt is not None and _values(self.lay.URBT112, self.urbt).get("urbtcont") != "Y":
             self._close_transaction()
         kinds = {rt for rt, _ in self.request_types}
         if len(kinds) > 1:
             _rt, at = self.request_types[0]
             self.problem("urbi.urbirt", at, f"the URBIs mix request types ({', '.join(sorted(kinds))}); "
                                             "the server answers response 131 subcode 57")
+
+
+def _values(layout: Layout, el: Element) -> dict:
+    """Field values of an element by name (spans are in declaration order; partial ones short)."""
+    return dict(zip(layout.names, [s.value for s in el.spans], strict=False))
 
 
 def _isn_shaped(body: bytes, bo: str) -> bool:

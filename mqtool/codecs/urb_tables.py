@@ -269,6 +269,7 @@ def subcode_meaning(rsp_field: str):  # type: ignore[no-untyped-def]
             return ""
         return SUBCODES.get(value, "unknown subcode")
 
+    meaning.depends = (rsp_field,)  # type: ignore[attr-defined]  # bulk path: evaluated per pair
     return meaning
 
 
