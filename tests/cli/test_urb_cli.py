@@ -255,3 +255,22 @@ def test_cli_never_shows_a_traceback(data: bytes) -> None:
     assert res.status in (0, 2)
     assert "Traceback" not in res.stderr and "internal error" not in res.stderr
     assert all(re.match(r"^mqtool: (urb|dump text): ", ln) for ln in res.stderr.splitlines())
+
+
+def test_raw_json_rebuilds_too(in_root: None) -> None:
+    """``--raw`` adds ``<field>_hex`` for character fields; the builder reads the text."""
+    decoded = mq("decode", "urb", "--hex", "testdata/urb/inst-employee.request.dump", "--json", "--raw")
+    assert '"urbirtok_hex":"454D504C544F4B4E"' in decoded.text
+    rebuilt = mq("build-request", "urb", "--from", "-", input=decoded.stdout)
+    assert rebuilt.status == 0 and rebuilt.stdout == seed_bytes("urb/inst-employee.request.dump")
+
+
+def test_library_api_build_and_identify() -> None:
+    from mqtool import api
+
+    desc = {"type": "stat", "snam": "COLOR", "token": "TOKTOK", "sender": "Admin"}
+    assert api.build("urb", desc) == seed_bytes("urb/status.request.dump")
+    best = api.identify(seed_bytes("urb/inst-employee.cmpl.dump"))[0]
+    assert (best.format, best.options) == ("urb", {"codepage": "latin-1", "byte_order": "little"})
+    units = api.decode("urb", seed_bytes("urb/status.reply.dump"), codepage="500")
+    assert units[0].attrs["codepage"] == "cp500"
