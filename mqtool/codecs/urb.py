@@ -48,7 +48,7 @@ from mqtool.codecs.urb_tables import (
     request_type_meaning,
     subcode_meaning,
 )
-from mqtool.codepage import codec_name, is_ebcdic
+from mqtool.codepage import codec_name
 from mqtool.errors import DecodeError
 from mqtool.model import Decoded, Element, Problem
 
@@ -378,11 +378,8 @@ def charset_of(eye: bytes) -> str | None:
 def _element_charset(eye: bytes) -> str | None:
     """Character set of a URB element eyecatcher other than URBH (ADARPE extracts)."""
     for cs, cp in (("ebcdic", DEFAULT_EBCDIC), ("ascii", DEFAULT_ASCII)):
-        try:
-            if eye.decode(cp) in ELEMENT_TYPES:
-                return cs
-        except UnicodeDecodeError:  # pragma: no cover - both codecs decode every byte
-            pass
+        if eye.decode(cp) in ELEMENT_TYPES:  # both code pages decode every byte
+            return cs
     return None
 
 
@@ -921,14 +918,6 @@ def _printable(body: bytes, codepage: str) -> bool:
         return body.decode(codepage).isprintable()
     except (UnicodeDecodeError, LookupError):
         return False
-
-
-def message_codepage(unit: Decoded) -> str:
-    return str(unit.attrs.get("codepage", DEFAULT_EBCDIC))
-
-
-def is_ebcdic_unit(unit: Decoded) -> bool:
-    return is_ebcdic(message_codepage(unit))
 
 
 def build(request: object, **options: object) -> bytes:
