@@ -71,6 +71,8 @@ class Element:
     data_offset: int | None = None
     extra: dict[str, object] = field(default_factory=dict)  # codec-specific JSON additions
     title: str = ""  # listing heading; default "<TYPE> element at offset X'nnnn'"
+    data_name: str = "data"  # listing label of ``data`` (e.g. ``urbddata``)
+    data_codepage: str | None = None  # character column of the data's dump; None: the unit's
 
     def value(self, name: str, default: object = None) -> object:
         for s in self.spans:

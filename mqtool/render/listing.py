@@ -69,8 +69,9 @@ def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037"
     if el.data:
         from mqtool.render.hexdump import dump_bytes
 
-        lines.append(f"  data ({len(el.data)} bytes):")
-        lines += ["    " + ln for ln in dump_bytes(el.data, codepage=codepage).splitlines()]
+        lines.append(f"  {el.data_name} ({len(el.data)} bytes):")
+        lines += ["    " + ln for ln in
+                  dump_bytes(el.data, codepage=el.data_codepage or codepage).splitlines()]
     return lines
 
 

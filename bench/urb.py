@@ -1,0 +1,226 @@
+"""mqtool's URB decoder vs adapya-era (Software AG's public Python library for the format).
+
+    pip install adapya-era           # the baseline only; not a dependency of mqtool
+    python bench/urb.py [N]          # N messages, default 100000
+
+The stream repeats the seed's ten server messages back to back: the two data messages
+(EBCDIC/big-endian 592 bytes: URBT + 3 x (URBR, URBD) + URBE; ASCII/little-endian 656
+bytes: URBT + 2 x (URBR, URBD 160) + URBE) and the eight status messages (URBH + URBS).
+Both sides decode every message completely: every field of every element (fillers left
+out) with its value and its meaning text, and each URBD's record image.
+
+What is compared, and how the baseline is adapted (printed with the results):
+
+* mqtool: ``mqtool.codecs.urb.decode(stream)``: one ``Decoded`` per message, every field a
+  span with offset, value and meaning; the bench touches every span.
+* adapya-era: its ``Datamap`` element classes (``Urbh``, ``Urbt``, ``Urbr``, ``Urbd``,
+  ``Urbe``, ``Urbs``), created once per variant; every non-filler field read, its
+  ``ppfunc`` meaning called. adapya's own walker (``reptor.Replicator.process``) advances
+  past a URBT by 128 bytes and so misreads the seed's 112-byte URBTs; the baseline walks by
+  each element's own length field instead, like mqtool, so both decode the same elements.
+  STCK fields stay raw integers on both sides (rendering is the listing's job).
+Before timing, the values of both sides are compared field by field on each message kind.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SERVER_MESSAGES = ("inst-color.data", "inst-employee.data", "close-destination.reply", "inst-color.init",
+                   "inst-color.cmpl", "inst-color.erro", "inst-employee.init", "inst-employee.cmpl",
+                   "prior-transaction.reply", "status.reply")
+ADAPYA_TYPES = ("URBH", "URBS", "URBT", "URBR", "URBD", "URBE")
+
+
+def seed_messages() -> list[bytes]:
+    from mqtool.io.undump import undump
+
+    return [undump((ROOT / "testdata" / "urb" / f"{n}.dump").read_text(encoding="utf-8"))
+            for n in SERVER_MESSAGES]
+
+
+def stream_of(n: int) -> bytes:
+    msgs = seed_messages()
+    return b"".join(msgs[k % len(msgs)] for k in range(n))
+
+
+# --------------------------------------------------------------------------- mqtool
+
+
+def mqtool_decode(stream: bytes) -> tuple[int, int]:
+    """Decode the stream; returns (messages, fields) after touching every value and meaning."""
+    from mqtool.codecs.urb import decode
+    from mqtool.model import RESERVED
+
+    messages = fields = 0
+    for unit in decode(stream):
+        messages += 1
+        for el in unit.elements:
+            for s in el.spans:
+                if s.kind != RESERVED:
+                    s.value, s.meaning  # noqa: B018 - touch what the listing would print
+                    fields += 1
+            fields += el.data is not None
+    return messages, fields
+
+
+def mqtool_columns(stream: bytes) -> tuple[int, int]:
+    """Decode the stream to columns; returns (messages, field values)."""
+    from mqtool.codecs.urb_bulk import decode_columns
+
+    cols = decode_columns(stream)
+    assert not cols.irregular
+    fields = sum(t.num_rows * sum(1 for c in t.column_names if c not in ("msg", "offset")
+                                  and c != "urbsdata" and not c.endswith(("_meaning", "_raw")))
+                 for t in cols.tables.values())
+    return cols.messages.num_rows, fields  # type: ignore[union-attr]
+
+
+# --------------------------------------------------------------------------- adapya-era
+
+
+class Adapya:
+    """adapya-era's element Datamaps, one set per variant, walked by element lengths."""
+
+    def __init__(self) -> None:
+        from adapya.base import datamap
+        from adapya.era import urb as au
+
+        self.datamap = datamap
+        classes = {"URBH": au.Urbh, "URBS": au.Urbs, "URBT": au.Urbt, "URBR": au.Urbr,
+                   "URBD": au.Urbd, "URBE": au.Urbe}
+        self.maps = {}
+        for ebcdic in (True, False):
+            for big in (True, False):
+                maps = {}
+                for name, cls in classes.items():
+                    dm = cls(buffer=None, offset=0)
+                    dm.setEbcdic(ebcdic)
+                    dm.byteOrder = datamap.NETWORKBO if big else datamap.NATIVEBO
+                    keys = [(k, dm.keydict[k][4].get("ppfunc")) for k in dm.keylist
+                            if not dm.keydict[k][3] & datamap.T_NONE]
+                    maps[name] = (dm, keys)
+                self.maps[(ebcdic, big)] = maps
+
+    def decode(self, stream: bytes, collect: bool = False) -> tuple[int, int, list]:
+        messages = fields = 0
+        out: list = []
+        off, n = 0, len(stream)
+        while off < n:
+            ebcdic = stream[off:off + 4] == b"\xe4\xd9\xc2\xc8"
+            big = stream[off + 10:off + 12] == b"\x00\x01"
+            maps = self.maps[(ebcdic, big)]
+            cp = "cp037" if ebcdic else "latin-1"
+            h, keys = maps["URBH"]
+            h.buffer, h.offset = stream, off
+            msg = [("URBH", self._read(h, keys))]
+            lent = h.urbhlent
+            pos, end = off + 64, off + lent
+            while pos < end:
+                dm, keys = maps[stream[pos:pos + 4].decode(cp)]
+                dm.buffer, dm.offset = stream, pos
+                values = self._read(dm, keys)
+                name = dm.dmname
+                length = values[f"{name.lower()}len"][0]
+                if name == "URBD":
+                    values["urbddata"] = (stream[pos + 32:pos + 32 + dm.urbdlend], "")
+                msg.append((name, values))
+                pos += length
+            messages += 1
+            fields += sum(len(v) for _, v in msg)
+            if collect:
+                out.append(msg)
+            off = end
+        return messages, fields, out
+
+    @staticmethod
+    def _read(dm, keys) -> dict:  # type: ignore[no-untyped-def]
+        values = {}
+        for key, fun in keys:
+            v = getattr(dm, key)
+            values[key] = (v, fun(v) if fun else "")
+        return values
+
+
+def compare(adapya: Adapya) -> list[str]:
+    """Field-by-field comparison of both decoders on each message kind; differences in words."""
+    from mqtool.codecs.urb import decode
+    from mqtool.tod import Tod
+
+    notes = []
+    compared = 0
+    for name, data in zip(SERVER_MESSAGES, seed_messages(), strict=True):
+        unit = next(decode(data))
+        _, _, (theirs,) = adapya.decode(data, collect=True)
+        ours = [el for el in unit.elements]
+        if [e.type for e in ours] != [t for t, _ in theirs]:
+            notes.append(f"{name}: element chains differ")
+            continue
+        for el, (_t, values) in zip(ours, theirs, strict=True):
+            spans = {s.name: s for s in el.spans}
+            for key, (v, _m) in values.items():
+                if key == "urbddata":
+                    same = v == el.data
+                elif key not in spans:
+                    notes.append(f"{name}: {el.type}.{key} only in adapya")
+                    continue
+                else:
+                    mine = spans[key].value
+                    if isinstance(mine, Tod):
+                        mine = mine.raw
+                    if isinstance(v, bytes) and isinstance(mine, int):  # urbtarc: 1 byte
+                        v = int.from_bytes(v, "big")
+                    same = mine == v
+                compared += 1
+                if not same:
+                    notes.append(f"{name}: {el.type}.{key}: mqtool {spans[key].value!r}, adapya {v!r}")
+    return [f"{compared} field values compared on the {len(SERVER_MESSAGES)} message kinds: "
+            f"{'all equal' if not notes else str(len(notes)) + ' differ'}", *notes]
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    try:
+        adapya = Adapya()
+    except ImportError:
+        sys.exit("adapya-era is not installed: pip install adapya-era (the baseline of this benchmark "
+                 "only; mqtool does not need it)")
+    stream = stream_of(n)
+    print(f"{n} messages, {len(stream) / 1e6:.1f} MB (the seed's 2 data and 8 status messages, repeated)")
+    for line in compare(adapya):
+        print(f"  {line}")
+
+    warm = stream_of(100)  # imports and layouts, outside the timing
+    mqtool_columns(warm)
+    mqtool_decode(warm)
+    t_col, (c_msgs, c_fields) = best(mqtool_columns, stream)
+    t_mq, (m_msgs, m_fields) = best(mqtool_decode, stream)
+    t_ad, (a_msgs, a_fields, _) = best(adapya.decode, stream)
+    assert m_msgs == a_msgs == c_msgs == n, (m_msgs, a_msgs, c_msgs)
+    assert m_fields == a_fields == c_fields, (m_fields, a_fields, c_fields)
+    print(f"  {m_fields} field values each (every field but the reserved fillers, and each image)")
+    print(f"  mqtool bulk (columns)     {t_col:6.2f} s  {n / t_col:9.0f} msg/s   {t_ad / t_col:5.1f}x adapya")
+    print(f"  mqtool decode (spans)     {t_mq:6.2f} s  {n / t_mq:9.0f} msg/s   {t_ad / t_mq:5.1f}x adapya")
+    print(f"  adapya-era 1.3.0          {t_ad:6.2f} s  {n / t_ad:9.0f} msg/s")
+    print("  bulk: urb_bulk.decode_columns, one Arrow table per element type, a value column per")
+    print("  field and a meaning column per field with a meaning table; spans: urb.decode, one")
+    print("  Span (offset, value, meaning, raw bytes) per field, what listings and JSON are made of.")
+
+
+def best(fn, *args, runs: int = 2):  # type: ignore[no-untyped-def]
+    """Smallest wall time of ``runs`` runs, and the result."""
+    times, result = [], None
+    for _ in range(runs):
+        t = time.perf_counter()
+        result = fn(*args)
+        times.append(time.perf_counter() - t)
+    return min(times), result
+
+
+if __name__ == "__main__":
+    main()
