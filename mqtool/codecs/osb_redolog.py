@@ -338,6 +338,7 @@ class _Context:
     params: int | None = None
     fields: int | None = None
     names: tuple[str, ...] | None = None
+    auto: bool = False
     prev_header: dict[str, Any] | None = None
     prev_parmlist: dict[str, Any] | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
@@ -369,7 +370,8 @@ def decode(data: bytes, *, part: str = "auto", codepage: str = "cp037", syntheti
             raise InputError(f"{name} must not be negative")
     if not data:
         raise DecodeError(FORMAT, part, 0, "no bytes to decode")
-    ctx = _Context(layouts(cp), synthetic, params, fields, tuple(names) if names else None)
+    ctx = _Context(layouts(cp), synthetic, params, fields, tuple(names) if names else None,
+                   auto=part == "auto")
     pos, n = 0, len(data)
     while pos < n:
         kind = part if part != "auto" else guess_part(data, pos, cp)
@@ -478,6 +480,9 @@ def _decode_header(data: bytes, pos: int, ctx: _Context) -> Decoded:
     rem = len(data) - start
     eye = EYECATCHER.encode(ctx.lay.codepage)
     next_is_header = rem >= RLHDR_LEN and data[start + 40:start + 48] == eye
+    if ctx.auto and rem < int(f["rl_intent_len"]) and guess_part(data, start, ctx.lay.codepage) == \
+            "parmlist":
+        return unit  # a parameter list follows, not this header's intent list
     if rem > 0 and not next_is_header:
         ilen = int(f["rl_intent_len"])
         unit.attrs["part"] = "entry"
@@ -1025,12 +1030,21 @@ def detect(data: bytes) -> Detection | None:
         if rl_len == RLHDR_LEN + il:
             why += f", rl_len {rl_len} = 48 + rl_intent_len {il}"
         return Detection(FORMAT, 0.95 if rl_len == RLHDR_LEN + il else 0.8, why, {"part": "header"})
-    if n >= PARMLIST_LEN and n % PARMLIST_LEN == 0 and _parmlist_like(data, 0, "cp037"):
+    if n >= PARMLIST_LEN and _parmlist_like(data, 0, "cp037"):
         ilen = int.from_bytes(data[4:8])
         userid = data[16:24].decode("cp037").rstrip()
-        extra = 0.1 if data[8:12] != bytes(4) and not data[0] & 0x80 else 0.0
-        return Detection(FORMAT, 0.5 + extra, f"Redolog exit parameter list: intent_len {ilen}, "
-                                              f"user ID {userid!r}", {"part": "parmlist"})
+        why = f"Redolog exit parameter list: intent_len {ilen}, user ID {userid!r}"
+        rest = data[PARMLIST_LEN:]
+        if len(rest) >= RLHDR_LEN and rest[40:48] == eye:
+            follows = int.from_bytes(rest[18:20]) == ilen
+            return Detection(FORMAT, 0.9 if follows else 0.8, why + ", then a redolog header"
+                             + (" with the same intent length" if follows else ""), {"part": "auto"})
+        if rest and int.from_bytes(rest[:2]) + TRAILER_LEN == ilen:
+            return Detection(FORMAT, 0.8, why + ", then a format-2 intent list of that length",
+                             {"part": "auto"})
+        if n % PARMLIST_LEN == 0:
+            extra = 0.1 if data[8:12] != bytes(4) and not data[0] & 0x80 else 0.0
+            return Detection(FORMAT, 0.5 + extra, why, {"part": "parmlist"})
     if n >= 2 and int.from_bytes(data[:2]) == FORMAT1_ID:
         return _detect_format1(data)
     if n >= R2_FIXED:

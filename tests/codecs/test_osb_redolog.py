@@ -141,6 +141,14 @@ def test_header_chaining(first: int, second: int, delta: int, follows: bool | No
     assert ("gap" in seq) == (delta > 1)
 
 
+def test_all_five_headers_in_commit_order() -> None:
+    units = list(osb.decode(seed_bytes("osb/combined/headers-in-commit-order.dump")))
+    assert [u.elements[0].value("rl_seq") for u in units] == [0xE5, 0xE6, 0xF8, 0x11B, 0x11C]
+    assert [u.attrs.get("seq_delta") for u in units] == [None, 1, 18, 35, 1]
+    assert [u.attrs.get("follows_previous") for u in units] == [None, True, None, None, True]
+    assert not any(u.problems or u.errors for u in units)
+
+
 def test_log_offset_that_does_not_follow_is_a_problem() -> None:
     h1 = seed_bytes("osb/sample1.header.dump")
     h3 = bytearray(seed_bytes("osb/sample3.header.dump"))
@@ -184,6 +192,13 @@ def test_parameter_list_and_header_cross_checked() -> None:
     assert spans(ok[1])["rlhdr.rl_intent_len"].meaning.startswith("= intent_len")  # type: ignore[attr-defined]
     bad = list(osb.decode(seed_bytes("osb/sample3.parmlist.dump") + seed_bytes("osb/sample1.header.dump")))
     assert "differs from the parameter list's intent_len 90" in bad[1].problems[0].reason
+
+
+def test_auto_tells_a_following_parameter_list_from_an_intent_list() -> None:
+    data = seed_bytes("osb/sample1.header.dump") + seed_bytes("osb/sample3.parmlist.dump")
+    assert [u.attrs["part"] for u in osb.decode(data)] == ["header", "parmlist"]
+    [entry] = osb.decode(data, part="header")  # told it is a header: what follows is its intent
+    assert entry.attrs["part"] == "entry" and "truncated" in entry.errors[0].reason
 
 
 def test_rltype_flags_spelled_out() -> None:
@@ -553,4 +568,9 @@ def test_detect() -> None:
     d = osb.detect(SAMPLE6_INTENT)
     assert d is not None and d.options == {"part": "intent"} and "EXIT_SAMPLE" in d.reason
     assert osb.detect(FORMAT1_SPEC).options == {"part": "intent"}  # type: ignore[union-attr]
+    both = osb.detect(seed_bytes("osb/combined/sample1.parmlist-header.dump"))
+    assert both is not None and (both.confidence, both.options) == (0.9, {"part": "auto"})
+    assert both.reason.endswith("then a redolog header with the same intent length")
+    pl_intent = osb.detect(seed_bytes("osb/sample6.parmlist.dump") + SAMPLE6_INTENT)
+    assert pl_intent is not None and pl_intent.options == {"part": "auto"}
     assert osb.detect(bytes(100)) is None and osb.detect(b"") is None
