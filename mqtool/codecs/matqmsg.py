@@ -648,20 +648,17 @@ def _header_checks(unit: Decoded, h: Mapping[str, Any], offset: int) -> None:
 
 
 def _message_checks(unit: Decoded, el: Element, h: Mapping[str, Any], t: int, data: bytes) -> None:
-    spans = {s.name: s for s in el.spans}
-    length = int(spans["message_length"].value)  # type: ignore[call-overload]
-    s = spans["message_length"]
+    _time, s, _reserved, key, text = el.spans  # the MESSAGE declaration's order
+    length = int(s.value)  # type: ignore[call-overload]
     flags = []
     if length < 0:
         unit.problems.append(Problem(s.path, s.start, f"message_length {length} is negative"))
     elif length > t:
         flags.append("truncated-text")
-        el.spans[el.spans.index(s)] = s._replace(
-            meaning=f"truncated-text: {length} bytes, text_bytes {t} materialized")
+        el.spans[1] = s._replace(meaning=f"truncated-text: {length} bytes, text_bytes {t} materialized")
     if length > h["max_message_size"] >= 0:
         unit.problems.append(Problem(s.path, s.start, f"message_length {length} exceeds "
                                                       f"max_message_size {h['max_message_size']}"))
-    key, text = spans["key"], spans["text"]
     ksize = max(h["key_size"], 0)
     if any(key.raw[ksize:]):
         why = "the queue is not keyed" if ksize == 0 else f"key size {ksize}"
@@ -677,12 +674,33 @@ def _message_checks(unit: Decoded, el: Element, h: Mapping[str, Any], t: int, da
 def _message_json(el: Element) -> dict[str, object]:
     d: dict[str, object] = {"offset": el.offset}
     d.update(fields_json(el.spans))
-    for s in el.spans:
-        if s.name in ("key", "text") and s.kind == TEXT:
-            d[f"{s.name}_hex"] = s.raw.hex().upper()
+    for s in el.spans[3:5]:  # key, text
+        if s.kind == TEXT:
+            d[s.path.rsplit(".", 1)[-1] + "_hex"] = s.raw.hex().upper()
     if "flags" in el.extra:
         d["flags"] = el.extra["flags"]
     return d
+
+
+def iter_messages(data: bytes, key_bytes: int, text_bytes: int,
+                  codepage: str | None = "cp037") -> Iterator[dict[str, Any]]:
+    """Bulk path: the complete message entries of a receiver as dicts (``offset`` added),
+    no spans or checks — from the same declaration as ``decode_receiver``."""
+    head = RECEIVER.values(data) if len(data) >= HEADER_LEN else None
+    if head is None:
+        raise DecodeError(FORMAT, "receiver", 0, f"receiver truncated: {len(data)} bytes, the "
+                                                 "header has 32")
+    layout = message_layout(key_bytes, text_bytes, _cp(codepage))
+    size = ATTR_LEN + key_bytes + text_bytes
+    end = min(len(data), max(head["bytes_provided"], 0), max(head["bytes_available"], 0))
+    values = layout.values
+    for i in range(max(head["messages_available"], 0)):
+        off = HEADER_LEN + i * size
+        if off + size > end:
+            return
+        v = values(data, off)
+        v["offset"] = off
+        yield v
 
 
 # --------------------------------------------------------------------------- simulation

@@ -436,14 +436,27 @@ def _parse(unit: Decoded, layout: Layout, buf: bytes, off: int, prefix: str, tit
     return el
 
 
-def _set_meaning(el: Element, name: str, meaning: str) -> None:
+def _index(el: Element, name: str) -> int:
+    """Position of field ``name`` among ``el``'s spans (paths end in ``.name``)."""
+    tail = "." + name
     for i, s in enumerate(el.spans):
-        if s.name == name:
-            el.spans[i] = s._replace(meaning=meaning)
+        if s.path.endswith(tail):
+            return i
+    raise KeyError(name)
+
+
+def _set_meaning(el: Element, name: str, meaning: str) -> None:
+    i = _index(el, name)
+    el.spans[i] = el.spans[i]._replace(meaning=meaning)
 
 
 def _span(el: Element, name: str) -> Span:
-    return next(s for s in el.spans if s.name == name)
+    return el.spans[_index(el, name)]
+
+
+def _values(el: Element) -> dict[str, Any]:
+    """Field values of a parsed element by name (spans are in declaration order)."""
+    return {s.path.rsplit(".", 1)[-1]: s.value for s in el.spans}
 
 
 def _at(off: int) -> str:
@@ -456,7 +469,7 @@ def _decode_parmlist(data: bytes, pos: int, ctx: _Context) -> Decoded:
                 f"Redolog-1/Redolog-2/Recovery exit parameter list at {_at(pos)}")
     unit.length = (el.length if el else len(data) - pos)
     if el is not None:
-        ctx.prev_parmlist = el.fields
+        ctx.prev_parmlist = _values(el)
     return unit
 
 
@@ -472,7 +485,7 @@ def _decode_header(data: bytes, pos: int, ctx: _Context) -> Decoded:
         unit.length = len(data) - pos
         return unit
     unit.length = RLHDR_LEN
-    f = el.fields
+    f = _values(el)
     _check_header(unit, el, f, ctx)
     _chain(unit, el, f, ctx)
     ctx.prev_header = dict(f, offset=pos)
@@ -668,7 +681,8 @@ def _format2(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
     hdr = _parse(unit, lay.r2hdr, data, lo, "r2", f"Format-2 intent list header at {_at(lo)}", limit)
     if hdr is None:
         return limit
-    r2_len = int(hdr.value("r2_len"))  # type: ignore[arg-type]
+    hv = _values(hdr)
+    r2_len = int(hv["r2_len"])
     end = lo + r2_len
     s_len = _span(hdr, "r2_len")
     if passed is not None and passed != r2_len + TRAILER_LEN:
@@ -688,11 +702,12 @@ def _format2(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
                                       f"{limit - lo} bytes present")
         return limit
     _lock_check(unit, body, "r2b_lock")
-    if body.value("unk_10") == hdr.value("unk_04"):
+    bv = _values(body)
+    if bv["unk_10"] == hv["unk_04"]:
         _set_meaning(body, "unk_10", "same value as unk_04")
     present_end = min(end, limit)
-    req = body.value("r2b_req")
-    parm, misc = int(body.value("r2boparm")), int(body.value("r2bomisc"))  # type: ignore[arg-type]
+    req = bv["r2b_req"]
+    parm, misc = int(bv["r2boparm"]), int(bv["r2bomisc"])
     movtab = req == MOVTAB
     base, fits, tested = resolve_body_base(data, lo, present_end, parm, misc, movtab, lay.codepage)
     unit.attrs["body_base"] = base
@@ -1015,6 +1030,32 @@ _DECODERS = {
     "usrextpl": _decode_usrextpl,
     "parmset": _decode_parmset,
 }
+
+
+# --------------------------------------------------------------------------- fast path
+
+
+def iter_headers(data: bytes, codepage: str = "cp037") -> Iterator[dict[str, Any]]:
+    """Bulk path: the header values of consecutive redolog entries (header + intent list,
+    ``rl_len`` bytes each), no spans — from the same declaration as ``decode``. Each dict
+    also has ``offset``. Raises ``DecodeError`` where an entry has no REDODATA eyecatcher,
+    a length under 48, or runs past the end."""
+    cp = codec_name(codepage)
+    lay = layouts(cp).header
+    pos, n = 0, len(data)
+    while pos < n:
+        if pos + RLHDR_LEN > n:
+            raise DecodeError(FORMAT, "rlhdr", pos, f"redolog header truncated: {n - pos} bytes left")
+        v = lay.values(data, pos)
+        if v["rl_eye"] != EYECATCHER or v["rl_len"] < RLHDR_LEN:
+            raise DecodeError(FORMAT, "rlhdr.rl_eye" if v["rl_eye"] != EYECATCHER else "rlhdr.rl_len",
+                              pos, "not a redolog entry (no REDODATA eyecatcher or rl_len < 48)")
+        v["offset"] = pos
+        yield v
+        if pos + v["rl_len"] > n:
+            raise DecodeError(FORMAT, "intent", n, f"entry at X'{pos:04X}' runs past the end: "
+                                                   f"rl_len {v['rl_len']}, {n - pos} bytes left")
+        pos += v["rl_len"]
 
 
 # --------------------------------------------------------------------------- detection

@@ -303,6 +303,16 @@ def test_selection_round_trip(kind: str, rel: str, k: int, t: int, mode: str, ke
     assert again == data
 
 
+def test_fast_path_gives_the_span_path_values() -> None:
+    fast = list(mq.iter_messages(REC1, 0, 16))
+    slow = elements(one(REC1, key_bytes=0, text_bytes=16), "MESSAGE")
+    assert [dict(f, offset=None) for f in fast] == [dict(s, offset=None) for s in slow]
+    assert [f["offset"] for f in fast] == [32, 64]
+    assert len(list(mq.iter_messages(hx("00000028") + REC1[4:40], 0, 16))) == 0  # cut entries left out
+    with pytest.raises(DecodeError):
+        list(mq.iter_messages(REC1[:20], 0, 16))
+
+
 # --------------------------------------------------------------------------- simulator
 
 

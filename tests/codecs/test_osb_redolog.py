@@ -149,6 +149,20 @@ def test_all_five_headers_in_commit_order() -> None:
     assert not any(u.problems or u.errors for u in units)
 
 
+def test_fast_path_gives_the_span_path_values() -> None:
+    entries = b"".join(osb.build_entry({"rl_seq": i + 1, "rl_log_offset": 0x100 * i},
+                                       osb.build_format2({"r2b_table": f"T{i}"}, segment=i))
+                       for i in range(5))
+    fast = list(osb.iter_headers(entries))
+    slow = [u.elements[0].all_values for u in osb.decode(entries, part="header")]
+    assert [dict(f, offset=None) for f in fast] == [dict(s, offset=None) for s in slow]
+    assert [f["offset"] for f in fast] == [0, 124, 248, 372, 496]
+    headers = seed_bytes("osb/sample1.header.dump")
+    with pytest.raises(DecodeError) as e:  # a lone header: rl_len 422 runs past the end
+        list(osb.iter_headers(headers + headers))
+    assert e.value.offset == 96 and "rl_len 422, 96 bytes left" in e.value.reason
+
+
 def test_log_offset_that_does_not_follow_is_a_problem() -> None:
     h1 = seed_bytes("osb/sample1.header.dump")
     h3 = bytearray(seed_bytes("osb/sample3.header.dump"))
