@@ -176,6 +176,12 @@ def _cp(codepage: str | None) -> str | None:
         raise InputError(str(e).strip("'\"")) from None
 
 
+def _cp_attrs(cp: str | None) -> dict[str, object]:
+    """Unit attributes for the code page: a real one for renderers' character columns, and
+    ``binary: true`` when keys and text are shown as bytes."""
+    return {"codepage": cp} if cp else {"codepage": "cp037", "binary": True}
+
+
 # --------------------------------------------------------------------------- declarations
 
 _V = Variant(big=True, codepage="cp037")
@@ -328,7 +334,7 @@ def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None
     ``queue_key_size`` bytes when known, else every byte after offset 16."""
     n = len(data) - offset
     cp = _cp(codepage)
-    unit = Decoded(FORMAT, offset, n, attrs={"part": "selection", "codepage": cp or "binary"})
+    unit = Decoded(FORMAT, offset, n, attrs={"part": "selection", **_cp_attrs(cp)})
     rest = max(n - SELECTION_LEN, 0)
     key_len = rest if not queue_key_size or queue_key_size < 0 else min(queue_key_size, rest)
     layout = selection_layout(key_len, rest - key_len, cp)
@@ -521,7 +527,7 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
     """The receiver template at ``offset`` with its message entries (spec §2)."""
     cp = _cp(codepage)
     n = len(data) - offset
-    unit = Decoded(FORMAT, offset, n, attrs={"part": "receiver", "codepage": cp or "binary",
+    unit = Decoded(FORMAT, offset, n, attrs={"part": "receiver", **_cp_attrs(cp),
                                              "time_zone": TIME_ZONE_NOTE})
     try:
         head = RECEIVER.parse(data, offset, prefix="receiver", fmt=FORMAT)

@@ -119,6 +119,19 @@ def test_mutated_vectors_give_only_clean_errors(name: str, pick: int, ops: list)
         check_clean(name, data, **d.options)
 
 
+def test_codec_specific_options_on_hostile_input() -> None:
+    """Options beyond the defaults go through the same checks (found by a longer fuzz run)."""
+    for data in (*corpus(), b"\x00\x01" + bytes(20), b"\x88" + bytes(40)):
+        if "matqmsg" in CODECS:
+            for opts in ({"codepage": "binary"}, {"part": "receiver", "key_bytes": 16, "text_bytes": 32},
+                         {"part": "selection", "key_size": 8}):
+                check_clean("matqmsg", data, **opts)
+        if "redolog" in CODECS:
+            for opts in ({"part": p} for p in ("parmlist", "header", "intent", "usrextpl", "parmset")):
+                check_clean("redolog", data, **opts)
+            check_clean("redolog", data, synthetic=True)
+
+
 @pytest.mark.parametrize("name", CODECS)
 def test_every_vector_decodes_cleanly_with_each_codec(name: str) -> None:
     for data in corpus():
