@@ -842,33 +842,27 @@ def scan_segment(buf: bytes, start: int, end: int, *, nparams: int | None = None
     start (the synthetic layout knows it). None when no consistent parse exists."""
     budget = budget if budget is not None else [SCAN_BUDGET]
     lo = start if q is None else q
-    for p in range(lo, end):
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        got = decode_length(buf, p, end)
-        if got is None:
-            continue
-        rowl, size = got
-        after = p + size
-        span = end - after
-        if rowl > span:
-            continue
-        pairs = _pairs(buf, after, end, nfields, budget)
-        if pairs is None:
-            continue
-        values = sum(n for _, _, n in pairs)
-        if rowl == span:
-            counts = "pairs"
-        elif rowl == values:
-            counts = "values"
-        else:
-            continue
-        params = _params_to(buf, lo, p, nparams, q is not None, budget)
-        if params is None:
-            continue
-        qq, entries = params
-        return RowParse(p, rowl, counts, pairs, qq, entries)
+    for counts in ("pairs", "values"):  # R1BROWL counting lengths + values first (as built)
+        for p in range(lo, end):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            got = decode_length(buf, p, end)
+            if got is None:
+                continue
+            rowl, size = got
+            after = p + size
+            span = end - after
+            if (rowl != span) if counts == "pairs" else (rowl >= span):
+                continue
+            pairs = _pairs(buf, after, end, nfields, budget)
+            if pairs is None or (counts == "values" and rowl != sum(n for _, _, n in pairs)):
+                continue
+            params = _params_to(buf, lo, p, nparams, q is not None, budget)
+            if params is None:
+                continue
+            qq, entries = params
+            return RowParse(p, rowl, counts, pairs, qq, entries)
     return None
 
 

@@ -437,42 +437,45 @@ def test_format1_non_canonical_length_is_flagged() -> None:
 
 
 @st.composite
-def segment(draw: st.DrawFn) -> dict[str, object]:
-    return {
-        "request": draw(st.sampled_from(["add", "delete", "replace"])),
-        "table": draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ_", min_size=1, max_size=16)),
-        "params": draw(st.lists(st.binary(min_size=1, max_size=127).filter(lambda b: b[0] != 0),
-                                max_size=4)),
-        "fields": draw(st.lists(st.binary(max_size=300), min_size=1, max_size=4)),
-    }
+def table_rows(draw: st.DrawFn) -> list[dict[str, object]]:
+    """Segments of one table: the same parameter and field counts in every row."""
+    nparams, nfields = draw(st.integers(0, 4)), draw(st.integers(1, 4))
+    param = st.binary(min_size=1, max_size=127).filter(lambda b: b[0] != 0)
+    row = st.fixed_dictionaries({
+        "request": st.sampled_from(["add", "delete", "replace"]),
+        "table": st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ_", min_size=1, max_size=16),
+        "params": st.lists(param, min_size=nparams, max_size=nparams),
+        "fields": st.lists(st.binary(max_size=300), min_size=nfields, max_size=nfields),
+    })
+    return draw(st.lists(row, min_size=1, max_size=3))
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(segment(), min_size=1, max_size=3), st.sampled_from(["retain", "release"]))
+@settings(max_examples=200, deadline=None)
+@given(table_rows(), st.sampled_from(["retain", "release"]))
 def test_format1_builder_round_trip(segments: list[dict], lock: str) -> None:
-    """Synthetic format-1 entries with 1- and 2-byte lengths: build -> decode -> same values."""
+    """Synthetic format-1 entries with 1- and 2-byte lengths: build -> decode -> same values.
+    With the table definition (P, N) the synthetic layout fixes every offset."""
     data = osb.build_format1(segments, lock=lock)
-    unit = one(data, synthetic=True, params=None, fields=None)
-    assert not unit.errors
+    nparams, nfields = len(segments[0]["params"]), len(segments[0]["fields"])
+    unit = one(data, synthetic=True, params=nparams, fields=nfields)
+    assert not unit.errors and not unit.problems
+    assert unit.elements[0].all_values["r1_lock"] == (0xD9 if lock == "release" else 0x40)
     segs = [el.all_values for el in unit.elements if el.type == "R1SEG"]
     assert len(segs) == len(segments)
     for got, want in zip(segs, segments, strict=True):
-        assert got["table"] == want["table"]
-        assert got["request"] == osb.F1_REQUEST_CODES[want["request"]]
-        n = len(want["fields"])
-        # the scan may not tell parameters from fields when both look alike; the synthetic
-        # request prefix fixes where parameters start, the row must end at the segment end
-        values = [got[f"r1bf{k}v"] for k in range(1, 1 + sum(1 for key in got if key.startswith("r1bf")
-                                                               and key.endswith("v")))]
-        params = [got[f"r1parm{k}v"] for k in range(1, 1 + sum(1 for key in got if key.startswith("r1parm")
-                                                                 and key.endswith("v")))]
-        assert params + values == list(want["params"]) + list(want["fields"])
-        assert len(values) >= 1 and n >= 1
-    assert unit.elements[0].all_values["r1_lock"] == (0xD9 if lock == "release" else 0x40)
-    exact = one(data, synthetic=True, params=len(segments[0]["params"]), fields=len(segments[0]["fields"]))
-    first = next(el.all_values for el in exact.elements if el.type == "R1SEG")
-    want = list(segments[0]["fields"])
-    assert [first[f"r1bf{k}v"] for k in range(1, 1 + len(want))] == want
+        assert (got["table"], got["request"]) == (want["table"], osb.F1_REQUEST_CODES[want["request"]])
+        assert [got[f"r1parm{k}v"] for k in range(1, nparams + 1)] == want["params"]
+        assert [got[f"r1bf{k}v"] for k in range(1, nfields + 1)] == want["fields"]
+        assert got["r1browl"] == sum(len(osb.encode_length(len(v))) + len(v) for v in want["fields"])
+        assert f"r1bf{nfields + 1}v" not in got
+    # rebuilt from the decoded values: the same bytes
+    rebuilt = osb.build_format1([
+        {"request": g["request"], "table": g["table"],
+         "params": [g[f"r1parm{k}v"] for k in range(1, nparams + 1)],
+         "fields": [g[f"r1bf{k}v"] for k in range(1, nfields + 1)]} for g in segs], lock=lock)
+    assert rebuilt == data
+    # without the definition the scan still finds a consistent parse of every segment
+    assert not one(data, synthetic=True).problems
 
 
 def test_format1_truncated_segment() -> None:
