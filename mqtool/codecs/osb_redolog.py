@@ -14,7 +14,7 @@ a named constant or declaration below so it can be corrected in one place.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -341,7 +341,6 @@ class _Context:
     auto: bool = False
     prev_header: dict[str, Any] | None = None
     prev_parmlist: dict[str, Any] | None = None
-    attrs: dict[str, Any] = field(default_factory=dict)
 
     def unit(self, part: str, offset: int) -> Decoded:
         attrs: dict[str, Any] = {"part": part, "codepage": self.lay.codepage}
@@ -993,7 +992,7 @@ def _decode_usrextpl(data: bytes, pos: int, ctx: _Context) -> Decoded:
     if ctx.names and len(names) != count:
         unit.problems.append(Problem("usrextpl", pos, f"the field map names {len(names)} pointers, "
                                                       f"the input holds {count}"))
-        names = names[:count] if len(names) > count else names
+        names = names[:count] + tuple(f"unk_{4 * i:02x}" for i in range(len(names), count))
     layout = usrextpl_layout(names, ctx.lay.codepage, not ctx.names)
     el = _parse(unit, layout, data, pos, "usrextpl", f"USREXTPL at {_at(pos)}", len(data))
     if el is not None:

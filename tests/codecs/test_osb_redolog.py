@@ -526,6 +526,15 @@ def test_usrextpl_set_enabled_toggles_only_the_high_order_bit() -> None:
     assert osb.build_usrextpl(fields(one(data, part="usrextpl"), "USREXTPL")) == data
 
 
+def test_usrextpl_map_shorter_or_longer_than_the_words() -> None:
+    data = seed_bytes("osb/synthetic/usrextpl.synthetic.dump")
+    short = one(data, part="usrextpl", names=["shared_storage@", "uxcmnd@"])
+    assert [s.name for s in short.spans()] == ["shared_storage@", "uxcmnd@", "unk_08", "unk_0c"]
+    assert not short.errors and "names 2 pointers, the input holds 4" in short.problems[0].reason
+    long = one(data, part="usrextpl", names=[f"p{i}@" for i in range(6)])
+    assert len(list(long.spans())) == 4 and long.problems
+
+
 def test_usrextpl_odd_length_is_an_error() -> None:
     unit = one(seed_bytes("osb/synthetic/usrextpl.synthetic.dump") + b"\x01\x02", part="usrextpl")
     assert unit.errors[0].offset == 16 and "left over" in unit.errors[0].reason
