@@ -121,30 +121,34 @@ def as_text(data: bytes) -> str | None:
 
 def text_detections(data: bytes) -> list[Detection]:
     """Queue dumps (by ``io.queue_dump.sniff``) and hex dump text (its bytes identified)."""
+    found: list[Detection] = []
     sniff = _queue_dump_sniff()
     if sniff is not None:
         try:
             kind = sniff(data)
-        except MqtoolError:
+        except Exception as e:  # noqa: BLE001 - reported like a failing detector
             kind = None
+            found.append(Detection("queue-dump", 0.0, f"queue dump sniffer failed: "
+                                                      f"{type(e).__name__}: {e}"))
         if kind:
             return [Detection(kind, 0.9, QUEUE_DUMPS.get(kind, f"{kind} queue dump"),
                               {"queue_dump": kind})]
     text = as_text(data)
     if text is None:
-        return []
+        return found
     from mqtool.io.undump import detect as dump_style
     from mqtool.io.undump import looks_like_dump, undump
 
     if not looks_like_dump(text):
-        return []
+        return found
     try:
         raw = undump(text)
     except MqtoolError:
-        return []
+        return found
     where = f"hex dump text ({dump_style(text)} style, {len(raw)} bytes)"
     inner = identify(raw, text_kinds=False) if raw else []
     if not inner:
-        return [Detection(DUMP_TEXT, 0.5, f"{where}; no codec recognises the bytes", {"hex": True})]
-    return [Detection(d.format, d.confidence, f"{where}: {d.reason}", {**d.options, "hex": True})
-            for d in inner]
+        return [*found, Detection(DUMP_TEXT, 0.5, f"{where}; no codec recognises the bytes",
+                                  {"hex": True})]
+    return found + [Detection(d.format, d.confidence, f"{where}: {d.reason}",
+                              {**d.options, "hex": True}) for d in inner]
