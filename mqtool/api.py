@@ -44,10 +44,9 @@ def undump(text: str) -> bytes:
 
 def identify(data: bytes) -> list[Any]:
     """Detections for a blob, best first (``codecs.registry.Detection``)."""
-    from mqtool.codecs.registry import detectors
+    from mqtool.codecs.registry import identify as _identify
 
-    found = [d for _, detect in detectors() if (d := detect(data)) is not None]  # type: ignore[operator]
-    return sorted(found, key=lambda d: -d.confidence)
+    return _identify(data)
 
 
 def reassemble_attachments(*args: Any, **kwargs: Any) -> Any:

@@ -7,18 +7,20 @@ Every codec module (``mqtool/codecs/<module>.py``) exposes the same small protoc
     def detect(data: bytes) -> Detection | None        # is this blob mine? how sure? why?
 
 Codecs register by being listed in ``CODECS`` (one table, no if-chain); ``detectors()``
-asks each one. Modules not present yet are skipped.
+asks each one. Modules not present yet are skipped. ``identify()`` adds the text kinds no
+codec owns: queue dumps (``io.queue_dump.sniff``, when that module exists) and hex dump
+text, whose bytes are identified in turn.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from mqtool.errors import InputError
+from mqtool.errors import InputError, MqtoolError
 
 CODECS: dict[str, str] = {
     "urb": "mqtool.codecs.urb",
@@ -27,6 +29,16 @@ CODECS: dict[str, str] = {
     "redolog": "mqtool.codecs.osb_redolog",
     "matqmsg": "mqtool.codecs.matqmsg",
 }
+
+# what io.queue_dump.sniff() may answer, in words
+QUEUE_DUMPS = {
+    "dmpmqmsg": "IBM MQ dmpmqmsg queue dump",
+    "amqsbcg": "IBM MQ amqsbcg browse listing",
+    "mqmd-binary": "MQMD-prefixed binary messages",
+    "mqtool-dir": "mqtool queue-dump directory index",
+}
+DUMP_TEXT = "dump"  # the format name of hex dump text whose bytes no codec recognises
+TEXT_LIMIT = 64 << 20  # larger inputs are not read as dump text
 
 
 @dataclass(frozen=True)
@@ -37,6 +49,10 @@ class Detection:
     confidence: float
     reason: str
     options: dict[str, object] = field(default_factory=dict)  # e.g. {"part": "header"}
+
+    def to_json(self) -> dict[str, object]:
+        return {"format": self.format, "confidence": self.confidence, "reason": self.reason,
+                "options": dict(self.options)}
 
 
 def available() -> list[str]:
@@ -51,9 +67,88 @@ def codec(name: str) -> ModuleType:
     return importlib.import_module(module)
 
 
-def detectors() -> Iterator[tuple[str, object]]:
+def detectors() -> Iterator[tuple[str, Callable[[bytes], Detection | None]]]:
     for name in available():
         mod = importlib.import_module(CODECS[name])
         detect = getattr(mod, "detect", None)
         if detect is not None:
             yield name, detect
+
+
+def identify(data: bytes, *, text_kinds: bool = True) -> list[Detection]:
+    """Every opinion about ``data``, best first: each codec's detector, then (``text_kinds``)
+    queue dumps and hex dump text. A detector that fails is listed with confidence 0 and
+    its error, so one codec's bug cannot hide the others' answers."""
+    found: list[Detection] = []
+    for name, detect in detectors():
+        try:
+            d = detect(data)
+        except Exception as e:  # noqa: BLE001 - reported as a candidate, see docstring
+            d = Detection(name, 0.0, f"detector failed: {type(e).__name__}: {e}")
+        if d is not None:
+            found.append(d)
+    if text_kinds:
+        found += text_detections(data)
+    return sorted(found, key=lambda d: -d.confidence)
+
+
+def best_codec(found: list[Detection]) -> Detection | None:
+    """The most confident detection a registered codec can decode."""
+    names = set(available())
+    return next((d for d in found if d.format in names and d.confidence > 0), None)
+
+
+def _queue_dump_sniff() -> Callable[[bytes], str | None] | None:
+    try:
+        from mqtool.io import queue_dump  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return getattr(queue_dump, "sniff", None)
+
+
+def as_text(data: bytes) -> str | None:
+    """``data`` as text when it is text (UTF-8, no control characters but tab and newlines)."""
+    if not data or len(data) > TEXT_LIMIT:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if any(ord(c) < 0x20 and c not in "\t\r\n" for c in text[:4096]):
+        return None
+    return text
+
+
+def text_detections(data: bytes) -> list[Detection]:
+    """Queue dumps (by ``io.queue_dump.sniff``) and hex dump text (its bytes identified)."""
+    found: list[Detection] = []
+    sniff = _queue_dump_sniff()
+    if sniff is not None:
+        try:
+            kind = sniff(data)
+        except Exception as e:  # noqa: BLE001 - reported like a failing detector
+            kind = None
+            found.append(Detection("queue-dump", 0.0, f"queue dump sniffer failed: "
+                                                      f"{type(e).__name__}: {e}"))
+        if kind:
+            return [Detection(kind, 0.9, QUEUE_DUMPS.get(kind, f"{kind} queue dump"),
+                              {"queue_dump": kind})]
+    text = as_text(data)
+    if text is None:
+        return found
+    from mqtool.io.undump import detect as dump_style
+    from mqtool.io.undump import looks_like_dump, undump
+
+    if not looks_like_dump(text):
+        return found
+    try:
+        raw = undump(text)
+    except MqtoolError:
+        return found
+    where = f"hex dump text ({dump_style(text)} style, {len(raw)} bytes)"
+    inner = identify(raw, text_kinds=False) if raw else []
+    if not inner:
+        return [*found, Detection(DUMP_TEXT, 0.5, f"{where}; no codec recognises the bytes",
+                                  {"hex": True})]
+    return found + [Detection(d.format, d.confidence, f"{where}: {d.reason}",
+                              {**d.options, "hex": True}) for d in inner]

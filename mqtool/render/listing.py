@@ -34,6 +34,8 @@ def quote(text: str) -> str:
 def render_value(span: Span, tz: tzinfo | None = None) -> str:
     """A field's value as the listing shows it."""
     v = span.value
+    if v is None:  # no value (JSON null): not Python's "None"
+        return "-"
     if span.kind in (TEXT, EYE):
         if span.raw and not any(span.raw):
             return "X'" + span.raw.hex().upper() + "'"  # all X'00': not set

@@ -1,0 +1,113 @@
+"""``mqtool decode auto`` and ``mqtool identify``: recognise what a blob is (every codec's
+own detector, plus queue dumps and hex dump text), then decode it or say so."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from mqtool.cli._common import decoder_options, emit_units, get_env
+from mqtool.errors import DecodeError, ExitStatus, InputError, MqtoolError
+
+
+def _read(file: str, hex_text: bool) -> bytes:
+    from mqtool.cli._common import _isatty
+    from mqtool.io.inputs import read_input
+
+    if file == "-" and _isatty(sys.stdin):
+        raise InputError("no input: give a FILE or pipe data into stdin")
+    return read_input(file, hex_text)
+
+
+@click.command(short_help="Recognise the format, then decode with it.")
+@decoder_options
+@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
+def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz,  # type: ignore[no-untyped-def]
+                strict: bool) -> int:
+    """Recognise which format FILE holds — each codec judges the bytes itself (eyecatchers,
+    lengths that add up, record shapes); hex dump text is read back and its bytes judged —
+    then decode it with the most confident codec. The listing's first line names the
+    codec chosen, its confidence and the evidence; in JSON each unit's "format" does.
+    'mqtool identify' shows every candidate.
+    """
+    from mqtool import api
+    from mqtool.codecs import registry
+
+    env = get_env()
+    data = _read(file, hex_text)
+    found = registry.identify(data)
+    choice = registry.best_codec(found)
+    if choice is None:
+        raise DecodeError("auto", "", 0, _why_not(file, data, found))
+    options = dict(choice.options)
+    if options.pop("hex", False) and not hex_text:
+        from mqtool.io.undump import undump
+
+        data = undump(data.decode("utf-8"))
+    units = api.decode(choice.format, data, **options)
+    if not json_out:
+        env.line(f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}")
+    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
+                      json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                      strict_problems=strict) or ExitStatus.OK
+
+
+def _why_not(file: str, data: bytes, found: list) -> str:  # type: ignore[type-arg]
+    if not data:
+        return f"{file}: empty input"
+    if found and found[0].confidence > 0:
+        d = found[0]
+        return (f"{file}: {d.reason} ({d.format}); no codec decodes it as a whole "
+                "(decode its messages with the codec's own command)")
+    return f"{file}: no codec recognises these {len(data)} bytes (mqtool identify lists candidates)"
+
+
+@click.command(short_help="Say which format each input file holds.")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--json", "json_out", is_flag=True,
+              help='JSON lines: {"file", "format", "confidence", "reason", "candidates"}.')
+@click.option("--all", "show_all", is_flag=True, help="Also list the other candidates.")
+def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
+    """Say which format each FILE holds, one line each:
+
+    \b
+      FILE: FORMAT (confidence) reason
+
+    Every codec judges the bytes itself; hex dump text is read back and its bytes judged
+    (the reason says so); queue dumps are recognised by their layout. A file nothing
+    recognises prints 'unknown (0.00)' and makes the exit status 2; a file that cannot
+    be read is reported on stderr (status 1), and the other files are still identified.
+    """
+    from mqtool.codecs import registry
+    from mqtool.io.inputs import read_bytes
+
+    env = get_env()
+    status = ExitStatus.OK
+    for file in files:
+        try:
+            data = read_bytes(file)
+        except MqtoolError as e:
+            env.error(str(e))
+            status = max(status, e.status)
+            continue
+        found = registry.identify(data)
+        best = found[0] if found and found[0].confidence > 0 else None
+        if best is None:
+            status = max(status, ExitStatus.DECODE)
+            fmt, conf = None, 0.0
+            reason = "empty file" if not data else f"no codec recognises these {len(data)} bytes"
+        else:
+            fmt, conf, reason = best.format, best.confidence, best.reason
+        if json_out:
+            env.line(json.dumps({"file": file, "format": fmt, "confidence": conf, "reason": reason,
+                                 "candidates": [d.to_json() for d in found]},
+                                ensure_ascii=False, separators=(",", ":")))
+            continue
+        env.line(f"{file}: {fmt or 'unknown'} ({conf:.2f}) {reason}")
+        if show_all:
+            for d in found[1:]:
+                env.line(f"  also {d.format} ({d.confidence:.2f}) {d.reason}")
+    env.stdout.flush()
+    return status
