@@ -23,6 +23,7 @@ import io
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from construct import (
@@ -314,6 +315,8 @@ class Layout:
         self.names = tuple(f.name for f in infos)
         self._meanings = any(f.meaning is not None for f in infos)
         self._fast = self._fast_struct()
+        self._eyes = tuple((i, f.con.expected) for i, f in enumerate(infos) if f.kind == EYE)
+        self._make_spans, self._make_values = _compile(self) if self._fast else (None, None)
 
     def _fast_struct(self) -> struct.Struct | None:
         if self.size is None:
@@ -342,8 +345,7 @@ class Layout:
         """Fast path: decoded values by name, no spans (bulk extraction). Fixed layouts only."""
         if self._fast is None:
             raise TypeError(f"{self.name} is not a fixed-size layout")
-        raw = self._fast.unpack_from(buf, offset)
-        return {f.name: f.convert(r) for f, r in zip(self.fields, raw, strict=True)}
+        return self._make_values(self._fast.unpack_from(buf, offset))  # type: ignore[misc]
 
     def parse(
         self, buf: bytes, offset: int = 0, *, prefix: str | None = None, fmt: str = "",
@@ -356,14 +358,20 @@ class Layout:
         """
         prefix = self.name.lower() if prefix is None else prefix
         end = len(buf) if limit is None else min(limit, len(buf))
-        el = Element(self.name, offset, 0)
         if self._fast is not None and offset + self.size <= end:
-            raw = self._fast.unpack_from(buf, offset)
-            values = [f.convert(r) for f, r in zip(self.fields, raw, strict=True)]
-            self._spans(el, buf, offset, prefix, values, [f.start for f in self.fields],
-                        [f.size for f in self.fields])
-        else:
-            self._parse_interpreted(el, buf, offset, end, prefix, fmt)
+            if type(buf) is not bytes:  # slices must be bytes: take just this element's
+                buf, offset, base = bytes(buf[offset:offset + self.size]), 0, offset
+            else:
+                base = 0
+            spans = self._make_spans(buf, offset, f"{prefix}." if prefix else "", base,
+                                     self._fast.unpack_from(buf, offset))
+            el = Element(self.name, offset + base, self.size, spans)
+            for i, expected in self._eyes:
+                if spans[i].value != expected:
+                    self._check_eyes(el, fmt)
+            return el
+        el = Element(self.name, offset, 0)
+        self._parse_interpreted(el, buf, offset, end, prefix, fmt)
         el.length = (el.spans[-1].end - offset) if el.spans else 0
         self._check_eyes(el, fmt)
         return el
@@ -467,6 +475,82 @@ _INT_RANGES = {
     for c, n in (("b", 1), ("B", 1), ("h", 2), ("H", 2), ("l", 4), ("L", 4), ("q", 8), ("Q", 8))
 }
 _BUILD_ERRORS = (ConstructError, ValueError, struct.error, OverflowError, TypeError)
+
+
+def _chain(con: Construct) -> list[Adapter]:
+    """The value-changing adapters of a field, outermost first (markers skipped)."""
+    chain, c = [], con
+    while isinstance(c, Adapter | Renamed):
+        if isinstance(c, Adapter) and not isinstance(c, Annotated):
+            chain.append(c)
+        c = c.subcon
+    return chain
+
+
+@lru_cache(maxsize=32)
+def _latin1_table(codec: str) -> bytes | None:
+    """A translate table taking ``codec`` to latin-1, when every character of the code
+    page is in latin-1 (cp037, cp500, cp273 ... yes; cp1140 with its euro sign, no)."""
+    if codec == "latin-1":
+        return bytes(range(256))
+    try:
+        return bytes(range(256)).decode(codec).encode("latin-1")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return None
+
+
+def _inline(f: FieldInfo, i: int, env: dict[str, Any]) -> str:
+    """Python expression converting struct value ``r[i]`` like the field's adapters do."""
+    chain = _chain(f.con)
+    if not chain or (len(chain) == 1 and type(chain[0]) in (HexInt, Hex, Reserved)):
+        return f"r[{i}]"
+    if len(chain) == 1 and type(chain[0]) in (Text, Eye):
+        codec = chain[0].codec
+        strip = ".rstrip(' ')" if type(chain[0]) is Text else ""
+        table = _latin1_table(codec)
+        if table is None:
+            return f"r[{i}].decode({codec!r}){strip}"
+        env[f"T{i}"] = table  # translate + latin-1 decode: all C, no codec wrapper call
+        return f"r[{i}].translate(T{i}).decode('latin-1'){strip}"
+    if len(chain) == 1 and type(chain[0]) is Stck:
+        return f"Tod(r[{i}])"
+    env[f"C{i}"] = f.convert  # a codec's own adapter: call its decode chain
+    return f"C{i}(r[{i}])"
+
+
+def _compile(layout: Layout) -> tuple[Callable[..., list[Span]], Callable[..., dict[str, Any]]]:
+    """Generate, from the declaration, the two functions of a fixed layout's fast path:
+    ``spans(buf, off, dot, base, r)`` (every field's Span) and ``values(r)`` (a dict).
+
+    This is construct's ``compile()`` idea applied to our spans: one straight-line function
+    per layout instead of a loop over fields, adapters and meaning tables.
+    """
+    env: dict[str, Any] = {"Span": Span, "Tod": Tod, "new": tuple.__new__}
+    conv = [_inline(f, i, env) for i, f in enumerate(layout.fields)]
+    body = [f"    v{i} = {e}" for i, e in enumerate(conv)]
+    if any(callable(f.meaning) for f in layout.fields):
+        body.append("    fd = {" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(layout.fields)) + "}")
+    items = []
+    for i, f in enumerate(layout.fields):
+        a, b = f.start, f.start + f.size  # type: ignore[operator]
+        if f.meaning is None:
+            m = "''"
+        elif callable(f.meaning):
+            env[f"M{i}"] = f.meaning
+            m = f"(M{i}(v{i}, fd) or '')"
+        else:
+            env[f"M{i}"] = f.meaning
+            m = f"M{i}.get(v{i}, '')"
+        raw = f"r[{i}]" if (f.fmt or "").endswith("s") else f"buf[off + {a}:off + {b}]"
+        items.append(f"new(Span, (dot + {f.name!r}, base + off + {a}, base + off + {b}, v{i}, "
+                     f"{m}, {f.kind!r}, {f.note!r}, {raw}))")
+    src = ("def spans(buf, off, dot, base, r):\n" + "\n".join(body)
+           + "\n    return [" + ",\n        ".join(items) + "]\n\n"
+           + "def values(r):\n    return {"
+           + ", ".join(f"{f.name!r}: {e}" for f, e in zip(layout.fields, conv, strict=True))
+           + "}\n")
+    exec(compile(src, f"<layout {layout.name}>", "exec"), env)  # our own generated source
+    return env["spans"], env["values"]
 
 
 def dsect(name: str, *fields: Renamed) -> Layout:

@@ -63,11 +63,15 @@ INFERRED_CODES = {"3801", "3802"}
 # --------------------------------------------------------------------------- field types
 
 
-@dataclass(frozen=True, slots=True)
 class MiTime(Tod):
     """An MI time-of-day value (*DTS): bits 0-51 count microseconds, X'8000000000000000' is
     2000-01-01 00:00:00 and 0 is 1928-08-23 12:03:06.314752; bits 52-63 are uniqueness bits.
     Every value is a time (0 included); ``raw`` keeps all 64 bits."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"MiTime(0x{int(self):016X})"
 
     @property
     def is_set(self) -> bool:
