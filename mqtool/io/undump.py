@@ -151,7 +151,7 @@ class _Document:
             data += line
             address += len(line)
             if short_at is not None:  # a short line must be the dump's last
-                follow = self._continuation(address)
+                follow = self._continuation(address, line_addr - line_addr % self.cols + self.cols)
                 if follow is not None:
                     bad = self.t[short_at] if short_at < len(self.t) else self.t[-1]
                     room = self.cols - line_addr % self.cols
@@ -216,14 +216,16 @@ class _Document:
             self.i = restart
         return "end"
 
-    def _continuation(self, address: int) -> int | None:
-        """Index of a later line that continues this dump (offset >= ``address``), if any."""
+    def _continuation(self, address: int, next_line: int) -> int | None:
+        """Index of a later line that continues this dump right after a short line (its
+        offset is where the short line stopped or where the next line should start): then
+        the short line was damaged. Any other offset begins another dump."""
         for i in range(self.i, len(self.t)):
             if self._suppressed(i):
                 return i
             if self._is_line_start(i):
                 value = int(self.t[i].text, 16)
-                if value >= address:
+                if value in (address, next_line):
                     return i
                 if self.t[i].bol:
                     return None

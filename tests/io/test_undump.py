@@ -90,6 +90,13 @@ def test_several_dumps_in_one_text_become_segments() -> None:
     assert [s.line for s in segs] == [1, 3]
 
 
+def test_storage_dumps_at_unrelated_addresses_are_segments() -> None:
+    # seed 003, sample 6: the parameter list (short last line) and the intent list it points to
+    text = seed_text("osb/sample6.parmlist.dump") + seed_text("osb/sample6.intent.dump")
+    segs = undump_segments(text)
+    assert [(s.address, len(s.data)) for s in segs] == [(0x7A2A8, 28), (0x46E46A20, 74)]
+
+
 def test_char_column_with_hex_like_text_is_skipped() -> None:
     # seed 001: char columns such as 2004052518354610 and 003405050101
     text = ("0000 F2F0F0F4 F0F5F2F5 F1F8F3F5 F4F6F1F0 2004052518354610 "
