@@ -151,13 +151,7 @@ class _Document:
             data += line
             address += len(line)
             if short_at is not None:  # a short line must be the dump's last
-                follow = self._continuation(address, line_addr - line_addr % self.cols + self.cols)
-                if follow is not None:
-                    bad = self.t[short_at] if short_at < len(self.t) else self.t[-1]
-                    room = self.cols - line_addr % self.cols
-                    raise UndumpError(bad.line, bad.col,
-                                      f"{bad.text!r} is not a hex word (the line at "
-                                      f"X'{line_addr:X}' holds {len(line)} of {room} bytes)")
+                self._check_last(line_addr, line, short_at, address)
                 break
             found = self._next_line_start(address)
             while isinstance(found, int):  # N identical line(s) suppressed
@@ -216,20 +210,32 @@ class _Document:
             self.i = restart
         return "end"
 
-    def _continuation(self, address: int, next_line: int) -> int | None:
-        """Index of a later line that continues this dump right after a short line (its
-        offset is where the short line stopped or where the next line should start): then
-        the short line was damaged. Any other offset begins another dump."""
+    def _check_last(self, line_addr: int, line: bytes, short_at: int, address: int) -> None:
+        """A short line ends the dump, unless the next line of the same dump follows (its
+        offset is where the short line stopped, or the next line boundary): then a line is
+        damaged, and the error points at the bad word."""
+        next_line = line_addr - line_addr % self.cols + self.cols
         for i in range(self.i, len(self.t)):
+            tok = self.t[i]
+            if not (tok.bol or self._is_line_start(i) or self._suppressed(i)):
+                continue
             if self._suppressed(i):
-                return i
-            if self._is_line_start(i):
-                value = int(self.t[i].text, 16)
-                if value in (address, next_line):
-                    return i
-                if self.t[i].bol:
-                    return None
-        return None
+                bad = self.t[short_at] if short_at < len(self.t) else tok
+                break
+            if not _OFFSET.match(tok.text) or int(tok.text, 16) not in (address, next_line):
+                if tok.bol:
+                    return  # another dump, or prose: this one ended with its short line
+                continue
+            if self._is_line_start(i):  # the next line is fine: the short one lost words
+                bad = self.t[short_at] if short_at < len(self.t) else tok
+                break
+            nxt = self.t[i + 1] if i + 1 < len(self.t) else tok
+            raise UndumpError(nxt.line, nxt.col, f"{nxt.text!r} is not a hex word")
+        else:
+            return
+        room = self.cols - line_addr % self.cols
+        raise UndumpError(bad.line, bad.col, f"{bad.text!r} is not a hex word (the line at "
+                                             f"X'{line_addr:X}' holds {len(line)} of {room} bytes)")
 
     def _gap(self, i: int, expected: int) -> UndumpError:
         tok = self.t[i]
