@@ -10,6 +10,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+
+def best(fn, *args, runs: int = 3):  # type: ignore[no-untyped-def]
+    """Smallest wall time of ``runs`` in-process calls of ``fn(*args)``, and its result."""
+    times, result = [], None
+    for _ in range(runs):
+        t = time.perf_counter()
+        result = fn(*args)
+        times.append(time.perf_counter() - t)
+    return min(times), result
 
 
 def mqtool_cmd() -> list[str]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import struct
 import sys
-import time
 from pathlib import Path
+
+from _common import best
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -53,13 +54,6 @@ def fast(data: bytes) -> int:
     return sum(1 for _ in matqmsg.iter_messages(data, K, T))
 
 
-def best(fn, data: bytes, runs: int = 3) -> tuple[float, int]:  # type: ignore[no-untyped-def]
-    times, n = [], 0
-    for _ in range(runs):
-        t = time.perf_counter()
-        n = fn(data)
-        times.append(time.perf_counter() - t)
-    return min(times), n
 
 
 def main() -> None:

@@ -25,8 +25,9 @@ Before timing, the values of both sides are compared field by field on each mess
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
+
+from _common import best
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -212,14 +213,6 @@ def main() -> None:
     print("  Span (offset, value, meaning, raw bytes) per field, what listings and JSON are made of.")
 
 
-def best(fn, *args, runs: int = 2):  # type: ignore[no-untyped-def]
-    """Smallest wall time of ``runs`` runs, and the result."""
-    times, result = [], None
-    for _ in range(runs):
-        t = time.perf_counter()
-        result = fn(*args)
-        times.append(time.perf_counter() - t)
-    return min(times), result
 
 
 if __name__ == "__main__":
