@@ -23,7 +23,7 @@ from construct import this
 from mqtool.codecs._fields import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
 from mqtool.codecs.registry import Detection
 from mqtool.codepage import codec_name, is_ebcdic
-from mqtool.errors import DecodeError
+from mqtool.errors import BuildError, DecodeError
 from mqtool.model import DATA, Decoded, Element, Problem, Span
 
 FORMAT = "sas-attachment"
@@ -240,7 +240,7 @@ def _parse_entries(body: bytes, s: Settings, lay: Layouts, n: int, start: int,
     pos = start
     for i in range(1, n + 1):
         el = lay.entry.parse(body, pos, prefix=f"attachment[{i}]", fmt=FORMAT)
-        el.title = f"ATTACHMENT {i} at offset X'{pos:04X}'"
+        el.title = f"ATTACHMENT[{i}] element at offset X'{pos:04X}'"
         elements.append(el)
         pos += el.length
     return pos
@@ -376,7 +376,6 @@ def decode_header(body: bytes, hints: Hints = Hints(), correlid: bytes | None = 
         return unit, None
     lay = layouts_for(s)
     head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
-    head.title = "HEADER at offset X'0000'"
     unit.elements.append(head)
     _parse_entries(body, s, lay, int(head.value("num_attachments")), head.length,  # type: ignore[arg-type]
                    unit.elements)
@@ -414,19 +413,17 @@ def _partial_header(unit: Decoded, body: bytes, s: Settings) -> None:
 
 
 def decode_count(body: bytes, s: Settings) -> Decoded:
-    return _fixed(body, s, layouts_for(s).count, "count", "COUNT message")
+    return _fixed(body, s, layouts_for(s).count, "count")
 
 
 def decode_fileinfo(body: bytes, s: Settings) -> Decoded:
-    return _fixed(body, s, layouts_for(s).fileinfo, "file-info",
-                  "FILEINFO (external file, sequenced message 1)")
+    return _fixed(body, s, layouts_for(s).fileinfo, "file-info")
 
 
-def _fixed(body: bytes, s: Settings, layout: Layout, part: str, title: str) -> Decoded:
+def _fixed(body: bytes, s: Settings, layout: Layout, part: str) -> Decoded:
     unit = Decoded(FORMAT, 0, len(body), attrs={"part": part, **s.attrs()})
     try:
         el = layout.parse(body, 0, prefix="", fmt=FORMAT)
-        el.title = f"{title} at offset X'0000'"
         unit.elements.append(el)
         if el.length != len(body):
             unit.problems.append(Problem(part, el.length, f"{len(body) - el.length} bytes after the "
@@ -570,18 +567,21 @@ def decode_records(body: bytes, s: Settings, text: bool, stream: RecordStream | 
         for kind, a, b, value in rs.pieces(body):
             raw = body[a:b]
             if kind == "cont":
-                el = Element("RECORD", a, b - a, title=f"RECORD (continued) at offset X'{a:04X}'")
+                el = Element("RECORD", a, b - a, title=f"RECORD[{rs.records}] (continued) element at "
+                             f"offset X'{a:04X}'")
                 _record_span(el, raw, a, s, text, "record")
                 unit.elements.append(el)
                 if not value:
                     unit.problems.append(Problem("record", b, "the record continues in the next "
                                                  "message"))
             elif kind == "len":
-                el = Element("RECORD", a, b - a, title=f"RECORD {rs.records + 1} at offset X'{a:04X}'")
+                el = Element("RECORD", a, b - a,
+                             title=f"RECORD[{rs.records + 1}] element at offset X'{a:04X}'")
                 el.spans.append(Span("len", a, b, value, "", "int", "", raw))
                 unit.elements.append(el)
             elif kind == "partial-len":
-                el = Element("RECORD", a, b - a, title=f"RECORD length (split) at offset X'{a:04X}'")
+                el = Element("RECORD", a, b - a, title=f"RECORD[{rs.records + 1}] (length split) "
+                             f"element at offset X'{a:04X}'")
                 el.spans.append(Span("len", a, b, f"{b - a} of {lenf.size} bytes", "", DATA, "", raw))
                 unit.elements.append(el)
                 unit.problems.append(Problem("len", a, "the length field continues in the next "
@@ -624,17 +624,20 @@ def parse_dsdef(body: bytes, s: Settings, start: int = 4) -> Element:
     return layouts_for(s).dsdef.parse(body, start, prefix="dsdef", fmt=FORMAT)
 
 
-def parse_vardefs(stream: bytes, s: Settings, start: int = 0) -> tuple[list[Element], DecodeError | None]:
-    """Variable definitions until the stream ends (a partial one raises, kept in the error)."""
+def parse_vardefs(stream: bytes, s: Settings, start: int = 0, first: int = 1
+                  ) -> tuple[list[Element], DecodeError | None]:
+    """Variable definitions until the stream ends (a partial one is returned as the error);
+    ``first`` numbers them when earlier messages held some."""
     lay = layouts_for(s).vardef
     out: list[Element] = []
     pos = start
     while pos < len(stream):
+        n = first + len(out)
         try:
-            el = lay.parse(stream, pos, prefix=f"variable[{len(out) + 1}]", fmt=FORMAT)
+            el = lay.parse(stream, pos, prefix=f"variable[{n}]", fmt=FORMAT)
         except DecodeError as e:
             return out, e
-        el.title = f"VARIABLE {len(out) + 1} at offset X'{pos:04X}'"
+        el.title = f"VARIABLE[{n}] element at offset X'{pos:04X}'"
         out.append(el)
         pos += el.length
     return out, None
@@ -649,7 +652,7 @@ def parse_indexes(stream: bytes, s: Settings, start: int = 0) -> tuple[list[Elem
             el = lay.parse(stream, pos, prefix=f"index[{len(out) + 1}]", fmt=FORMAT)
         except DecodeError as e:
             return out, e
-        el.title = f"INDEX {len(out) + 1} at offset X'{pos:04X}'"
+        el.title = f"INDEX[{len(out) + 1}] element at offset X'{pos:04X}'"
         out.append(el)
         pos += el.length
     return out, None
@@ -696,7 +699,6 @@ def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) 
     except DecodeError as e:
         _error(unit, e)
         return unit
-    tid.title = "TYPE at offset X'0000'"
     unit.elements.append(tid)
     kind = tid.value("type")
     unit.attrs["dataset_message"] = DATASET_MESSAGES.get(kind, f"unknown type {kind}")  # type: ignore[arg-type]
@@ -704,7 +706,6 @@ def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) 
     if kind == 1:
         try:
             el = parse_dsdef(body, s)
-            el.title = "DSDEF (data set definition) at offset X'0004'"
             unit.elements.append(el)
             ctx.dsdef = dsdef_of(el)
             if 4 + el.length != len(body):
@@ -715,7 +716,7 @@ def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) 
     elif kind == 2:
         stream = ctx.pending + body[4:]
         base = 4 - len(ctx.pending)
-        els, err = parse_vardefs(stream, s)
+        els, err = parse_vardefs(stream, s, first=len(ctx.variables) + 1)
         for el in els:
             _shift(el, base)
             unit.elements.append(el)
@@ -735,8 +736,7 @@ def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) 
             _error(unit, err)
     else:
         unit.elements.append(Element("DATA", 4, len(body) - 4, data=body[4:], data_offset=4,
-                                     title=f"{DATASET_MESSAGES.get(kind, 'unknown')} (layout not "  # type: ignore[arg-type]
-                                     "published) at offset X'0004'"))
+                                     title="DATA element at offset X'0004' (layout not published)"))
     return unit
 
 
@@ -749,8 +749,8 @@ def _shift(el: Element, delta: int) -> None:
 def _observations(unit: Decoded, body: bytes, s: Settings, ctx: DatasetContext) -> None:
     if not ctx.variables or ctx.dsdef is None:
         unit.elements.append(Element("OBSERVATIONS", 4, len(body) - 4, data=body[4:],
-                                     data_offset=4, title="OBSERVATIONS (no variable definitions "
-                                     "seen yet) at offset X'0004'"))
+                                     data_offset=4, title="OBSERVATIONS element at offset X'0004' "
+                                     "(no variable definitions seen: not decoded)"))
         return
     from mqtool.reassemble.sasdata import Observations
 
@@ -763,8 +763,9 @@ def _observations(unit: Decoded, body: bytes, s: Settings, ctx: DatasetContext) 
     for k, row in enumerate(obs.row_values(stream[:whole])):
         a = base + k * obs.obslen
         ctx.obs_count += 1
-        el = Element("OBS", max(a, 0), obs.obslen, title=f"OBSERVATION {ctx.obs_count} at offset "
-                     f"X'{max(a, 0):04X}'" + (" (begun in the previous message)" if a < 0 else ""))
+        el = Element("OBS", max(a, 0), obs.obslen, title=f"OBSERVATION[{ctx.obs_count}] element at "
+                     f"offset X'{max(a, 0):04X}'" + (" (begun in the previous message)" if a < 0
+                                                     else ""))
         for var, off, value in zip(obs.variables, obs.offsets, row, strict=True):
             start = a + off
             raw = stream[start - base:start - base + var.length]
@@ -904,7 +905,11 @@ def _with_lengths(values: dict[str, Any], s: Settings, *names: str) -> dict[str,
     for name in names:
         text = "" if out.get(name) is None else str(out[name])
         out[name] = text
-        out[f"{name}_len"] = len(text.encode(s.codepage))
+        try:
+            out[f"{name}_len"] = len(text.encode(s.codepage))
+        except UnicodeEncodeError as e:
+            raise BuildError(FORMAT, name, f"{text!r}: {text[e.start:e.end]!r} has no form in "
+                             f"code page {s.codepage}") from None
     return out
 
 

@@ -323,6 +323,7 @@ class _DmpmqmsgReader:
         self.cur: Message | None = None
         self.has_data = False
         self.text_lines = 0
+        self.codes: set[str] = set()
         self.ready: list[Message] = []
 
     def read(self, head: bytes, f: IO[bytes]) -> Iterator[Message]:
@@ -375,6 +376,7 @@ class _DmpmqmsgReader:
         self.cur.body = bytearray()  # type: ignore[assignment]
         self.has_data = False
         self.text_lines = 0
+        self.codes: set[str] = set()
         return self.cur
 
     def _finish(self) -> None:
@@ -448,11 +450,14 @@ class _DmpmqmsgReader:
         self._xrun_slow(msg, line + b"\n", self.line, offset)
 
     def _attr(self, line: bytes, offset: int) -> None:
-        if self.cur is None or self.has_data:
+        code = line[2:5].decode("latin-1")
+        # a new message starts with attributes after data, or (an empty body) when an
+        # attribute comes a second time
+        if self.cur is None or self.has_data or code in self.codes:
             self._start(offset)
+        self.codes.add(code)
         msg = self.cur
         assert msg is not None
-        code = line[2:5].decode("latin-1")
         value = line[6:].decode("latin-1") if len(line) > 6 else ""
         where = f"{self.name} line {self.line}"
         spec = _ATTRS.get(code)

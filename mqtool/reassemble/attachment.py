@@ -126,6 +126,13 @@ class PartFile:
         os.replace(self.folder.path(self.subdir, self.part), self.folder.path(self.subdir, self.name))
         return self.name
 
+    def drop_part(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        if self.folder is not None:
+            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
+
     def discard(self) -> None:
         """Drop the output; with ``--force`` an older file of the same name goes too (it
         would otherwise pass for this run's result)."""
@@ -537,8 +544,9 @@ class Reassembler:
     # -- output checks ------------------------------------------------------------------
 
     def check_free(self, hs: HeaderState) -> None:
-        """Refuse up front (before any data is streamed) to overwrite without --force."""
-        if self.out is None or self.o.force:
+        """Before any data is streamed: every output path (and its ``.part``) must stay in
+        OUTDIR (a symlink planted there is refused), and none may exist without --force."""
+        if self.out is None:
             return
         names = ["message.bin", "manifest.json"]
         for a in hs.attachments:
@@ -547,8 +555,9 @@ class Reassembler:
             elif a.out is not None:
                 names.append(a.out.name)
         for n in names:
+            self.out.path(hs.folder, f".{n}.part")
             p = self.out.path(hs.folder, n)
-            if p.exists():
+            if p.exists() and not self.o.force:
                 raise OutputExistsError(f"{p} exists (use --force to overwrite)")
 
     # -- feeding -------------------------------------------------------------------------
@@ -731,10 +740,11 @@ class Reassembler:
         return self.report
 
     def abort(self) -> None:
+        """After an error: remove the ``.part`` files, keep whatever was already complete."""
         for hs in self.report.headers:
             for att in hs.attachments:
                 if att.out is not None:
-                    att.out.discard()
+                    att.out.drop_part()
                 if isinstance(att.writer, DatasetWriter):
                     att.writer._drop()
         if self.orphan_index is not None:
@@ -848,10 +858,10 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
     try:
         for msg in src if src is not None else messages:  # type: ignore[union-attr]
             r.feed(msg)
+        report = r.finish()
     except BaseException:
         r.abort()
         raise
-    report = r.finish()
     if src is not None:
         report.dump_format = src.format
         report.errors = list(src.errors)

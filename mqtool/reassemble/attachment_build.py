@@ -38,7 +38,7 @@ class FileAttachment:
 
     path: Path | None = None
     data: bytes | None = None
-    name: str = ""
+    name: str | None = None  # None: the file's own name
     text: bool = False
     spec: str = "FILENAME"
     description: str = ""
@@ -119,8 +119,9 @@ class Builder:
         for i, att in enumerate(r.attachments, 1):
             g = att.correlid or default_g(i + 1)
             if isinstance(att, FileAttachment):
-                entries.append(sa.Entry(i, 2 if att.text else 3, correlid(g), att.spec,
-                                        att.name or (att.path.name if att.path else f"file{i}"),
+                name = att.name if att.name is not None else (att.path.name if att.path
+                                                               else f"file{i}")
+                entries.append(sa.Entry(i, 2 if att.text else 3, correlid(g), att.spec, name,
                                         att.description, att.version[1], att.version[0]))
             else:
                 entries.append(sa.Entry(i, 1, correlid(g), att.library, att.member,
@@ -129,13 +130,28 @@ class Builder:
                          r.original_correlid.ljust(24, b"\0")[:24],
                          correlid(r.message_correlid or default_g(1)), entries, self.o.settings)
 
+    def prepare(self) -> None:
+        """Everything that can be refused, refused now (before a single message is out):
+        the header, text conversions, data set values. Binary files are read later."""
+        self._header = self.header()
+        self._header_body = sa.build_header(self._header, self.o.settings)
+        self._ready: dict[int, list[bytes]] = {}
+        for i, att in enumerate(self.request.attachments):
+            if isinstance(att, DatasetAttachment):
+                self._ready[i] = list(self._dataset(att))
+            elif att.text:
+                self._ready[i] = list(self._file(att))
+
     def messages(self) -> Iterator[Message]:
         s = self.o.settings
-        header = self.header()
-        yield self._msg(sa.HEADER_MSGTYPE, header.header_correlid, sa.build_header(header, s))
+        if not hasattr(self, "_header"):
+            self.prepare()
+        header = self._header
+        yield self._msg(sa.HEADER_MSGTYPE, header.header_correlid, self._header_body)
         yield self._msg(sa.SUBORDINATE_MSGTYPE, header.message_correlid, self.request.message)
-        for att, entry in zip(self.request.attachments, header.entries, strict=True):
-            pieces = (self._file(att) if isinstance(att, FileAttachment) else self._dataset(att))
+        for i, (att, entry) in enumerate(zip(self.request.attachments, header.entries,
+                                             strict=True)):
+            pieces = self._ready.pop(i) if i in self._ready else self._file(att)  # type: ignore[arg-type]
             n = 0
             for n, body in enumerate(pieces, 1):
                 yield self._msg(sa.SUBORDINATE_MSGTYPE,
@@ -168,7 +184,7 @@ class Builder:
             data = att.data
             return (data[i:i + lrecl] for i in range(0, len(data), lrecl)), lrecl, len(data)
         if att.path is None:
-            raise BuildError(FMT, att.name, "a file attachment needs a path or data")
+            raise BuildError(FMT, att.name or "file", "a file attachment needs a path or data")
         size = att.path.stat().st_size
         return _chunks(att.path, lrecl), lrecl, size
 
@@ -176,7 +192,8 @@ class Builder:
         s = self.o.settings
         records, lrecl, size = self._records(att)
         if size > 0x7FFFFFFF:
-            raise BuildError(FMT, att.name, f"{size} bytes: the file size is an int (2 GB at most)")
+            raise BuildError(FMT, att.name or str(att.path),
+                             f"{size} bytes: the file size is an int (2 GB at most)")
         yield sa.build_fileinfo(lrecl, size, s)
         limit = self.o.max_msg
         buf = bytearray()
@@ -280,8 +297,11 @@ def _chunks(path: Path, size: int) -> Iterator[bytes]:
 
 
 def build_messages(request: Request, options: BuildOptions | None = None) -> Iterator[Message]:
-    """The messages of ``request`` in queue order (a generator: files are read lazily)."""
-    return Builder(request, options).messages()
+    """The messages of ``request`` in queue order. ``BuildError`` comes now, not halfway
+    through; binary files are read lazily, a block at a time."""
+    builder = Builder(request, options)
+    builder.prepare()
+    return builder.messages()
 
 
 # --------------------------------------------------------------------------- CSV in
