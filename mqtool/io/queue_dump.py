@@ -307,8 +307,9 @@ _ATTRS: dict[str, tuple[str, object]] = {
     "GRP": ("groupid", _HEX), "MSQ": ("msgseqnumber", int), "OFF": ("offset", int),
     "MSF": ("msgflags", int), "ORL": ("originallength", int),
 }
+_ATTRS_BYTES = {code.encode(): spec for code, spec in _ATTRS.items()}
 DMPMQMSG_CODES = {name: code for code, (name, _) in _ATTRS.items() if code not in ("AIX", "AOX")}
-_XRUN = re.compile(rb"X[ \t][^\n]*\n(?:X[ \t][^\n]*\n)*")
+_XRUN_END = re.compile(rb"\n(?!X[ \t])")  # the end of a run of X lines
 _TILDE = re.compile(rb"~(~|[0-9A-Fa-f]{2})")
 _TEXT_HEX_FIELDS = ("applidentitydata", "applorigindata")
 
@@ -323,7 +324,7 @@ class _DmpmqmsgReader:
         self.cur: Message | None = None
         self.has_data = False
         self.text_lines = 0
-        self.codes: set[str] = set()
+        self.codes: set[bytes] = set()
         self.ready: list[Message] = []
 
     def read(self, head: bytes, f: IO[bytes]) -> Iterator[Message]:
@@ -354,14 +355,14 @@ class _DmpmqmsgReader:
 
     def _lines(self, buf: bytes, end: int) -> None:
         pos = 0
-        match = _XRUN.match
+        run_end = _XRUN_END.search
         while pos < end:
-            if buf[pos] == 0x58:  # "X"
-                m = match(buf, pos, end)
-                if m is not None:
-                    self._xrun(buf, pos, m.end())
-                    pos = m.end()
-                    continue
+            if buf[pos] == 0x58 and buf[pos + 1] in (0x20, 0x09):  # "X " / "X\t"
+                m = run_end(buf, pos, end)
+                stop = m.end() if m is not None else end
+                self._xrun(buf, pos, stop)
+                pos = stop
+                continue
             nl = buf.index(b"\n", pos)
             self.line += 1
             self._line(buf[pos:nl].rstrip(b"\r"), self.base + pos)
@@ -376,7 +377,7 @@ class _DmpmqmsgReader:
         self.cur.body = bytearray()  # type: ignore[assignment]
         self.has_data = False
         self.text_lines = 0
-        self.codes: set[str] = set()
+        self.codes = set()
         return self.cur
 
     def _finish(self) -> None:
@@ -396,12 +397,17 @@ class _DmpmqmsgReader:
         msg = self._data_target(self.base + a)
         first_line = self.line + 1
         run = buf[a:b]
-        self.line += run.count(b"\n")
-        digits = run.replace(b"\nX", b"\n")[1:].translate(None, b" \t\r\n")
-        try:
-            msg.body += binascii.unhexlify(digits)  # type: ignore[operator]
-        except (binascii.Error, ValueError):
-            self._xrun_slow(msg, run, first_line, self.base + a)
+        lines = run.count(b"\n")
+        self.line += lines
+        # "X" is no hex digit: one translate drops the tags and the blanks; an X anywhere
+        # but at the start of a line (lines == X count fails) takes the careful path
+        if run.count(b"X") == lines:
+            try:
+                msg.body += binascii.unhexlify(run.translate(None, b"X \t\r\n"))  # type: ignore[operator]
+                return
+            except (binascii.Error, ValueError):
+                pass
+        self._xrun_slow(msg, run, first_line, self.base + a)
 
     def _xrun_slow(self, msg: Message, run: bytes, line: int, offset: int) -> None:
         for n, raw in enumerate(run.split(b"\n")[:-1]):
@@ -450,7 +456,7 @@ class _DmpmqmsgReader:
         self._xrun_slow(msg, line + b"\n", self.line, offset)
 
     def _attr(self, line: bytes, offset: int) -> None:
-        code = line[2:5].decode("latin-1")
+        code = line[2:5]
         # a new message starts with attributes after data, or (an empty body) when an
         # attribute comes a second time
         if self.cur is None or self.has_data or code in self.codes:
@@ -458,30 +464,32 @@ class _DmpmqmsgReader:
         self.codes.add(code)
         msg = self.cur
         assert msg is not None
-        value = line[6:].decode("latin-1") if len(line) > 6 else ""
-        where = f"{self.name} line {self.line}"
-        spec = _ATTRS.get(code)
+        spec = _ATTRS_BYTES.get(code)
         if spec is None:
-            msg.problem(f"dmpmqmsg: unknown attribute {code!r}; ignored", offset, where)
+            msg.problem(f"dmpmqmsg: unknown attribute {code.decode('latin-1')!r}; ignored",
+                        offset, f"{self.name} line {self.line}")
             return
         name, kind = spec
+        value = line[6:]
         try:
             if kind is int:
-                msg.mqmd[name] = int(value.strip())
+                msg.mqmd[name] = int(value)
             elif kind is _HEX:
-                raw = bytes.fromhex(value.strip())
+                raw = bytes.fromhex(value.decode("latin-1"))
                 if name in _TEXT_HEX_FIELDS:
                     msg.mqmd[name] = raw.decode("latin-1").rstrip(" \x00")
                 else:
                     msg.mqmd[name] = raw
                     if name == "correlid" and len(raw) not in (20, 24):
                         msg.problem(f"dmpmqmsg: A COI has {len(raw)} bytes, a CorrelId has 24",
-                                    offset, where)
+                                    offset, f"{self.name} line {self.line}")
             else:
-                msg.mqmd[name] = value.rstrip(" ")
+                msg.mqmd[name] = value.decode("latin-1").rstrip(" ")
         except ValueError:
-            msg.problem(f"dmpmqmsg: A {code} value {value.strip()!r} is not "
-                        f"{'a number' if kind is int else 'hex'}; field left out", offset, where)
+            shown = value.decode("latin-1").strip()
+            msg.problem(f"dmpmqmsg: A {code.decode('latin-1')} value {shown!r} is not "
+                        f"{'a number' if kind is int else 'hex'}; field left out", offset,
+                        f"{self.name} line {self.line}")
 
     def _string(self, line: bytes, offset: int) -> None:
         msg = self._data_target(offset)
