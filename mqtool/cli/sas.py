@@ -260,14 +260,15 @@ def _report_table(env: Env, report: Any, outdir: str | None) -> None:
         console.print(f"{where}  (header: dump message {hs.position}; {s.describe()})")
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         for col, just in (("#", "right"), ("type", "left"), ("sender's name", "left"),
-                          ("output", "left"), ("bytes", "right"), ("status", "left")):
+                          ("output", "left"), ("size", "right"), ("status", "left")):
             table.add_column(col, justify=just)  # type: ignore[arg-type]
         table.add_row("", "application message", "", "message.bin" if outdir else "",
                       str(hs.app_size) if hs.app_position else "",
                       "present" if hs.app_position else "missing")
         for a in hs.attachments:
+            size = f"{a.rows} obs" if a.rows is not None else str(a.size)
             table.add_row(str(a.entry.index), a.entry.type_name, a.entry.qualifier2,
-                          a.output or ("-" if outdir else ""), str(a.size), _status(a))
+                          a.output or ("-" if outdir else ""), size, _status(a))
         console.print(table)
         for a in hs.attachments:
             for note in a.anomalies:
@@ -312,8 +313,8 @@ def _report_errors(env: Env, report: Any) -> None:
     for text in report.bad_headers:
         env.error(text)
     for fields, n in report.unplaceable.items():
-        env.error(f"{n} message{'s' * (n != 1)} without {fields} (the dump has no MQMD for "
-                  f"{'them' if n != 1 else 'it'}): counted as orphans")
+        env.error(f"{n} message{'s' * (n != 1)} without {fields} in the dump: "
+                  f"{'they' if n != 1 else 'it'} cannot be placed in an attachment (orphans)")
     incomplete = [(h, a) for h in report.headers for a in h.attachments if not a.complete]
     for h, a in incomplete:
         env.error(f"{h.folder} attachment {a.entry.index} ({a.entry.qualifier2}): {_status(a)}")

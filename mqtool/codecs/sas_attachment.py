@@ -899,6 +899,20 @@ def roles_text(kind: str, entry: Entry | None, seq: int | None, n: int | None) -
 # --------------------------------------------------------------------------- builders
 
 
+def build(request: Any, **options: Any) -> bytes:
+    """Registry protocol (``api.build``): the message set of ``request`` (a
+    ``reassemble.attachment_build.Request``) as dmpmqmsg text. ``options`` are
+    ``BuildOptions`` fields (``settings``, ``max_msg``, ``straddle``, ``seq_order``)."""
+    import io
+
+    from mqtool.io.queue_dump_write import write_dmpmqmsg
+    from mqtool.reassemble.attachment_build import BuildOptions, build_messages
+
+    out = io.BytesIO()
+    write_dmpmqmsg(build_messages(request, BuildOptions(**options)), out)
+    return out.getvalue()
+
+
 def _with_lengths(values: dict[str, Any], s: Settings, *names: str) -> dict[str, Any]:
     """Fill ``<name>_len`` from each string's encoded length."""
     out = dict(values)

@@ -343,6 +343,7 @@ class DatasetWriter:
         for p in obs.problems:
             self.att.anomaly(p, error=True)
         nrows = self.obs_bytes // obs.obslen if obs.obslen else 0
+        self.att.rows = nrows
         if self.att.complete and nrows != ds.nobs:
             self.att.anomaly(f"the definition says {ds.nobs} observations, the messages hold "
                              f"{nrows}", error=True)
@@ -401,6 +402,7 @@ class AttachmentState:
         self.complete = False
         self.missing: list[int | str] = []
         self.output: str | None = None
+        self.rows: int | None = None  # data sets: observations found
         self.size = 0
         self.sha256: str | None = None
         self.pad_noted = False
