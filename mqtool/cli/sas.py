@@ -310,6 +310,10 @@ def _report_json(env: Env, report: Any) -> None:
 def _report_errors(env: Env, report: Any) -> None:
     for p in report.errors:
         env.error(p.reason if p.reason.startswith(p.path) else f"{p.path}: {p.reason}")
+    for p in report.warnings[:10]:
+        env.error(f"warning: {p.path}: {p.reason}")
+    if len(report.warnings) > 10:
+        env.error(f"warning: {len(report.warnings) - 10} more like these")
     for text in report.bad_headers:
         env.error(text)
     for fields, n in report.unplaceable.items():

@@ -170,7 +170,8 @@ class QueueDump:
         if self.requested is not None and self.requested not in FORMATS:
             raise InputError(f"unknown input format {input_format!r}; known: {', '.join(FORMATS)}")
         self.format = ""
-        self.errors: list[Problem] = []
+        self.errors: list[Problem] = []  # problems that made a message unusable
+        self.warnings: list[Problem] = []  # the others (the first 1000)
         self.count = 0
         self.size = _size(path)
         self._done = 0
@@ -178,7 +179,10 @@ class QueueDump:
     def __iter__(self) -> Iterator[Message]:
         for msg in self._messages():
             self.count += 1
-            self.errors.extend(p for p in msg.problems if not msg.usable)
+            if not msg.usable:
+                self.errors.extend(msg.problems)
+            elif msg.problems and len(self.warnings) < 1000:
+                self.warnings.extend(msg.problems)
             yield msg
 
     def _advance(self, n: int) -> None:

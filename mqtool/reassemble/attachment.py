@@ -506,6 +506,7 @@ class Report:
     unplaceable: dict[str, int] = field(default_factory=dict)  # "MsgType, CorrelId" -> count
     bad_headers: list[str] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:
@@ -867,6 +868,7 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
     if src is not None:
         report.dump_format = src.format
         report.errors = list(src.errors)
+        report.warnings = list(src.warnings)
     if report.messages and sum(report.unplaceable.values()) == report.messages:
         fields = " and ".join(sorted(report.unplaceable, key=len)[-1].split(", "))
         raise NoMqmdError(f"{dump}: none of the {report.messages} messages carries {fields} (the "

@@ -459,3 +459,46 @@ def test_mutated_messages_never_crash(tmp_path: Path, data: st.DataObject) -> No
     except MqtoolError:
         return
     assert report.status in (0, 2, 3)
+
+
+def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
+    s = replace(sa.PROFILES["zos"], record_nul=True)
+    request = seed_request()
+    msgs = list(build_messages(request, BuildOptions(s, max_msg=64)))
+    assert msgs[3].body[4 + 58:] == CONTENT[58:59] + b"\0"  # lrecl 59: record, then its NUL
+    dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
+    r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
+    assert r.status == 0, r.stderr
+    assert (tmp_path / "o" / HEADER_DIR / "mytext.txt").read_bytes() == CONTENT
+    notes = manifest(tmp_path / "o")["attachments"][0]["anomalies"]
+    assert notes == ["records are followed by a NUL byte (detected)"]
+
+
+def test_data_set_with_a_missing_observation_message(tmp_path: Path) -> None:
+    s = sa.PROFILES["zos"]
+    request = Request(attachments=[DatasetAttachment(VARIABLES, ROWS, member="CLASS")])
+    msgs = list(build_messages(request, BuildOptions(s, max_msg=64)))  # whole observations
+    obs = [i for i, m in enumerate(msgs) if m.msgtype == 100001 and
+           sa.dataset_type(m.body, s) == 3 and m.correlid[16:20] != bytes(4)]  # type: ignore[index]
+    assert len(obs) == 3  # 2 + 2 + 1 observations
+    seq = int.from_bytes(msgs[obs[1]].correlid[16:20], "big")  # type: ignore[index]
+    del msgs[obs[1]]
+    dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
+    r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--partial", "--no-xpt")
+    assert r.status == ExitStatus.INCOMPLETE
+    a = manifest(tmp_path / "o")["attachments"][0]
+    assert a["missing"] == [seq] and a["output"] == "CLASS.parquet"
+    t = pq.read_table(tmp_path / "o" / HEADER_DIR / "CLASS.parquet")
+    assert t.column("NAME").to_pylist() == ["ALFRED", "ALICE", "HENRY"]
+    assert f"gap: message {seq} missing" in a["anomalies"]
+    none = mq("reassemble", "attachment", dump, "-o", tmp_path / "n")
+    assert none.status == ExitStatus.INCOMPLETE
+    assert not (tmp_path / "n" / HEADER_DIR / "CLASS.parquet").exists()
+
+
+def test_reader_warnings_reach_stderr(tmp_path: Path) -> None:
+    dump = write_dump(seed_messages("zos"), "dmpmqmsg", tmp_path / "d.qmsg")
+    dump.write_text(dump.read_text().replace("A PRI 0", "A ZZZ 0", 1))
+    r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
+    assert r.status == 0
+    assert "warning: " in r.stderr and "dmpmqmsg: unknown attribute 'ZZZ'; ignored" in r.stderr
