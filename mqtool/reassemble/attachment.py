@@ -23,7 +23,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from mqtool.codecs import sas_attachment as sa
 from mqtool.errors import ExitStatus, MqtoolError
@@ -49,8 +49,9 @@ class Options:
     input_format: str | None = None
 
 
-@dataclass
-class Used:
+class Used(NamedTuple):
+    """One input message a header used (a tuple: one per message, kept to the end)."""
+
     position: int
     correlid: bytes
     role: str
@@ -393,8 +394,8 @@ class AttachmentState:
         self.expected = 1
         self.count: int | None = None
         self.count_position: int | None = None
-        self.held: dict[int, Held] = {}
-        self.fed: dict[int, int] = {}  # seq -> dump position
+        self.held: dict[int, Held] = {}  # early messages, waiting in the spool
+        # messages 1 .. expected-1 went to the writer (in order, so no set of them is kept)
         self.unusable: dict[int, str] = {}
         self.max_seen = 0
         self.anomalies: list[str] = []
@@ -657,7 +658,7 @@ class Reassembler:
         if att.count_position is not None and msg.position > att.count_position:
             att.anomaly(f"the count message (dump message {att.count_position}) came before "
                         f"sequenced message {seq} (dump message {msg.position})")
-        if seq in att.fed or seq in att.held or seq in att.unusable:
+        if seq < att.expected or seq in att.held or seq in att.unusable:
             hs.used.append(Used(msg.position, cid, f"attachment {att.entry.index} message {seq} "
                                 "(duplicate, ignored)"))
             att.anomaly(f"message {seq} appears more than once (dump message {msg.position} "
@@ -682,7 +683,6 @@ class Reassembler:
     def _deliver(self, att: AttachmentState, seq: int, msg: Message) -> None:
         assert att.writer is not None
         att.writer.feed(seq, msg)
-        att.fed[seq] = msg.position
         att.expected = seq + 1
 
     def _drain(self, att: AttachmentState) -> None:
@@ -756,14 +756,14 @@ class Reassembler:
 
     def _complete(self, att: AttachmentState) -> None:
         n = att.count
-        top = max([n or 0, att.max_seen, *att.held, *att.fed])
-        missing: list[int | str] = [k for k in range(1, top + 1)
-                                    if k not in att.fed and k not in att.held]
+        top = max([n or 0, att.max_seen, att.expected - 1, *att.held])
+        missing: list[int | str] = [k for k in range(att.expected, top + 1) if k not in att.held]
         if n is None:
             missing.append("count")
         elif n < 1:
             att.anomaly(f"the count message says {n} messages", error=True)
-        beyond = sorted(k for k in [*att.fed, *att.held] if n is not None and k > n)
+        beyond = [] if n is None else sorted(
+            [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
         if beyond:
             att.anomaly(f"sequence numbers beyond the count {n}: {_ranges(beyond)}", error=True)
         att.missing = missing
@@ -799,7 +799,7 @@ class Reassembler:
         if self.out is None:
             return
         with self.out.create(hs.folder, "manifest.json") as f:
-            f.write(json.dumps(manifest(hs), indent=2, ensure_ascii=False).encode("utf-8") + b"\n")
+            write_manifest(f, hs)
 
 
 def _mqmd_hints(msg: Message) -> dict[str, Any]:
@@ -821,7 +821,21 @@ def _ranges(ks: list[int]) -> str:
     return ", ".join(out)
 
 
-def manifest(hs: HeaderState) -> dict[str, Any]:
+def write_manifest(f: IO[bytes], hs: HeaderState) -> None:
+    """``manifest.json``, indented, with the (possibly long) ``messages`` list streamed one
+    message a line instead of being built in memory."""
+    head, tail = json.dumps(manifest(hs, messages=False), indent=2, ensure_ascii=False).split(
+        '"messages": []')
+    f.write(head.encode("utf-8") + b'"messages": [')
+    sep = b"\n"
+    for u in sorted(hs.used):
+        f.write(sep + b"    " + json.dumps({"position": u.position, "correlid": u.correlid.hex()
+                                            .upper(), "role": u.role}).encode("utf-8"))
+        sep = b",\n"
+    f.write(b"\n  ]" + tail.encode("utf-8") + b"\n")
+
+
+def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
     """The ``manifest.json`` object of one header (CONTRACTS.md keys, plus ``anomalies``)."""
     h = hs.header
     return {
@@ -846,7 +860,7 @@ def manifest(hs: HeaderState) -> dict[str, Any]:
             "anomalies": a.anomalies,
         } for a in hs.attachments],
         "messages": [{"position": u.position, "correlid": u.correlid.hex().upper(),
-                      "role": u.role} for u in sorted(hs.used, key=lambda u: u.position)],
+                      "role": u.role} for u in sorted(hs.used)] if messages else [],
         "anomalies": hs.anomalies,
     }
 
