@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import codecs
+import io
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +88,9 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     messages (lrecl and file size; len|record pairs), data set definition, variable
     definitions, observations, indexes.
 
-    FILE is one message body (binary, or dump text with --hex), or a queue dump (dmpmqmsg,
-    amqsbcg, MQMD-prefixed binary, mqtool directory): then every message is decoded in the
-    role its header gives it. Byte order, long size, code page and NUL terminators are
+    FILE (or stdin) is one message body (binary, or dump text with --hex), or a queue dump
+    (dmpmqmsg, amqsbcg, MQMD-prefixed binary, mqtool directory): then every message is
+    decoded in the role its header gives it. Byte order, long size, code page and NUL terminators are
     detected (the MQMD's Encoding and CodedCharSetId win when the dump has them); the
     options force them.
     """
@@ -97,14 +99,24 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     if hex_text or input_format == "message":
         return _decode_body(env, file, hex_text, hints, part, text, json_out, raw, annotate, tz)
     kind = None if input_format == "auto" else input_format
-    if kind is None:
+    stream = None
+    if kind is None and file == "-":
+        data = _stdin()
+        from mqtool.io.queue_dump import sniff
+
+        kind = sniff(data)
+        if kind is None:
+            return _decode_data(env, data, "stdin", hints, part, text, json_out, raw, annotate,
+                                tz)
+        stream = io.BytesIO(data)
+    elif kind is None:
         kind = _sniff_path(file)
     if kind is None:
         return _decode_body(env, file, False, hints, part, text, json_out, raw, annotate, tz)
     from mqtool.codecs.sas_attachment import decode_messages
     from mqtool.io.queue_dump import QueueDump
 
-    dump = QueueDump(file, None if kind == "directory" else kind)
+    dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
     status = emit_units(env, decode_messages(iter(dump), hints), json_out=json_out, raw=raw,
                         annotate=annotate, tz=tz)
     if dump.count == 0:
@@ -112,11 +124,15 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     return status
 
 
+def _stdin() -> bytes:
+    if sys.stdin.isatty():
+        raise InputError("no input: give a FILE or pipe data into stdin")
+    return sys.stdin.buffer.read()
+
+
 def _sniff_path(file: str) -> str | None:
-    if file != "-" and Path(file).is_dir():
+    if Path(file).is_dir():
         return "directory"
-    if file == "-":
-        return None  # stdin: one body (a dump on stdin needs --input-format)
     from mqtool.io.queue_dump import sniff
 
     try:
@@ -129,9 +145,19 @@ def _sniff_path(file: str) -> str | None:
 def _decode_body(env: Env, file: str, hex_text: bool, hints: Any, part: str, text: bool,
                  json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
     from mqtool.cli._common import read_unit_input
-    from mqtool.codecs.sas_attachment import decode_part
 
     data = read_unit_input(file, hex_text)
+    return _decode_data(env, data, file, hints, part, text, json_out, raw, annotate, tz,
+                        checked=True)
+
+
+def _decode_data(env: Env, data: bytes, name: str, hints: Any, part: str, text: bool,
+                 json_out: bool, raw: bool, annotate: bool, tz: Any, checked: bool = False) -> int:
+    from mqtool.cli._common import _is_dump_text
+    from mqtool.codecs.sas_attachment import decode_part
+
+    if not checked and _is_dump_text(data):
+        raise InputError(f"{name}: this is hex dump text; add --hex to read it as a dump")
     unit = decode_part(data, part, hints, text=text)
     return emit_units(env, [(unit, data)], json_out=json_out, raw=raw, annotate=annotate, tz=tz)
 

@@ -456,6 +456,14 @@ def decode_application(body: bytes, s: Settings | None) -> Decoded:
     return unit
 
 
+class RecordError(ValueError):
+    """The record stream is broken: why, and where in the message."""
+
+    def __init__(self, reason: str, offset: int) -> None:
+        super().__init__(reason)
+        self.reason, self.offset = reason, offset
+
+
 class RecordStream:
     """The ``len|record`` stream of an external file, fed message by message in sequence
     order. Records and even the length field may straddle message boundaries."""
@@ -516,7 +524,7 @@ class RecordStream:
                 pos += size
             if length < 0:
                 self.broken = True
-                raise ValueError(f"record length {length} is negative")
+                raise RecordError(f"record length {length} is negative", pos - size)
             if self.lrecl and length > self.lrecl:
                 self.oversize += 1
             self.records += 1
@@ -547,7 +555,7 @@ def detect_record_nul(body: bytes, s: Settings, lrecl: int) -> bool:
         try:
             ok = all(not (k == "len" and v > limit) and not (k == "nul" and v != 0)
                      for k, _a, _b, v in rs.pieces(body))
-        except ValueError:
+        except RecordError:
             ok = False
         verdicts[nul] = (ok, ok and rs.at_boundary)
     if verdicts[True][1] and not verdicts[False][1]:
@@ -595,9 +603,8 @@ def decode_records(body: bytes, s: Settings, text: bool, stream: RecordStream | 
             elif kind == "nul" and el is not None:
                 el.spans.append(Span("record_nul", a, b, raw, "", "reserved", "", raw))
                 el.length = b - el.offset
-    except ValueError as e:
-        off = el.offset if el else 0
-        unit.errors.append(Problem("len", off, str(e)))
+    except RecordError as e:
+        unit.errors.append(Problem("len", max(e.offset, 0), e.reason))
     return unit
 
 

@@ -163,8 +163,9 @@ class QueueDump:
     """
 
     def __init__(self, path: str, input_format: str | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, stream: IO[bytes] | None = None) -> None:
         self.path = path
+        self.stream = stream  # read this instead of opening ``path`` (stdin already read)
         self.progress = progress
         self.requested = None if input_format in (None, "auto") else input_format
         if self.requested is not None and self.requested not in FORMATS:
@@ -203,7 +204,7 @@ class QueueDump:
             else:
                 yield from self._read_directory(Path(path))
             return
-        f = _open(path)
+        f = self.stream if self.stream is not None else _open(path)
         try:
             head = f.read(65536)
             kind = self.requested or detect_format(path, head)
@@ -212,7 +213,7 @@ class QueueDump:
             self.format = kind
             yield from self._read_stream(kind, head, f, _display(path), 0)
         finally:
-            if f is not sys.stdin.buffer:
+            if f is not sys.stdin.buffer and f is not self.stream:
                 f.close()
 
     def _read_stream(self, kind: str, head: bytes, f: IO[bytes], name: str,

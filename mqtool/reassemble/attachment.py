@@ -193,9 +193,10 @@ class FileWriter:
                         self.out.write(mv[a:b])
                 elif kind == "nul" and ends:
                     self.att.anomaly(f"message {seq}: record terminator X'{ends:02X}' is not a NUL")
-        except ValueError as e:
-            self.att.anomaly(f"message {seq} (dump message {msg.position}): {e}; the rest of the "
-                             "file cannot be read", error=True)
+        except sa.RecordError as e:
+            self.att.anomaly(f"message {seq} (dump message {msg.position}), offset "
+                             f"X'{e.offset:04X}': {e.reason}; the rest of the file cannot be "
+                             "read", error=True)
 
     def _line(self) -> None:
         text = bytes(self.line).decode(self.s.codepage)

@@ -87,3 +87,12 @@ def test_progress_bar_only_on_a_terminal(in_root: None) -> None:
         update(100)
     with _Progress(Env(stderr=io.StringIO()), "testdata/sas/class-zos.qmsg") as update:
         assert update is None
+
+
+def test_a_dump_on_stdin_is_recognised(in_root: None) -> None:
+    data = Path("testdata/sas/mytext-win.qmsg").read_bytes()
+    r = mq("decode", "sas-attachment", "--json", input=data)
+    assert r.status == 0, r.stderr
+    assert [json.loads(x)["role"] for x in r.text.splitlines()][-1] == "attachment 1 count"
+    body = mq("decode", "sas-attachment", input=bytes.fromhex("00000003"))
+    assert body.text.startswith("COUNT element at offset X'0000'")

@@ -502,3 +502,18 @@ def test_reader_warnings_reach_stderr(tmp_path: Path) -> None:
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
     assert r.status == 0
     assert "warning: " in r.stderr and "dmpmqmsg: unknown attribute 'ZZZ'; ignored" in r.stderr
+
+
+def test_broken_record_length_is_located(tmp_path: Path) -> None:
+    msgs = seed_messages("zos")
+    body = bytearray(msgs[4].body)  # sequenced message 3: one 40-byte record
+    body[0:4] = b"\xff\xff\xff\xf0"
+    msgs[4] = replace(msgs[4], body=bytes(body))
+    r = mq("reassemble", "attachment", write_dump(msgs, "dmpmqmsg", tmp_path / "d"),
+           "-o", tmp_path / "o")
+    assert r.status == ExitStatus.DECODE
+    a = manifest(tmp_path / "o")["attachments"][0]
+    assert a["complete"] is True  # every message is there, but the content is damaged
+    assert ("message 3 (dump message 5), offset X'0000': record length -16 is negative; the rest "
+            "of the file cannot be read") in a["anomalies"]
+    assert "declared file size 100, rebuilt 60 bytes" in a["anomalies"]
