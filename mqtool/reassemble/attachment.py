@@ -16,6 +16,7 @@ leaves no file behind otherwise.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import json
@@ -33,6 +34,9 @@ from mqtool.model import Problem
 
 RESERVED_NAMES = {"message.bin", "manifest.json"}
 NEWLINES = {"lf": b"\n", "crlf": b"\r\n"}
+MISSING_LIST_LIMIT = 10_000  # sequence numbers listed in a manifest's "missing"
+LINE_LIMIT = 16 << 20  # a text record longer than this is written in pieces
+DEFINITIONS_LIMIT = 64 << 20  # data set definition / variable / index bytes
 
 
 @dataclass
@@ -158,6 +162,8 @@ class FileWriter:
         self.lrecl = 0
         self.filesize: int | None = None
         self.line = bytearray()
+        self.decoder = codecs.getincrementaldecoder(self.s.codepage)()
+        self.long_lines = 0
         self.newline = NEWLINES[options.newline]
         self.replaced = 0
         self.records = 0
@@ -189,6 +195,8 @@ class FileWriter:
                         self.line += mv[a:b]
                         if ends:
                             self._line()
+                        elif len(self.line) > LINE_LIMIT:
+                            self._line(end=False)
                     else:
                         self.out.write(mv[a:b])
                 elif kind == "nul" and ends:
@@ -198,16 +206,22 @@ class FileWriter:
                              f"X'{e.offset:04X}': {e.reason}; the rest of the file cannot be "
                              "read", error=True)
 
-    def _line(self) -> None:
-        text = bytes(self.line).decode(self.s.codepage)
+    def _line(self, end: bool = True) -> None:
+        """Write the record collected so far: a whole line, or (``end`` False: a record
+        longer than LINE_LIMIT, memory stays bounded) a piece of one."""
+        text = self.decoder.decode(bytes(self.line), final=end)
         try:
             data = text.encode(self.o.encoding)
         except UnicodeEncodeError:
             data = text.encode(self.o.encoding, errors="replace")
             self.replaced += sum(1 for ch in text if not _encodable(ch, self.o.encoding))
-        self.out.write(data + self.newline)
+        self.out.write(data + self.newline if end else data)
         self.line.clear()
-        self.records += 1
+        if end:
+            self.records += 1
+        elif not self.long_lines:
+            self.long_lines += 1
+            self.att.anomaly(f"a record longer than {LINE_LIMIT} bytes was written in pieces")
 
     def gap(self, seq: int) -> None:
         if self.stream is not None:
@@ -277,6 +291,11 @@ class DatasetWriter:
         if kind != self.kind:
             self._close_group()
             self.kind = kind
+        if kind != 3 and len(self.group) + len(body) > DEFINITIONS_LIMIT:
+            self.att.anomaly(f"more than {DEFINITIONS_LIMIT >> 20} MiB of "
+                             f"{sa.DATASET_MESSAGES[kind]}: not a plausible data set; message "
+                             f"{seq} dropped", error=True)
+            return
         if kind == 3:
             if self.obs is None:
                 where = None
@@ -758,7 +777,16 @@ class Reassembler:
     def _complete(self, att: AttachmentState) -> None:
         n = att.count
         top = max([n or 0, att.max_seen, att.expected - 1, *att.held])
-        missing: list[int | str] = [k for k in range(att.expected, top + 1) if k not in att.held]
+        missing: list[int | str] = []
+        for k in range(att.expected, top + 1):  # listed up to a limit: a count may be hostile
+            if len(missing) >= MISSING_LIST_LIMIT:
+                break
+            if k not in att.held:
+                missing.append(k)
+        absent = max(0, top - att.expected + 1) - sum(1 for k in att.held if k >= att.expected)
+        if absent > len(missing):
+            att.anomaly(f"{absent} sequence numbers are missing (up to {top}); \"missing\" lists "
+                        f"the first {len(missing)}", error=True)
         if n is None:
             missing.append("count")
         elif n < 1:

@@ -517,3 +517,32 @@ def test_broken_record_length_is_located(tmp_path: Path) -> None:
     assert ("message 3 (dump message 5), offset X'0000': record length -16 is negative; the rest "
             "of the file cannot be read") in a["anomalies"]
     assert "declared file size 100, rebuilt 60 bytes" in a["anomalies"]
+
+
+def test_a_hostile_count_does_not_list_a_billion_missing_messages(tmp_path: Path) -> None:
+    msgs = seed_messages("zos")
+    msgs[5] = replace(msgs[5], body=bytes.fromhex("41000003"))  # count 1090519043
+    r = mq("reassemble", "attachment", write_dump(msgs, "dmpmqmsg", tmp_path / "d"),
+           "-o", tmp_path / "o")
+    assert r.status == ExitStatus.INCOMPLETE
+    a = manifest(tmp_path / "o")["attachments"][0]
+    assert a["missing"][:2] == [4, 5] and len(a["missing"]) == 10_000
+    assert ("1090519040 sequence numbers are missing (up to 1090519043); \"missing\" lists the "
+            "first 10000") in a["anomalies"]
+
+
+def test_an_endless_text_record_is_written_in_pieces(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from mqtool.reassemble import attachment
+
+    monkeypatch.setattr(attachment, "LINE_LIMIT", 100)
+    line = "é" * 500
+    request = Request(attachments=[FileAttachment(data=(line + "\n").encode(), name="t.txt",
+                                                  text=True)])
+    s = replace(sa.PROFILES["linux"], codepage="utf-8")
+    msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
+    report = reassemble("", str(tmp_path / "o"), messages=msgs, hints=sa.Hints(codepage="utf-8"))
+    assert report.status == 0
+    assert (tmp_path / "o" / HEADER_DIR / "t.txt").read_text(encoding="utf-8") == line + "\n"
+    assert "a record longer than 100 bytes was written in pieces" in report.headers[0].attachments[
+        0].anomalies
