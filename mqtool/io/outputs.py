@@ -17,7 +17,9 @@ from mqtool.errors import EnvError, MqtoolError
 _DEVICES = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"} | {
     f"{d}{n}" for d in ("COM", "LPT") for n in "0123456789¹²³"
 }
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"|?*]')
+# C0/C1 controls (EBCDIC NL X'15' decodes to U+0085), bidi overrides and isolates (names
+# that display as "txt.exe"), line/paragraph separators, and the characters Windows refuses
+_UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069<>:"|?*]')
 
 
 class OutputExistsError(MqtoolError):
