@@ -6,17 +6,19 @@ A command parses its options, calls one library function, hands the result to
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import tzinfo
+from pathlib import Path
 from typing import IO, Any
 
 import click
 
-from mqtool.errors import ExitStatus, InputError
+from mqtool.errors import DecodeError, ExitStatus, InputError
 from mqtool.model import Decoded
 
 
@@ -165,19 +167,72 @@ def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def read_unit_input(file: str, hex_text: bool) -> bytes:
+def read_unit_input(file: str, hex_text: bool, data: bytes | None = None) -> bytes:
     """The bytes to decode: binary, or the bytes of dump text with ``--hex``.
 
     Binary input that is really dump text gets a hint instead of a confusing decode error.
+    ``data`` is stdin already read (by ``read_sources``).
     """
     from mqtool.io.inputs import read_input
 
-    if file == "-" and _isatty(sys.stdin):
-        raise InputError("no input: give a FILE or pipe data into stdin")
-    data = read_input(file, hex_text)
+    if data is None:
+        if file == "-" and _isatty(sys.stdin):
+            raise InputError("no input: give a FILE or pipe data into stdin")
+        data = read_input(file, hex_text)
+    elif hex_text:
+        from mqtool.io.undump import undump
+
+        data = undump(data.decode("utf-8", "replace"))
     if not hex_text and _is_dump_text(data):
         raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
     return data
+
+
+@dataclass
+class Source:
+    """One unit of input to decode: the whole input, or one message of a queue dump."""
+
+    data: bytes
+    message: Any = None  # io.queue_dump.Message when the input is a queue dump
+
+
+def open_queue_dump(file: str, input_format: str | None = None) -> tuple[Any, bytes | None]:
+    """``(QueueDump, None)`` when FILE (or stdin) is a queue dump — dmpmqmsg, amqsbcg,
+    MQMD-prefixed binary, a directory of them —, else ``(None, stdin bytes if read)``."""
+    from mqtool.io.queue_dump import QueueDump, sniff
+
+    if input_format not in (None, "auto"):
+        return QueueDump(file, input_format), None
+    if file == "-":
+        if _isatty(sys.stdin):
+            raise InputError("no input: give a FILE or pipe data into stdin")
+        data = sys.stdin.buffer.read()
+        kind = sniff(data)
+        return (QueueDump("-", kind, stream=io.BytesIO(data)), None) if kind else (None, data)
+    p = Path(file)
+    if p.is_dir():
+        return QueueDump(file), None
+    try:
+        with p.open("rb") as f:
+            kind = sniff(f.read(65536))
+    except OSError:
+        return None, None  # read_unit_input reports it
+    return (QueueDump(file, kind), None) if kind else (None, None)
+
+
+def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
+    """The input as decoders see it: each message body of a queue dump, or one blob."""
+    if not hex_text:
+        dump, data = open_queue_dump(file)
+        if dump is not None:
+            for msg in dump:
+                yield Source(msg.body, msg)
+            if dump.count == 0:
+                raise DecodeError("queue-dump", "", 0, f"{file}: no messages in this {dump.format} dump")
+            return
+        yield Source(read_unit_input(file, hex_text, data))
+        return
+    yield Source(read_unit_input(file, hex_text))
 
 
 def _is_dump_text(data: bytes) -> bool:
@@ -227,8 +282,10 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
                 for text in unit_lines(unit, tz):
                     env.line(text)
         first = False
+        where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
+                 if "message" in unit.attrs else "")
         for p in unit.errors:
-            env.error(f"{unit.format}: {p.describe()}")
+            env.error(f"{unit.format}: {where}{p.describe()}")
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()

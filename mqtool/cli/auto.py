@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from mqtool.cli._common import decoder_options, emit_units, get_env
+from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump
 from mqtool.errors import DecodeError, ExitStatus, InputError, MqtoolError
 
 
@@ -36,7 +36,18 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     from mqtool.codecs import registry
 
     env = get_env()
-    data = _read(file, hex_text)
+    dump, stdin_data = (None, None) if hex_text else open_queue_dump(file)
+    if dump is not None:  # each message with the codec its MsgType names or its body suggests
+        units = registry.decode_messages(dump)
+        if not json_out:
+            env.line("format queue dump: each message decoded with the codec its MsgType or "
+                     "its bytes point to")
+        status = emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                            strict_problems=strict)
+        if dump.count == 0:
+            raise DecodeError("queue-dump", "", 0, f"{file}: no messages in this {dump.format} dump")
+        return status
+    data = stdin_data if stdin_data is not None else _read(file, hex_text)
     found = registry.identify(data)
     choice = registry.best_codec(found)
     if choice is None:

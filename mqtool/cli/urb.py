@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from mqtool.cli import BUILD, DECODE
-from mqtool.cli._common import color_option, decoder_options, emit_units, get_env, read_unit_input
+from mqtool.cli._common import color_option, decoder_options, emit_units, get_env, read_sources
 from mqtool.errors import DecodeError, ExitStatus
+from mqtool.io.queue_dump import label_unit
 
 
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -47,13 +48,18 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     from mqtool.codecs import urb
 
     env = get_env()
-    data = read_unit_input(file, hex_text)
-    if not data:
-        raise DecodeError(urb.FORMAT, "", 0, "empty input: no message to decode")
-    units = ((u, data[u.offset:u.offset + u.length])
-             for u in urb.decode(data, codepage=codepage, byte_order=byte_order,
-                                 urbi_data=urbi_data))
-    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+
+    def units():  # type: ignore[no-untyped-def]
+        for src in read_sources(file, hex_text):
+            data = src.data
+            if not data and src.message is None:
+                raise DecodeError(urb.FORMAT, "", 0, "empty input: no message to decode")
+            for u in urb.decode(data, codepage=codepage, byte_order=byte_order, urbi_data=urbi_data):
+                if src.message is not None:
+                    label_unit(u, src.message)
+                yield u, data[u.offset:u.offset + u.length]
+
+    return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
 
 
 TYPES = ("open", "close", "inst", "tran", "stat")

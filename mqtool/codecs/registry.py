@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 from mqtool.errors import InputError, MqtoolError
+from mqtool.model import Decoded, Problem
 
 CODECS: dict[str, str] = {
     "urb": "mqtool.codecs.urb",
@@ -152,3 +154,34 @@ def text_detections(data: bytes) -> list[Detection]:
                                   {"hex": True})]
     return found + [Detection(d.format, d.confidence, f"{where}: {d.reason}",
                               {**d.options, "hex": True}) for d in inner]
+
+
+# --------------------------------------------------------------------------- queue dumps
+
+# MQMD MsgType values that name a codec: the protocol says what the body is
+MSGTYPE_FORMATS = {100000: "sas-attachment", 100001: "sas-attachment"}
+
+
+def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
+    """Each message of a queue dump (``io.queue_dump.Message``) decoded with the codec its
+    MsgType names (a codec's ``MessageDecoder`` keeps state across messages), or else the
+    codec that recognises its body best; each unit says which message it came from."""
+    from mqtool.io.queue_dump import label_unit
+
+    stateful: dict[str, Any] = {}
+    for msg in messages:
+        body, fmt = msg.body, MSGTYPE_FORMATS.get(msg.msgtype)
+        if fmt in available():
+            if fmt not in stateful:
+                stateful[fmt] = codec(fmt).MessageDecoder()
+            yield stateful[fmt].decode(msg)
+            continue
+        choice = best_codec(identify(body, text_kinds=False))
+        if choice is None:
+            unit = Decoded("unknown", 0, len(body))
+            unit.problems.append(Problem("", 0, f"no codec recognises this {len(body)}-byte body"))
+            yield label_unit(unit, msg, "not decoded"), body
+            continue
+        for unit in codec(choice.format).decode(body, **choice.options):
+            yield (label_unit(unit, msg, f"{choice.format} ({choice.confidence:.2f})"),
+                   body[unit.offset:unit.offset + unit.length])

@@ -1003,15 +1003,24 @@ class _Att:
     dataset: DatasetContext = field(default_factory=DatasetContext)
 
 
-def decode_messages(messages: Iterator[Any], hints: Hints = Hints(),
-                    obs_layout: str = "definition") -> Iterator[tuple[Decoded, bytes]]:
-    """Each message of a queue dump (``io.queue_dump.Message``) decoded in its role, known
-    from the headers seen so far; messages whose header comes later are decoded alone."""
-    from mqtool.io.mqmd import byte_order_of, ccsid_codec, float_format_of
+class MessageDecoder:
+    """Decodes the messages of a queue dump one at a time, each in the role the headers seen
+    so far give it (``io.queue_dump.Message`` in, ``(Decoded, body)`` out)."""
 
-    apps: dict[bytes, Header] = {}
-    atts: dict[bytes, _Att] = {}
-    for msg in messages:
+    def __init__(self, hints: Hints = Hints(), obs_layout: str = "definition") -> None:
+        self.hints, self.obs_layout = hints, obs_layout
+        self.apps: dict[bytes, Header] = {}
+        self.atts: dict[bytes, _Att] = {}
+
+    @staticmethod
+    def takes(msg: Any) -> bool:
+        """Is this a SAS attachment message (or one whose MsgType the dump does not give)?"""
+        return msg.msgtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE, None)
+
+    def decode(self, msg: Any) -> tuple[Decoded, bytes]:
+        from mqtool.io.mqmd import byte_order_of, ccsid_codec, float_format_of
+
+        hints, apps, atts = self.hints, self.apps, self.atts
         cid, mtype, body = msg.correlid, msg.msgtype, msg.body
         h = replace(hints, mqmd_byte_order=byte_order_of(msg.encoding),
                     mqmd_codepage=ccsid_codec(msg.ccsid), mqmd_float=float_format_of(msg.encoding))
@@ -1039,14 +1048,18 @@ def decode_messages(messages: Iterator[Any], hints: Hints = Hints(),
             unit.problems.append(Problem("", 0, f"MsgType {mtype} is not a SAS attachment message "
                                          "(100000 / 100001); not decoded"))
             role = "not an attachment message"
-        for p in msg.problems:
-            (unit.problems if msg.usable else unit.errors).append(p)
-        cid_hex = cid.hex().upper() if cid else "none"
-        unit.title = (f"message {msg.position} ({msg.source}): MsgType {mtype}, CorrelId "
-                      f"{cid_hex}: {role}")
-        unit.attrs = {"message": msg.position, "source": msg.source, "msgtype": mtype,
-                      "correlid": cid.hex().upper() if cid else None, "role": role, **unit.attrs}
-        yield unit, body
+        from mqtool.io.queue_dump import label_unit
+
+        return label_unit(unit, msg, role), body
+
+
+def decode_messages(messages: Iterator[Any], hints: Hints = Hints(),
+                    obs_layout: str = "definition") -> Iterator[tuple[Decoded, bytes]]:
+    """Each message of a queue dump (``io.queue_dump.Message``) decoded in its role, known
+    from the headers seen so far; messages whose header comes later are decoded alone."""
+    decoder = MessageDecoder(hints, obs_layout)
+    for msg in messages:
+        yield decoder.decode(msg)
 
 
 def _decode_piece(att: _Att, cid: bytes, body: bytes) -> tuple[Decoded, str]:

@@ -35,7 +35,7 @@ from typing import IO, Any
 
 from mqtool.errors import InputError
 from mqtool.io.mqmd import FIELD_NAMES, HEX_FIELDS, INT_FIELDS, TEXT_FIELDS, parse_mqmd, sniff_mqmd
-from mqtool.model import Problem
+from mqtool.model import Decoded, Problem
 
 FORMATS = ("dmpmqmsg", "amqsbcg", "mqmd-binary", "mqtool-dir")
 INDEX = "index.jsonl"
@@ -85,6 +85,22 @@ class Message:
         self.usable = self.usable and usable
 
 
+def label_unit(unit: Decoded, msg: Message, role: str = "") -> Decoded:
+    """Say which queue-dump message a decoded unit came from (title and JSON attributes
+    ``message``, ``source``, ``msgtype``, ``correlid``); the reader's problems with the
+    message join the unit's, as errors when the body is unusable."""
+    for p in msg.problems:
+        (unit.problems if msg.usable else unit.errors).append(p)
+    cid = msg.correlid
+    cid_hex = cid.hex().upper() if cid else None
+    what = f": {role}" if role else (f": {unit.title}" if unit.title else "")
+    unit.title = (f"message {msg.position} ({msg.source}): MsgType {msg.msgtype}, "
+                  f"CorrelId {cid_hex or 'none'}{what}")
+    unit.attrs = {"message": msg.position, "source": msg.source, "msgtype": msg.msgtype,
+                  "correlid": cid_hex, **({"role": role} if role else {}), **unit.attrs}
+    return unit
+
+
 # --------------------------------------------------------------------------- sniffing
 
 _DMP_LINE = re.compile(rb"^(?:A [A-Z]{3}(?: |\r?$)|N\r?$|X [0-9A-Fa-f]|S \"|T )")
@@ -97,7 +113,7 @@ def sniff(data: bytes) -> str | None:
     if sniff_mqmd(data) is not None or data[:4] in (b"MD  ", b"\xd4\xc4\x40\x40"):
         return "mqmd-binary" if sniff_mqmd(data + bytes(400)) is not None else None
     head = data[:65536]
-    if _AMQSBCG.search(head):
+    if _AMQSBCG.search(head) and _is_text(head):  # a browse listing is text, not a body
         return "amqsbcg"
     lines = head.splitlines()
     if len(head) == 65536 and len(lines) > 1:
@@ -120,6 +136,18 @@ def sniff(data: bytes) -> str | None:
     if seen or b"dmpmqmsg" in head[:400].lower() or b"qload" in head[:400].lower():
         return "dmpmqmsg" if seen or head.startswith(b"*") else None
     return None
+
+
+def _is_text(head: bytes) -> bool:
+    """UTF-8 text with line ends and no control bytes but tab, CR, LF, FF (a browse listing;
+    a binary body that merely contains the word is not one)."""
+    sample = head[:4096]
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(sample) - 3:  # not just a character cut at the sample's end
+            return False
+    return b"\n" in head and not any(b < 0x20 and b not in b"\t\r\n\x0c" for b in sample)
 
 
 def detect_format(path: str, head: bytes | None = None) -> str:
