@@ -265,7 +265,7 @@ def _hex(arr: pa.Array) -> pa.Array:
     if len(arr) == 0:
         return pa.array([], pa.string())
     text = _tables("cp037")[0]
-    validity, offsets, data = arr.buffers()
+    _validity, offsets, data = arr.buffers()
     off = np.frombuffer(offsets, np.int32, len(arr) + 1, arr.offset * 4)
     raw = np.frombuffer(data, np.uint8, off[-1] - off[0], off[0]) if data is not None else \
         np.zeros(0, np.uint8)
