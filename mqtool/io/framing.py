@@ -227,14 +227,16 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             continue
         # ---------------------------------------------------------- blocks
         if framing == "bdw" and (block_end < 0 or here == block_end):
-            if left < 4 and not final:
+            if left < 8 + DATE_LEN and not final:
                 more()
                 continue
             blen = _bdw_len(buf, pos)
-            if not blen:
+            rlen = _rdw_len(buf, pos + 4)
+            if not (blen and rlen and rlen + 4 <= blen and pat.match(buf, pos + 8)):
+                what = "is not a block descriptor" if not blen else \
+                    "is not followed by an RDW and a record date"
                 bad = _Bad(here, buf[pos:pos + HEAD], BAD_BDW,
-                           f"BDW X'{buf[pos:pos + 4].hex().upper()}' is not a block descriptor",
-                           "bdw.length")
+                           f"BDW X'{buf[pos:pos + 4].hex().upper()}' {what}", "bdw.length")
                 pos += 1
                 continue
             cur_block = block_resume = here
