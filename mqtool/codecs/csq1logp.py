@@ -53,6 +53,7 @@ UOW_TYPES = {"BUR": "begin unit of recovery", "CP": "checkpoint information"}
 COMMIT_STATUS = {"B": "backed out", "C": "committed", "I": "inflight"}
 SHUNT = {"S": "shunted record", "N": "not shunted"}
 BORA = {"B": "before image", "A": "after image"}
+BORA_MEANING = {**BORA, "": "blank (not an ALTER record)"}
 NULLS8 = "\x00" * 8
 CONNECTION_TYPES = {
     "BATCH": "batch", "RRSBATCH": "RRS batch", "IMS": "IMS", "CICS": "CICS",
@@ -131,7 +132,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
         "csshuntrba" / Hex(6),
         "lsegment" / v.S4,
     )
-    bora = dsect("CSBORA", "csbora" / Means(v.text(1), BORA))
+    bora = dsect("CSBORA", "csbora" / Means(v.text(1), BORA_MEANING))
     assert logd.size == FIXED, logd.size
     return Layouts(v.codepage, rdw, bdw, logd, bora)
 

@@ -89,7 +89,7 @@ def test_81_every_field_at_its_file_offset() -> None:
     j = u.to_json()["elements"][1]["fields"]
     assert j["dtodout"] == "2024-03-15T13:45:12.345678Z" and j["dtime"] == "2024-03-15T13:45:12.333000Z"
     assert j["csurid"] == "00000A1B2C3D" and j["cslogrba"] == "00000A1B3040"
-    assert (0xDECC38049F04E000 - 0xDECC38049BEC8000) / 4_096_000 == pytest.approx(12.678)
+    assert pytest.approx(12.678) == (0xDECC38049F04E000 - 0xDECC38049BEC8000) / 4_096_000
 
 
 def test_81_builder_is_byte_exact() -> None:
