@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -27,7 +28,15 @@ import pyarrow.compute as pc
 from mqtool.codecs.csq1logp import COMMIT_STATUS, MAX_SEGMENT
 from mqtool.codecs.csq1logp_bulk import MODES, MalformedError, batches, record_schema
 from mqtool.errors import DecodeError, InputError
-from mqtool.io.framing import Index, Split, head_of, resolve_framing, sparse_index, split_frames
+from mqtool.io.framing import (
+    Index,
+    IndexPass,
+    Split,
+    head_of,
+    resolve_framing,
+    sparse_index,
+    split_frames,
+)
 
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
            ".parquet": "parquet", ".pq": "parquet"}
@@ -165,26 +174,32 @@ class Summary:
 
 def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
          split_size: int = SPLIT_SIZE, index_all: bool = False) -> list[Index]:
-    """Framing and splits of every input. Files larger than two splits (or all, with
-    ``index_all``) get a header pass; smaller ones are one split."""
+    """Framing and splits of every input. With ``index_all`` every file gets the header
+    pass (splits, counts); otherwise each file is one split (counted while decoding)."""
     out = []
     for path in paths:
-        p = Path(path)
-        if not p.is_file():
-            raise InputError(f"{path}: no such file" if not p.exists() else f"{path}: not a regular file")
-        size = p.stat().st_size
-        if index_all or size > 2 * split_size:
-            out.append(sparse_index(str(p), framing, codepage, split_size))
+        size = _check_file(path)
+        if index_all:
+            out.append(sparse_index(path, framing, codepage, split_size))
             continue
-        head = head_of(str(p))
+        head = head_of(path)
         chosen, reason = resolve_framing(head, framing, codepage, final=len(head) == size)
-        out.append(Index(str(p), size, chosen, reason, [Split(str(p), 0, size, 0, chosen)], -1, {},
+        out.append(Index(path, size, chosen, reason, [Split(path, 0, size, 0, chosen)], -1, {},
                          None))
     return out
 
 
-def _decode_split(split: Split, codepage: str, mode: str, name: str) -> tuple[pa.Table, dict[str, Any]]:
-    """Worker: decode one split; returns its rows and its framing counts."""
+def _check_file(path: str) -> int:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such file" if not p.exists() else f"{path}: not a regular file")
+    return p.stat().st_size
+
+
+def _decode_split(split: Split, codepage: str, mode: str, name: str,
+                  spill: str | None = None) -> tuple[pa.Table | str, dict[str, Any]]:
+    """Decode one split; returns its rows (or, in a worker, the Arrow file they were spilled
+    to in ``spill``, cheaper to hand over than a pickle) and its framing counts."""
     counts: Counter[str] = Counter()
     records = 0
     first = ""
@@ -209,49 +224,102 @@ def _decode_split(split: Split, codepage: str, mode: str, name: str) -> tuple[pa
     except MalformedError as e:
         fr = e.frame
         info["failfast"] = (fr.path, fr.offset, f"{fr.error}: {fr.detail} in {name} (mode FAILFAST)")
+    info.update(records=records, errors=dict(counts), first=first)
     table = pa.Table.from_batches(parts, record_schema())
-    return table, {**info, "records": records, "errors": dict(counts), "first": first}
+    if spill is None:
+        return table, info
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="mqtool-split-", suffix=".arrow", dir=spill)
+    with os.fdopen(fd, "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+        w.write_table(table)
+    return path, info
+
+
+def _spill_dir() -> str | None:
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing as mp
+
+    # fork: workers start in milliseconds and inherit the imports; created before any Arrow
+    # thread runs in this process. Elsewhere spawn.
+    method = "fork" if "fork" in mp.get_all_start_methods() and sys.platform == "linux" else "spawn"
+    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
 
 
 def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "PERMISSIVE",
                    workers: int = 1, summary: Summary | None = None,
                    progress: Callable[[int], None] | None = None,
-                   names: dict[str, str] | None = None) -> Iterator[pa.Table]:
-    """Record tables of every split, in file order; fills ``summary``."""
+                   names: dict[str, str] | None = None, split_size: int = SPLIT_SIZE,
+                   pool: ProcessPoolExecutor | None = None) -> Iterator[pa.Table]:
+    """Record tables of every input, in file order; fills ``summary``.
+
+    With a ``pool`` (and ``workers`` > 1) a file larger than two splits is cut by the header
+    pass while the workers already decode the splits found so far.
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     summary = summary if summary is not None else Summary(mode=mode)
-    jobs = [(s, (names or {}).get(ix.path, ix.path)) for ix in indexes for s in ix.splits]
+    names = names or {}
     for ix in indexes:
-        summary.files.append({"file": (names or {}).get(ix.path, ix.path), "bytes": ix.size,
-                              "framing": ix.framing, "framing_reason": ix.framing_reason})
+        name = names.get(ix.path, ix.path)
+        summary.files.append({"file": name, "bytes": ix.size, "framing": ix.framing,
+                              "framing_reason": ix.framing_reason})
         summary.bytes += ix.size
-    if workers > 1 and len(jobs) > 1:
-        import multiprocessing as mp
+        if pool is None or workers < 2 or ix.size <= 2 * split_size:
+            for split in ix.splits:
+                table, info = _decode_split(split, codepage, mode, name)
+                yield from _account(table, info, split, summary, progress)
+            continue
+        from collections import deque
 
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
-        results: Iterator[tuple[pa.Table, dict[str, Any]]] = pool.map(
-            _decode_split, *zip(*[(s, codepage, mode, n) for s, n in jobs], strict=True))
-    else:
-        pool = None
-        results = (_decode_split(s, codepage, mode, n) for s, n in jobs)
-    try:
-        for (split, _name), (table, info) in zip(jobs, results, strict=True):
-            summary.records += info["records"]
-            summary.errors.update(info["errors"])
-            if mode == "DROPMALFORMED":
-                summary.dropped += sum(info["errors"].values())
-            if info["first"] and not summary.first_error:
-                summary.first_error = info["first"]
-            if table.num_rows:
-                yield table
-            if progress:
-                progress(split.size)
-            if "failfast" in info:
-                raise DecodeError("csq1logp", *info["failfast"])
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        spill = _spill_dir()
+        ip = IndexPass(ix.path, ix.framing, codepage, split_size)
+        pending: deque[tuple[Split, Any]] = deque()
+        try:
+            for split in ip.splits():
+                pending.append((split, pool.submit(_decode_split, split, codepage, mode, name, spill)))
+                while pending and pending[0][1].done():
+                    s, fut = pending.popleft()
+                    yield from _account(*_load(fut.result()), s, summary, progress)
+            while pending:
+                s, fut = pending.popleft()
+                yield from _account(*_load(fut.result()), s, summary, progress)
+        finally:
+            for _s, fut in pending:
+                fut.cancel()
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    res = fut.result()[0]
+                    if isinstance(res, str):
+                        os.unlink(res)
+
+
+def _load(result: tuple[pa.Table | str, dict[str, Any]]) -> tuple[pa.Table, dict[str, Any]]:
+    table, info = result
+    if isinstance(table, str):
+        path = table
+        table = pa.ipc.open_file(pa.memory_map(path)).read_all()
+        os.unlink(path)  # the mapping stays valid
+    return table, info
+
+
+def _account(table: pa.Table, info: dict[str, Any], split: Split, summary: Summary,
+             progress: Callable[[int], None] | None) -> Iterator[pa.Table]:
+    summary.records += info["records"]
+    summary.errors.update(info["errors"])
+    if summary.mode == "DROPMALFORMED":
+        summary.dropped += sum(info["errors"].values())
+    if info["first"] and not summary.first_error:
+        summary.first_error = info["first"]
+    if table.num_rows:
+        yield table
+    if progress:
+        progress(split.size)
+    if "failfast" in info:
+        raise DecodeError("csq1logp", *info["failfast"])
 
 
 # --------------------------------------------------------------------------- writers
@@ -373,11 +441,14 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     workers = workers if workers is not None else (os.cpu_count() or 1)
     summary = Summary(mode=mode)
     indexes = plan(paths, framing, codepage, split_size, index_all=False)
+    big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
+    pool = _pool(workers) if big else None  # before this process starts any Arrow thread
     schema = message_schema() if messages else record_schema()
-    writer = Writer(fmt, out, schema)
+    writer = None
     try:
+        writer = Writer(fmt, out, schema)
         tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
-                                                    progress, names)
+                                                    progress, names, split_size, pool)
         if messages:
             batches_ = (b for t in tables for b in t.to_batches())
             tables = reassemble(batches_, max_seg)
@@ -387,7 +458,10 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
                 summary.count_rows(t, messages)
                 writer.write(t)
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return summary
 
 

@@ -35,6 +35,7 @@ class Spec:
     bora: bool = True
     codepage: str = "cp037"
     qmgr: str = "QM01"
+    verbs: tuple[str, ...] = VERBS
 
 
 def messages(spec: Spec) -> Iterator[list[bytes]]:
@@ -45,7 +46,7 @@ def messages(spec: Spec) -> Iterator[list[bytes]]:
         t += timedelta(microseconds=rnd.randrange(1, 5000))
         urid = (0xA1B2C3D + i // 4).to_bytes(6, "big")
         multi = spec.multi_every and i % spec.multi_every == spec.multi_every - 1
-        verb = "MQPUT" if multi else VERBS[rnd.randrange(len(VERBS))]
+        verb = "MQPUT" if multi else spec.verbs[rnd.randrange(len(spec.verbs))]
         size = spec.multi_size if multi else (
             max(0, int(rnd.gauss(spec.avg_data, spec.avg_data / 4))) if verb == "MQPUT" else 0)
         shared = rnd.random() < 0.1

@@ -445,33 +445,50 @@ def head_of(path: str, n: int = 65536) -> bytes:
         return f.read(n)
 
 
+class IndexPass:
+    """The header pass of one file as a generator of splits, so decoding can start while
+    it runs; counts and the first bad span are known once ``splits()`` is exhausted."""
+
+    def __init__(self, path: str, framing: str = "auto", codepage: str = "cp037",
+                 split_size: int = 64 << 20) -> None:
+        import os
+
+        self.path, self.codepage, self.split_size = path, codepage, split_size
+        self.size = os.path.getsize(path)
+        head = head_of(path)
+        self.framing, self.reason = resolve_framing(head, framing, codepage,
+                                                    final=len(head) == self.size)
+        self.records = 0
+        self.errors: dict[str, int] = {}
+        self.first_error: Frame | None = None
+
+    def splits(self) -> Iterator[Split]:
+        start, rec_no = 0, 0
+        boundary = self.split_size
+        for fr in frames(read_chunks(self.path), self.framing, self.codepage):
+            if fr.resume >= boundary and fr.resume > start:
+                yield Split(self.path, start, fr.resume, rec_no, self.framing)
+                start, rec_no = fr.resume, fr.rec_no
+                boundary = fr.resume + self.split_size
+            if fr.error:
+                self.errors[fr.error] = self.errors.get(fr.error, 0) + 1
+                if self.first_error is None:
+                    self.first_error = fr._replace(buf=b"")
+            else:
+                self.records += 1
+        yield Split(self.path, start, self.size, rec_no, self.framing)
+
+    def index(self, splits: list[Split]) -> Index:
+        return Index(self.path, self.size, self.framing, self.reason, splits, self.records,
+                     self.errors, self.first_error)
+
+
 def sparse_index(path: str, framing: str = "auto", codepage: str = "cp037",
                  split_size: int = 64 << 20) -> Index:
     """One header pass: a restart point about every ``split_size`` bytes, record and error
     counts. Splits together cover the file; each frames exactly as the whole file does."""
-    import os
-
-    size = os.path.getsize(path)
-    head = head_of(path)
-    chosen, reason = resolve_framing(head, framing, codepage, final=len(head) == size)
-    starts = [(0, 0)]
-    records = 0
-    errors: dict[str, int] = {}
-    first_error = None
-    boundary = split_size
-    for fr in frames(read_chunks(path), chosen, codepage):
-        if fr.resume >= boundary and fr.resume > starts[-1][0]:
-            starts.append((fr.resume, fr.rec_no))
-            boundary = fr.resume + split_size
-        if fr.error:
-            errors[fr.error] = errors.get(fr.error, 0) + 1
-            if first_error is None:
-                first_error = fr._replace(buf=b"")
-        else:
-            records += 1
-    bounds = [s for s, _ in starts[1:]] + [size]
-    splits = [Split(path, s, e, r, chosen) for (s, r), e in zip(starts, bounds, strict=True)]
-    return Index(path, size, chosen, reason, splits, records, errors, first_error)
+    ip = IndexPass(path, framing, codepage, split_size)
+    return ip.index(list(ip.splits()))
 
 
 def split_frames(split: Split, codepage: str = "cp037", chunk: int = 4 << 20) -> Iterator[Frame]:
