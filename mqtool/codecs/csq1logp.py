@@ -278,7 +278,8 @@ def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = 
                                      f"reading B: ldatalen {ld} is the message total, "
                                      f"this record holds {take} bytes"))
     _dates(unit, f, leap_seconds)
-    unit.title = title + f", {framing.upper()} framing, fixed part {fixed} ({why})"
+    where = f" in the block at X'{block:04X}'" if block >= 0 else ""
+    unit.title = title + f", {framing.upper()} framing{where}, fixed part {fixed} ({why})"
     return unit
 
 

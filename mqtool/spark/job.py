@@ -126,9 +126,9 @@ def package_zip() -> str:
 
 def _conf(master: str, conf: dict[str, str]) -> dict[str, str]:
     out = dict(TUNING)
-    log4j = PACKAGE / "spark" / "log4j2.properties"
-    out["spark.driver.extraJavaOptions"] = f"-Dlog4j.configurationFile=file:{log4j}"
     if master.startswith("local"):
+        log4j = PACKAGE / "spark" / "log4j2.properties"
+        out["spark.driver.extraJavaOptions"] = f"-Dlog4j.configurationFile=file:{log4j}"
         out["spark.pyspark.python"] = sys.executable
         out["spark.pyspark.driver.python"] = sys.executable
         out["spark.sql.shuffle.partitions"] = "8"
@@ -138,11 +138,12 @@ def _conf(master: str, conf: dict[str, str]) -> dict[str, str]:
 
 def submit_line(master: str, conf: dict[str, str], opts: JobOptions) -> str:
     """The spark-submit command line equivalent to this spark-extract run."""
-    parts = ["spark-submit", "--master", master]
-    for k, v in _conf(master, conf).items():
-        parts += ["--conf", f"{k}={v}"]
-    parts += ["--py-files", package_zip(), str(Path(__file__).resolve()), *opts.argv()]
-    return " ".join(shlex.quote(p) for p in parts)
+    q = shlex.quote
+    lines = ["spark-submit", f"--master {q(master)}"]
+    lines += [f"--conf {q(f'{k}={v}')}" for k, v in _conf(master, conf).items()]
+    lines += [f"--py-files {q(package_zip())}", q(str(Path(__file__).resolve())),
+              " ".join(q(a) for a in opts.argv())]
+    return " \\\n  ".join(lines)
 
 
 def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract") -> Any:

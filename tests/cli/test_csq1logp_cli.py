@@ -111,12 +111,17 @@ def test_print_submit(rec_bin: Path, tmp_path: Path) -> None:
     r = mq("spark-extract", rec_bin, "-o", tmp_path / "out", "--master", "yarn", "--conf",
            "spark.executor.memory=4g", "--messages", "--print-submit")
     assert r.status == 0
-    line = r.text.strip()
-    assert line.startswith("spark-submit --master yarn --conf spark.ui.enabled=false")
-    assert "--conf spark.executor.memory=4g" in line and "--messages" in line
-    zip_path = line.split("--py-files ")[1].split()[0]
+    lines = r.text.splitlines()
+    assert lines[:3] == ["spark-submit \\", "  --master yarn \\", "  --conf spark.ui.enabled=false \\"]
+    assert "  --conf spark.executor.memory=4g \\" in lines
+    zip_path = lines[-3].split("--py-files ")[1].rstrip(" \\")
     assert zip_path.endswith(".zip") and os.path.exists(zip_path)
-    assert f"mqtool{os.sep}spark{os.sep}job.py {rec_bin} -o {tmp_path / 'out'}" in line
+    import zipfile
+
+    assert "mqtool/spark/datasource.py" in zipfile.ZipFile(zip_path).namelist()
+    assert lines[-2].endswith(f"mqtool{os.sep}spark{os.sep}job.py \\")
+    assert lines[-1].startswith(f"  {rec_bin} -o {tmp_path / 'out'} --framing auto")
+    assert lines[-1].endswith("--messages")
 
 
 def test_java_missing_or_old_is_an_environment_error(rec_bin: Path, tmp_path: Path) -> None:
