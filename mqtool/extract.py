@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mqtool.codecs.csq1logp import COMMIT_STATUS, MAX_SEGMENT
-from mqtool.codecs.csq1logp_bulk import MODES, MalformedError, batches, record_schema
+from mqtool.codecs.csq1logp_bulk import MODES, MalformedError, batches, numeric, record_schema
 from mqtool.errors import DecodeError, InputError
 from mqtool.io.framing import (
     Index,
@@ -99,7 +99,7 @@ class Filters:
         if not self or table.num_rows == 0:
             return table
         keep = pc.is_valid(table.column("_error"))
-        mask = pa.array(np.ones(table.num_rows, bool))
+        mask = numeric(np.ones(table.num_rows, bool))
         if self.queue:
             # fnmatch's regex, anchored, in RE2 syntax (\\z, not \\Z)
             regex = "|".join(f"(?:^{fnmatch.translate(q).replace(chr(92) + 'Z', chr(92) + 'z')})"

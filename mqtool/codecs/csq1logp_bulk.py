@@ -164,6 +164,19 @@ def _strings(n_rows: int, lens: np.ndarray, data: np.ndarray, valid: np.ndarray 
                                        nulls)
 
 
+def numeric(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """A numpy array (native byte order) as an Arrow array, zero-copy; ``pa.array`` on numpy
+    would import pandas (a second of start-up)."""
+    values = np.ascontiguousarray(values)
+    if values.dtype == bool:
+        bits = pa.py_buffer(np.packbits(values, bitorder="little"))
+        bitmap, nulls = _bitmap(valid)
+        return pa.Array.from_buffers(pa.bool_(), len(values), [bitmap, bits], nulls)
+    bitmap, nulls = _bitmap(valid)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                 [bitmap, pa.py_buffer(values)], nulls)
+
+
 def _bitmap(valid: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
     if valid is None or valid.all():
         return None, 0
@@ -277,7 +290,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
             if f.name == "dtodout":
                 dtodout_us = (us, set_)
         else:
-            cols[f.name] = pa.array(v.astype(v.dtype.newbyteorder("=")))
+            cols[f.name] = numeric(v.astype(v.dtype.newbyteorder("=")))
             if f.name == "ldatalen":
                 problems.append((f.name, c.NEG_LEN, ld < 0))
     problems.append(("lsegment", c.BAD_SEGMENT, seg < 1))
@@ -305,12 +318,12 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
     days = np.floor_divide(us, _US_PER_DAY).astype(np.int32)
     arrays = {
         "file": _repeat(file, n),
-        "offset": pa.array(offset),
-        "rec_no": pa.array(rec_no),
-        "rec_len": pa.array(rec_len.astype(np.int32)),
+        "offset": numeric(offset),
+        "rec_no": numeric(rec_no),
+        "rec_len": numeric(rec_len.astype(np.int32)),
         "log_date": pa.Array.from_buffers(pa.date32(), n, [_bitmap(set_)[0], pa.py_buffer(days)]),
         **cols,
-        "fixed_len": pa.array(fixed.astype(np.int32)),
+        "fixed_len": numeric(fixed.astype(np.int32)),
         "csbora": bora,
         "csvardata": pa.BinaryArray.from_buffers(pa.binary(), n, [None, pa.py_buffer(doff),
                                                                  pa.py_buffer(data)]),
@@ -354,7 +367,7 @@ def _blank_int(text: _Text, mat: np.ndarray) -> tuple[pa.Array, np.ndarray]:
     value = np.zeros(mat.shape[0], np.int64)
     for i in range(n):
         value = np.where(isdig[:, i], value * 10 + d[:, i], value)
-    return pa.array(value.astype(np.int32), mask=~ok), bad
+    return numeric(value.astype(np.int32), ok), bad
 
 
 def _recorddate(text: _Text, mat: np.ndarray) -> tuple[pa.Array, np.ndarray]:
@@ -403,8 +416,7 @@ def _corrupt(n: int, problems: list[tuple[str, str, np.ndarray]]) -> pa.Array:
     offsets = np.zeros(n + 1, np.int32)
     np.cumsum(counts, out=offsets[1:])
     values = pa.array(labels[ks].tolist(), pa.string())
-    return pa.ListArray.from_arrays(pa.array(offsets), values,
-                                    mask=pa.array(counts == 0))
+    return pa.ListArray.from_arrays(numeric(offsets), values, mask=numeric(counts == 0))
 
 
 def _errors(file: str, bad: list[Frame], schema: pa.Schema) -> pa.RecordBatch:

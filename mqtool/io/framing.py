@@ -168,6 +168,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
     if framing not in ("rdw", "bdw", "none"):
         raise ValueError(f"frames() needs a resolved framing, not {framing!r}")
     pat = date_pattern(codepage)
+    match, unpack = pat.match, _HH.unpack_from
     it = iter(chunks)
     buf = b""
     bstart = base  # file offset of buf[0]
@@ -264,6 +265,26 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             pos += length
             continue
         # ---------------------------------------------------------- RDW records
+        if limit is None:
+            # the common case, tight: valid RDW + record date, wholly in the buffer
+            size = len(buf)
+            while pos + 4 + DATE_LEN <= size:
+                rlen, spanning = unpack(buf, pos)
+                if (spanning or rlen < MIN_REC or rlen > MAX_RDW or pos + rlen > size
+                        or not match(buf, pos + 4)):
+                    break
+                here = bstart + pos
+                if end is not None and here >= end:
+                    return
+                yield Frame(here, rlen, 4, n, buf, pos, -1, here)
+                n += 1
+                pos += rlen
+            here = bstart + pos
+            if end is not None and here >= end:
+                return
+            left = size - pos
+            if left == 0:
+                continue
         if limit is not None and limit - here < 4:
             # too little left in the block for an RDW: bad span to the block end
             if left < limit - here and not final:

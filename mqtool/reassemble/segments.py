@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mqtool.codecs.csq1logp import MAX_SEGMENT
-from mqtool.codecs.csq1logp_bulk import record_schema
+from mqtool.codecs.csq1logp_bulk import numeric, record_schema
 
 KEY = ("csqmgrname", "csurid", "csqueuename", "csdmcp", "cssqdmcp", "csverb")
 MESSAGE_EXTRA = [
@@ -165,10 +165,10 @@ def messages(batches: Iterable[pa.RecordBatch], max_seg: int = MAX_SEGMENT) -> I
     for b in batches:
         mask = standalone(b, max_seg)
         if mask.any():
-            yield singles(b.filter(pa.array(mask)))
+            yield singles(b.filter(numeric(mask)))
         if not mask.all():
             done = []
-            for row in b.filter(pa.array(~mask)).to_pylist():
+            for row in b.filter(numeric(~mask)).to_pylist():
                 done += r.feed(row)
             if done:
                 yield pa.Table.from_pylist(done, schema=schema)
