@@ -239,14 +239,16 @@ def run_job(spark: Any, opts: JobOptions, master: str = "") -> dict[str, Any]:
         records = reader.load()
         if opts.messages:
             records = records.persist()
-        _write(records, write_mode, str(out.path("records")))
+        obs = _write(records, write_mode, str(out.path("records")), CORRUPT_COUNTS)
         summary.rows = summary.records + (sum(summary.errors.values())
                                           if opts.mode == "PERMISSIVE" else 0)
-        _count_written(spark, str(out.path("records")), summary, messages=False)
+        summary.corrupt_fields.update({k: v for k, v in obs.items() if v})
         if opts.messages:
-            _write(messages_frame(records, opts.max_seg), write_mode, str(out.path("messages")))
+            obs = _write(messages_frame(records, opts.max_seg), write_mode,
+                         str(out.path("messages")), MESSAGE_COUNTS)
             records.unpersist()
-            _count_written(spark, str(out.path("messages")), summary, messages=True)
+            summary.messages, summary.incomplete = obs.pop("_messages"), obs.pop("_incomplete")
+            summary.message_problems.update({k: v for k, v in obs.items() if v})
     except PySparkException as e:
         raise _spark_error(e) from None
     except Exception as e:
@@ -275,31 +277,47 @@ def _spark_error(e: Exception) -> MqtoolError:
     return EnvError(f"spark-extract: Spark failed: {first[:500]}")
 
 
-def _write(df: Any, mode: str, path: str) -> None:
-    """Parquet partitioned by log_date. No dictionary encoding: on the message data column
-    it costs more than the whole decode and saves nothing (snappy still compresses pages)."""
-    (df.write.mode(mode).option("parquet.enable.dictionary", "false")
+def _write(df: Any, mode: str, path: str, counts: Any) -> dict[str, int]:
+    """Parquet partitioned by log_date; ``counts()`` (name -> aggregate) are observed during
+    the same pass, so the summary costs no second job. No dictionary encoding: on the
+    message data column it costs more than the whole decode and saves nothing."""
+    from pyspark.sql import Observation
+
+    obs = Observation("mqtool")
+    (df.observe(obs, *[c.alias(n) for n, c in counts().items()])
+     .write.mode(mode).option("parquet.enable.dictionary", "false")
      .partitionBy("log_date").parquet(path))
+    return {k: int(v or 0) for k, v in obs.get.items()}
 
 
-def _count_written(spark: Any, path: str, summary: Any, messages: bool) -> None:
-    """Corrupt fields (records) or message verdicts, read back from the written Parquet
-    (only the small columns are read)."""
+def CORRUPT_COUNTS() -> dict[str, Any]:  # noqa: N802 (a table, built lazily)
+    """Rows with a problem in each field that can have one (``_corrupt_fields`` entries)."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    df = spark.read.parquet(path)
-    if not messages:
-        for r in df.select(F.explode("_corrupt_fields").alias("p")).groupBy(
-                F.split("p", ":")[0].alias("f")).count().collect():
-            summary.corrupt_fields[r["f"]] += r["count"]
-        return
+    from mqtool.codecs.csq1logp import layouts
+
+    names = [*layouts().logd.names, "csbora", "csvardata"]
+    return {n: F.sum(F.exists("_corrupt_fields", _starts(f"{n}:")).cast("long")) for n in names}
+
+
+def _starts(prefix: str) -> Any:
+    return lambda x: x.startswith(prefix)
+
+
+MESSAGE_PROBLEMS = ("gap", "duplicate-segment", "orphan-segment", "interleaved", "missing-tail",
+                    "length-mismatch")
+
+
+def MESSAGE_COUNTS() -> dict[str, Any]:  # noqa: N802
+    from pyspark.sql import functions as F  # noqa: N812
+
     ok = F.col("_error").isNull()
-    incomplete = ok & ~F.coalesce(F.col("complete"), F.lit(False))
-    row = df.select(F.sum(ok.cast("long")).alias("n"), F.sum(incomplete.cast("long")).alias("i")).first()
-    summary.messages, summary.incomplete = int(row["n"] or 0), int(row["i"] or 0)
-    for r in df.select(F.explode("problems").alias("p")).groupBy(
-            F.split("p", ":")[0].alias("k")).count().collect():
-        summary.message_problems[r["k"]] += r["count"]
+    out = {"_messages": F.sum(ok.cast("long")),
+           "_incomplete": F.sum((ok & ~F.coalesce(F.col("complete"), F.lit(False))).cast("long"))}
+    for k in MESSAGE_PROBLEMS:
+        out[k] = F.sum(F.size(F.filter(F.coalesce("problems", F.array().cast("array<string>")),
+                                       _starts(f"{k}:"))))
+    return out
 
 
 def messages_frame(records: Any, max_seg: int) -> Any:

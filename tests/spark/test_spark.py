@@ -22,9 +22,12 @@ pytestmark = pytest.mark.spark
 
 
 def damaged_file(tmp_path: Path, framing: str = "rdw") -> Path:
-    """~400 generated records (multi-segment messages included) with two damaged
-    descriptors and a truncated tail: exactly 3 bad spans."""
+    """~400 generated records (multi-segment messages included, and records with field
+    problems) with two damaged descriptors and a truncated tail: exactly 3 bad spans."""
+    from tests.codecs.test_csq1logp import _odd_records
+
     recs = gen.records(gen.Spec(count=400, multi_every=40, multi_size=50_000, seed=21))
+    recs[200:200] = _odd_records()  # every field-level problem, mid-file
     data = gen.framed(recs, framing)
     first = len(recs[0])
     data = gen.damage(data, first, "zero-length")
@@ -104,7 +107,8 @@ def test_spark_extract_job_outputs(spark: Any, tmp_path: Path) -> None:
     s = extract([str(p)], buf, messages=True)
     local_msgs = by_rec([json.loads(x) for x in buf.getvalue().splitlines()])
     spark_msgs = by_rec(spark.read.parquet(str(out / "messages")).toArrow().to_pylist())
-    assert len(spark_msgs) == len(local_msgs) and s.messages == summary["messages"]["total"]
+    assert len(spark_msgs) == len(local_msgs) and s.to_json()["messages"] == summary["messages"]
+    assert summary["corrupt_fields"] == s.to_json()["corrupt_fields"] != {}
     for a, b in zip(spark_msgs, local_msgs, strict=True):
         assert (a["rec_no"], a["segments"], a["complete"], a["problems"]) == \
             (b["rec_no"], b["segments"], b["complete"], b["problems"])
