@@ -15,7 +15,7 @@ null decoded columns; field-level problems fill ``_corrupt_fields``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -482,6 +482,3 @@ def unit_row(unit: Decoded, file: str) -> dict[str, Any]:
 
 _FIELD_NAMES = {*c.layouts().logd.names, "csbora", "csvardata"}
 
-
-def to_utc(dt: datetime | None) -> datetime | None:
-    return None if dt is None else dt.astimezone(UTC)

@@ -190,7 +190,7 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None) 
     try:
         return run_job(spark, opts, master)
     finally:
-        if own and not os.environ.get("MQTOOL_KEEP_SPARK"):
+        if own:
             spark.stop()
 
 
