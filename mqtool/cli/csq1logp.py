@@ -1,0 +1,333 @@
+"""``mqtool decode csq1logp``, ``mqtool extract`` and ``mqtool spark-extract``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from mqtool.cli._common import Env, decoder_options, emit_units, get_env, read_unit_input
+from mqtool.errors import ExitStatus, InputError
+
+FRAMING_HELP = ("Record framing: rdw (FTP 'quote site rdw'), bdw (BDW+RDW blocks, RECFM=U "
+                "copies), none (no RDWs: boundaries from ldatalen), auto (detect).")
+MODE_HELP = ("Bad spans: PERMISSIVE (one error row each, then resynchronise), DROPMALFORMED "
+             "(leave them out, still counted), FAILFAST (stop at the first, exit 2).")
+
+
+def _framing(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--framing", type=click.Choice(["auto", "rdw", "bdw", "none"]),
+                        default="auto", show_default=True, help=FRAMING_HELP)(f)
+
+
+def _codepage(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from mqtool.codepage import codec_name, is_ebcdic
+
+    try:
+        name = codec_name(value)
+    except LookupError as e:
+        raise click.BadParameter(str(e).strip("'\"")) from None
+    if not is_ebcdic(name):
+        raise click.BadParameter(f"{value!r} is not an EBCDIC code page (CSQ1LOGP writes EBCDIC)")
+    return name
+
+
+def _codepage_opt(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--codepage", default="cp037", show_default=True, metavar="CP",
+                        callback=_codepage,
+                        help="EBCDIC code page of the character fields: 037, 500, 1047, 1140, ...")(f)
+
+
+def _mode_opt(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--mode", type=click.Choice(["PERMISSIVE", "DROPMALFORMED", "FAILFAST"],
+                                                    case_sensitive=False),
+                        default="PERMISSIVE", show_default=True, help=MODE_HELP)(f)
+
+
+def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    if value is None:
+        return None
+    from mqtool.extract import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+# --------------------------------------------------------------------------- decode
+
+
+@click.command(short_help="IBM MQ for z/OS CSQ1LOGP EXTRACT records.")
+@decoder_options
+@_framing
+@_codepage_opt
+@click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True,
+              metavar="N", help="Subtract N seconds from STCK times (TOD steered to include leap "
+                                "seconds; 27 since 2017).")
+def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
+                    tz: Any, framing: str, codepage: str, leap_seconds: int) -> int:
+    """Decode the records of a CSQ1LOGP EXTRACT(YES) data set (CSQBACK, CSQCMT, CSQBOTH,
+    CSQINFLT, CSQOBJS) as copied off z/OS: every field of the CSQ4LOGD layout with its byte
+    span, STCK times in UTC (--tz for listings), csrecorddate parsed (z/OS local time, kept
+    naive), keys and RBAs in hex, and the message data.
+
+    The framing is detected (RDW, BDW+RDW or none) unless --framing says; each record's
+    heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
+    span is reported with its offset and decoding resumes at the next record (exit 2).
+    """
+    from mqtool import api
+
+    env = get_env()
+    data = read_unit_input(file, hex_text)
+    units = api.decode("csq1logp", data, framing=framing, codepage=codepage,
+                       leap_seconds=leap_seconds)
+    if not units:
+        raise InputError(f"{file}: empty input, no records")
+    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
+                      json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+
+
+# --------------------------------------------------------------------------- extract
+
+
+@click.command(short_help="Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM).")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("-o", "--output", metavar="OUT",
+              help="Output file; its extension picks the format (.jsonl, .csv, .parquet). "
+                   "Default: JSON lines on stdout.")
+@click.option("--to", type=click.Choice(["jsonl", "csv", "parquet"]), default=None,
+              help="Output format, whatever the extension.")
+@_framing
+@_codepage_opt
+@_mode_opt
+@click.option("--queue", multiple=True, metavar="GLOB",
+              help="Only records of queues matching GLOB (e.g. 'PAYROLL.*'); repeatable.")
+@click.option("--verb", multiple=True, metavar="VERB",
+              help="Only these csverb values (MQPUT, MQGET, ...); repeatable.")
+@click.option("--urid", multiple=True, metavar="HEX", help="Only this unit of work (12 hex digits).")
+@click.option("--qmgr", multiple=True, metavar="NAME", help="Only this queue manager.")
+@click.option("--since", metavar="TIME", help="Only records with dtodout at or after TIME "
+                                                "(ISO-8601, UTC unless it has a zone).")
+@click.option("--until", metavar="TIME", help="Only records with dtodout before TIME.")
+@click.option("--status", multiple=True, metavar="S",
+              help="Only units of work in this state: C/committed, B/backed-out, I/inflight.")
+@click.option("--messages", is_flag=True,
+              help="One row per logical message (multi-segment data reassembled) instead of "
+                   "one per record.")
+@click.option("--max-segment", type=click.IntRange(1, 32752), default=32552, show_default=True,
+              help="Largest data slice of one record (a shorter one ends a message).")
+@click.option("-j", "--workers", type=click.IntRange(1, 256), default=None,
+              help="Processes for large inputs (default: every core).")
+@click.option("--split-size", callback=_size, default="32m", show_default=True, metavar="SIZE",
+              help="Cut files larger than two splits at record boundaries into SIZE pieces.")
+@click.option("--summary", "summary_path", metavar="FILE", help="Also write the summary as JSON.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+def extract(files: tuple[str, ...], output: str | None, to: str | None, framing: str,
+            codepage: str, mode: str, queue: tuple[str, ...], verb: tuple[str, ...],
+            urid: tuple[str, ...], qmgr: tuple[str, ...], since: str | None, until: str | None,
+            status: tuple[str, ...], messages: bool, max_segment: int, workers: int | None,
+            split_size: int, summary_path: str | None, force: bool) -> int:
+    """Decode every record of CSQ1LOGP extract files into rows (JSON lines, CSV or Parquet),
+    with provenance columns file, offset, rec_no, rec_len and log_date (UTC date of dtodout).
+
+    Bad spans (damaged RDWs, truncated tails) follow --mode; field-level problems keep the
+    row and are listed in _corrupt_fields. Large files are split at record boundaries and
+    decoded by every core. Exit status 2 when any bad span was met (the rows were still
+    written), 3 when --messages found incomplete messages.
+    """
+    from mqtool.extract import Filters, output_format
+    from mqtool.extract import extract as run_extract
+
+    env = get_env()
+    try:
+        filters = Filters.make(queue, verb, urid, qmgr, since, until, status)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    fmt = output_format(output, to)
+    paths, names, cleanup = _spool_stdin(files)
+    try:
+        out: Any
+        if output and output != "-":
+            if os.path.exists(output) and not force:
+                from mqtool.io.outputs import OutputExistsError
+
+                raise OutputExistsError(f"{output} exists (use --force to overwrite)")
+            out = output
+        else:
+            if fmt == "parquet":
+                raise click.UsageError("Parquet needs a file: -o OUT.parquet")
+            out = env.stdout
+        total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+        with _progress(env, total) as advance:
+            summary = run_extract(paths, out, fmt=fmt, framing=framing, codepage=codepage,
+                                  mode=mode.upper(), filters=filters, messages=messages,
+                                  max_seg=max_segment, workers=workers, split_size=split_size,
+                                  progress=advance, names=names)
+    finally:
+        for p in cleanup:
+            os.unlink(p)
+    info = summary.to_json()
+    if summary_path:
+        with open(summary_path, "w", encoding="utf-8") as f:
+            json.dump(info, f, indent=2)
+            f.write("\n")
+    if env.stderr_isatty:
+        print_summary(env, info)
+    return _status(env, info)
+
+
+def _status(env: Env, info: dict[str, Any]) -> int:
+    bad = info["bad_spans"]
+    if bad:
+        by = ", ".join(f"{k} {v}" for k, v in info["errors_by_reason"].items())
+        env.error(f"csq1logp: {bad} bad span{'s' if bad > 1 else ''} ({by}); first: "
+                  f"{info.get('first_error', '')}")
+        return ExitStatus.DECODE
+    msgs = info.get("messages")
+    if msgs and msgs["incomplete"]:
+        by = ", ".join(f"{k} {v}" for k, v in msgs["problems"].items())
+        env.error(f"csq1logp: {msgs['incomplete']} incomplete message(s) ({by})")
+        return ExitStatus.INCOMPLETE
+    return ExitStatus.OK
+
+
+def _spool_stdin(files: tuple[str, ...]) -> tuple[list[str], dict[str, str], list[str]]:
+    """``-`` is copied to a temporary file (splits need a seekable file)."""
+    import tempfile
+
+    paths, names, cleanup = [], {}, []
+    for f in files:
+        if f != "-":
+            paths.append(f)
+            continue
+        if sys.stdin.isatty():
+            raise InputError("no input: give a FILE or pipe data into stdin")
+        fd, tmp = tempfile.mkstemp(prefix="mqtool-stdin-")
+        with os.fdopen(fd, "wb") as out:
+            while chunk := sys.stdin.buffer.read(1 << 22):
+                out.write(chunk)
+        paths.append(tmp)
+        names[tmp] = "-"
+        cleanup.append(tmp)
+    return paths, names, cleanup
+
+
+class _progress:  # noqa: N801 (a context manager used like a function)
+    """A rich progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, env: Env, total: int) -> None:
+        self.env, self.total = env, total
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[int], None] | None:
+        if not self.env.stderr_isatty or self.total < (8 << 20):
+            return None
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        self.bar = Progress("extract", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                            TimeRemainingColumn(), console=Console(file=self.env.stderr),
+                            transient=True)
+        self.bar.start()
+        task = self.bar.add_task("extract", total=self.total)
+        return lambda n: self.bar.advance(task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def print_summary(env: Env, info: dict[str, Any]) -> None:
+    """The rich summary on stderr."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=env.stderr, highlight=False)
+    t = Table(title="CSQ1LOGP extract", show_header=False, box=None)
+    t.add_row("files", str(len(info["files"])))
+    t.add_row("bytes", f"{info['bytes']:,}")
+    t.add_row("records", f"{info['records']:,}")
+    t.add_row("bad spans", f"{info['bad_spans']:,}" + (f" ({info['mode']})" if info["bad_spans"] else ""))
+    for reason, n in info["errors_by_reason"].items():
+        t.add_row(f"  {reason}", f"{n:,}")
+    for name, n in info["corrupt_fields"].items():
+        t.add_row(f"  corrupt {name}", f"{n:,}")
+    if "messages" in info:
+        m = info["messages"]
+        t.add_row("messages", f"{m['total']:,} ({m['incomplete']:,} incomplete)")
+        for reason, n in m["problems"].items():
+            t.add_row(f"  {reason}", f"{n:,}")
+    t.add_row("rows written", f"{info['rows_written']:,}")
+    for k in ("output", "elapsed_s", "master"):
+        if k in info:
+            t.add_row(k.replace("_s", " (s)"), str(info[k]))
+    console.print(t)
+
+
+# --------------------------------------------------------------------------- spark-extract
+
+
+@click.command(short_help="Extract CSQ1LOGP records with PySpark into partitioned Parquet.")
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
+@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR",
+              help="Output directory: records/ (Parquet by log_date), messages/, _summary.json.")
+@click.option("--master", default="local[*]", show_default=True, metavar="URL",
+              help="Spark master: local[N], local-cluster[W,C,MB], spark://HOST:PORT, yarn, "
+                   "k8s://...")
+@click.option("--conf", "confs", multiple=True, metavar="K=V", help="Spark configuration; repeatable.")
+@click.option("--print-submit", is_flag=True,
+              help="Print the equivalent spark-submit command line and exit.")
+@_framing
+@_codepage_opt
+@_mode_opt
+@click.option("--split-size", callback=_size, default=None, metavar="SIZE",
+              help="Split size (default: about four splits per core, 1m..128m).")
+@click.option("--messages", is_flag=True,
+              help="Also write messages/: one row per logical message, segments reassembled.")
+@click.option("--max-segment", type=click.IntRange(1, 32752), default=32552, show_default=True,
+              help="Largest data slice of one record (a shorter one ends a message).")
+@click.option("--force", is_flag=True, help="Replace existing records/ and messages/ in OUTDIR.")
+def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
+                  print_submit: bool, framing: str, codepage: str, mode: str,
+                  split_size: int | None, messages: bool, max_segment: int, force: bool) -> int:
+    """Run the same codec inside Spark: a Python DataSource (mqtool.csq1logp) cuts every
+    file into splits at record boundaries (one header pass), decodes them into Arrow
+    batches on the executors, and Spark writes OUTDIR/records/ as Parquet partitioned by
+    log_date (timestamps TIMESTAMP_MICROS). With --messages, OUTDIR/messages/ holds the
+    reassembled messages (only multi-segment records are shuffled). OUTDIR/_summary.json
+    has the counts by reason.
+
+    The default master is an embedded local[*]: no cluster needed, Java 17+ is. mqtool is
+    shipped to the executors as a zip (spark.submit.pyFiles), so a cluster needs only
+    Python with pyarrow and numpy.
+    """
+    from mqtool.spark import job
+
+    env = get_env()
+    conf = {}
+    for kv in confs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise click.BadParameter(f"{kv!r} is not K=V", param_hint="--conf")
+        conf[k.strip()] = v
+    opts = job.JobOptions(inputs=list(inputs), outdir=outdir, framing=framing, codepage=codepage,
+                          mode=mode.upper(), split_size=split_size, messages=messages,
+                          max_seg=max_segment, force=force)
+    if print_submit:
+        env.line(job.submit_line(master, conf, opts))
+        return ExitStatus.OK
+    info = job.run(master, conf, opts)
+    if env.stderr_isatty:
+        print_summary(env, info)
+    return _status(env, info)

@@ -1,0 +1,135 @@
+"""decode csq1logp / extract / spark-extract on the command line: listings, JSON, exit
+statuses, precise errors without tracebacks, the Java check and --print-submit."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mqtool.codecs import csq1logp as c
+from mqtool.codecs import csq1logp_gen as gen
+from tests.helpers import TESTDATA, mq, seed_bytes
+
+DUMP = "testdata/csq1logp/mqput-rdw.dump"
+REC = seed_bytes("csq1logp/mqput-rdw.dump")
+
+
+@pytest.fixture
+def rec_bin(tmp_path: Path) -> Path:
+    p = tmp_path / "rec.bin"
+    p.write_bytes(REC)
+    return p
+
+
+def test_listing_matches_the_golden_file(in_root: None) -> None:
+    r = mq("decode", "csq1logp", "--hex", DUMP)
+    assert r.status == 0 and r.stderr == ""
+    assert r.text == (TESTDATA / "csq1logp" / "mqput-rdw.listing.txt").read_text()
+
+
+def test_listing_tz_and_json(rec_bin: Path) -> None:
+    r = mq("decode", "csq1logp", rec_bin, "--tz", "Europe/Berlin")
+    assert "  dtodout      = 2024-03-15 14:45:12.345678 CET" in r.text.splitlines()
+    j = json.loads(mq("decode", "csq1logp", rec_bin, "--json", "--raw").text)
+    assert j["format"] == "csq1logp" and j["fixed_len"] == 200 and j["reading"] == "A"
+    f = j["elements"][1]["fields"]
+    assert f["csqueuename"] == "APP.INPUT" and f["csqueuename_hex"].startswith("C1D7D74BC9D5")
+    assert f["dtodout_hex"] == "DECC38049F04E000" and j["elements"][1]["data"] == "C8C5D3D3D640E6D6D9D3C4"
+
+
+def test_annotate_labels_fields(rec_bin: Path) -> None:
+    lines = mq("decode", "csq1logp", rec_bin, "--annotate", "--color", "never").text.splitlines()
+    assert lines[1].startswith("0000 00D70000 F2F0F2F4 4BF0F7F5 40F1F37A *.P..2024.075 13:*")
+    assert lines[1].endswith("length spanning csrecorddate")
+
+
+def test_bad_span_partial_result_and_precise_error(tmp_path: Path) -> None:
+    p = tmp_path / "bad.bin"
+    p.write_bytes(REC + b"\x00\x10\x00\x00" + b"\xff" * 20 + REC)
+    r = mq("decode", "csq1logp", p)
+    assert r.status == 2 and "Traceback" not in r.stderr
+    assert r.stderr == ("mqtool: csq1logp: bad-rdw: RDW X'00100000': length 16 outside 203..32760 "
+                        "at rdw.length, offset X'00D7' (215)\n")
+    assert r.text.count("Record ") == 2 and "Bad span 1 at offset X'00D7', 24 bytes" in r.text
+
+
+def test_not_an_extract_and_text_mode(tmp_path: Path) -> None:
+    p = tmp_path / "x.bin"
+    p.write_bytes(b"hello world, this is not an extract" * 10)
+    r = mq("decode", "csq1logp", p)
+    assert r.status == 2 and "not a CSQ1LOGP extract" in r.stderr and "offset X'0000'" in r.stderr
+    p.write_bytes(REC[4:].decode("cp037").encode("latin-1"))
+    r = mq("extract", p)
+    assert r.status == 2 and "text-mode-transfer" in r.stderr and "quote site rdw" in r.stderr
+
+
+def test_bad_options_are_usage_errors(rec_bin: Path) -> None:
+    assert mq("decode", "csq1logp", rec_bin, "--codepage", "ascii").status == 1
+    assert mq("decode", "csq1logp", rec_bin, "--codepage", "cp99999").status == 1
+    r = mq("extract", rec_bin, "--urid", "12")
+    assert r.status == 1 and "--urid" in r.stderr
+    assert mq("extract", rec_bin, "--to", "parquet").status == 1
+
+
+def test_extract_statuses_and_summary(tmp_path: Path) -> None:
+    good = gen.framed(gen.records(gen.Spec(count=20, seed=4)), "rdw")
+    p = tmp_path / "in.bin"
+    p.write_bytes(good[:-30])
+    r = mq("extract", p, "--summary", tmp_path / "s.json")
+    assert r.status == 2 and r.stderr.startswith("mqtool: csq1logp: 1 bad span (truncated-record 1); ")
+    rows = [json.loads(x) for x in r.text.splitlines()]
+    assert len(rows) == 20 and rows[-1]["_error"] == "truncated-record"
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["records"] == 19 and s["bad_spans"] == 1 and s["rows_written"] == 20
+    assert s["files"][0]["framing"] == "rdw"
+    # --messages with a missing tail: status 3
+    q = tmp_path / "m.bin"
+    q.write_bytes(c.build_message({"csrecorddate": "2024.075 13:45:12.345"}, b"a" * 40000)[0])
+    r = mq("extract", q, "--messages")
+    assert r.status == 3 and "1 incomplete message(s) (missing-tail 1)" in r.stderr
+
+
+def test_extract_refuses_to_overwrite(rec_bin: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o.parquet"
+    assert mq("extract", rec_bin, "-o", out).status == 0
+    r = mq("extract", rec_bin, "-o", out)
+    assert r.status == 1 and "--force" in r.stderr
+    assert mq("extract", rec_bin, "-o", out, "--force").status == 0
+
+
+def test_extract_from_stdin() -> None:
+    r = mq("extract", "-", input=REC)
+    row = json.loads(r.text)
+    assert r.status == 0 and row["file"] == "-" and row["csvardata"] == "C8C5D3D3D640E6D6D9D3C4"
+
+
+def test_print_submit(rec_bin: Path, tmp_path: Path) -> None:
+    r = mq("spark-extract", rec_bin, "-o", tmp_path / "out", "--master", "yarn", "--conf",
+           "spark.executor.memory=4g", "--messages", "--print-submit")
+    assert r.status == 0
+    lines = r.text.splitlines()
+    assert lines[:3] == ["spark-submit \\", "  --master yarn \\", "  --conf spark.ui.enabled=false \\"]
+    assert "  --conf spark.executor.memory=4g \\" in lines
+    zip_path = lines[-3].split("--py-files ")[1].rstrip(" \\")
+    assert zip_path.endswith(".zip") and os.path.exists(zip_path)
+    import zipfile
+
+    assert "mqtool/spark/datasource.py" in zipfile.ZipFile(zip_path).namelist()
+    assert lines[-2].endswith(f"mqtool{os.sep}spark{os.sep}job.py \\")
+    assert lines[-1].startswith(f"  {rec_bin} -o {tmp_path / 'out'} --framing auto")
+    assert lines[-1].endswith("--messages")
+
+
+def test_java_missing_or_old_is_an_environment_error(rec_bin: Path, tmp_path: Path) -> None:
+    r = mq("spark-extract", rec_bin, "-o", tmp_path / "o", env={"JAVA_HOME": str(tmp_path)})
+    assert r.status == 4 and "needs Java 17 or newer" in r.stderr and "has no bin/java" in r.stderr
+    java = tmp_path / "bin" / "java"
+    java.parent.mkdir()
+    java.write_text('#!/bin/sh\necho \'openjdk version "11.0.2" 2019-01-15\' >&2\n')
+    java.chmod(java.stat().st_mode | stat.S_IEXEC)
+    r = mq("spark-extract", rec_bin, "-o", tmp_path / "o", env={"JAVA_HOME": str(tmp_path)})
+    assert r.status == 4 and "is Java 11" in r.stderr
