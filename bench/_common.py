@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
+# ... and let `python -m mqtool` in child processes find it too
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
 
 
 def best(fn, *args, runs: int = 3):  # type: ignore[no-untyped-def]
@@ -40,8 +43,6 @@ def best_of(cmd: list[str], runs: int = 3, stdout=subprocess.DEVNULL) -> float: 
 
 
 def random_file(path: Path, size: int) -> Path:
-    import os
-
     if not path.exists() or path.stat().st_size != size:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
