@@ -70,10 +70,7 @@ class Tod(int):
     @classmethod
     def from_datetime(cls, dt: datetime) -> Tod:
         """STCK of an aware (or UTC-naive) datetime; low 12 bits zero."""
-        if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=UTC)
-        delta = dt - EPOCH
-        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        micros = micros_since(dt, EPOCH)
         if micros < 0 or micros >= 1 << 52:
             raise ValueError(f"{dt.isoformat()} is outside the TOD clock range (1900-2042)")
         return cls(micros << 12)
@@ -122,6 +119,14 @@ class Tod(int):
             if exact.micros == tod.micros:
                 return exact
         return tod
+
+
+def micros_since(dt: datetime, epoch: datetime) -> int:
+    """Whole microseconds from ``epoch`` to ``dt`` (naive ``dt`` is taken as UTC)."""
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    delta = dt - epoch
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
 def tod_to_unix_micros(raw: int) -> int:

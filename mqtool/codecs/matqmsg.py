@@ -24,7 +24,7 @@ from mqtool.codecs.registry import Detection
 from mqtool.codepage import codec_name
 from mqtool.errors import BuildError, DecodeError, InputError
 from mqtool.model import HEX, INT, STCK, TEXT, Decoded, Element, Problem, Span, fields_json
-from mqtool.tod import Tod
+from mqtool.tod import Tod, micros_since
 
 FORMAT = "matqmsg"
 PARTS = ("receiver", "selection")
@@ -92,11 +92,7 @@ class MiTime(Tod):
     @classmethod
     def from_datetime(cls, dt: datetime) -> MiTime:
         """MI time of an aware (or UTC-naive) datetime; uniqueness bits zero."""
-        if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=UTC)
-        delta = dt - MI_EPOCH
-        micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-        raw = MI_EPOCH_RAW + (micros << 12)
+        raw = MI_EPOCH_RAW + (micros_since(dt, MI_EPOCH) << 12)
         if not 0 <= raw < 1 << 64:
             raise ValueError(f"{dt.isoformat()} is outside the MI time range (1928-2071)")
         return cls(raw)

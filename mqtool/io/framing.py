@@ -449,16 +449,9 @@ class Index:
 def read_chunks(path: str, start: int = 0, end: int | None = None,
                 chunk: int = 4 << 20) -> Iterator[bytes]:
     """Bytes ``start..end`` of a file in chunks."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        left = None if end is None else end - start
-        while left is None or left > 0:
-            data = f.read(chunk if left is None else min(chunk, left))
-            if not data:
-                return
-            if left is not None:
-                left -= len(data)
-            yield data
+    from mqtool.io.inputs import iter_chunks
+
+    return iter_chunks(path, start, None if end is None else end - start, chunk)
 
 
 def head_of(path: str, n: int = 65536) -> bytes:
