@@ -351,6 +351,16 @@ class Urb:
     ELEMENT: Layout
 
 
+# where the walker peeks before it knows the variant: offsets from the URBH declaration
+URBHLEN_AT, URBHVERS_AT, URBHBORD_AT, URBHLENT_AT = (
+    _urbh(Variant()).offset_of(n) for n in ("urbhlen", "urbhvers", "urbhbord", "urbhlent"))
+
+
+def _at(el: Element, name: str) -> int:
+    """Absolute offset of a field of a decoded element (for problems that point at it)."""
+    return next((sp.start for sp in el.spans if sp.name == name), el.offset)
+
+
 @lru_cache(maxsize=32)
 def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
     """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
@@ -398,13 +408,14 @@ def detect(data: bytes) -> Detection | None:
         eye = head.decode(DEFAULT_EBCDIC if ecs == "ebcdic" else DEFAULT_ASCII)
         return Detection(FORMAT, 0.5, f"{eye} eyecatcher in {ecs.upper()} without a URBH "
                                       "(ADARPE extract?)", {"codepage": _default_cp(ecs)})
-    order = byte_order_of(bytes(data[10:12]))
+    order = byte_order_of(bytes(data[URBHBORD_AT:URBHBORD_AT + 2]))
     if order is None:
+        bord = bytes(data[URBHBORD_AT:URBHBORD_AT + 2]).hex().upper()
         return Detection(FORMAT, 0.4, f"URBH eyecatcher in {cs.upper()}, but urbhbord "
-                                      f"X'{bytes(data[10:12]).hex().upper()}' is neither 0001 nor 0100")
+                                      f"X'{bord}' is neither 0001 nor 0100")
     bo = "big" if order == "big" else "little"
-    hlen = int.from_bytes(data[4:8], bo, signed=True)
-    lent = int.from_bytes(data[12:16], bo)
+    hlen = int.from_bytes(data[URBHLEN_AT:URBHLEN_AT + 4], bo, signed=True)
+    lent = int.from_bytes(data[URBHLENT_AT:URBHLENT_AT + 4], bo)
     reason = (f"URBH eyecatcher in {cs.upper()}, urbhbord {order}-endian, urbhlen {hlen}, "
               f"urbhlent {lent}")
     options = {"codepage": _default_cp(cs), "byte_order": order}
@@ -471,7 +482,7 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
                                     "neither 'URBH' in EBCDIC (X'E4D9C2C8') nor in ASCII "
                                     "(X'55524248')"), None
     cp = cp or _default_cp(cs or "ebcdic")
-    bord = data[off + 10:off + 12]
+    bord = data[off + URBHBORD_AT:off + URBHBORD_AT + 2]
     bad_bord = None
     if order is None:
         order = byte_order_of(bord)
@@ -491,11 +502,11 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
         return unit, None
     unit.elements.append(urbh)
     if bad_bord:
-        unit.errors.append(Problem("urbh.urbhbord", off + 10, bad_bord))
+        unit.errors.append(Problem("urbh.urbhbord", off + URBHBORD_AT, bad_bord))
         return unit, None
     v = _values(lay.URBH, urbh)
     if v["urbhbord"] != 1:
-        unit.problems.append(Problem("urbh.urbhbord", off + 10,
+        unit.problems.append(Problem("urbh.urbhbord", off + URBHBORD_AT,
                                      f"urbhbord reads {v['urbhbord']} {order}-endian, not 1 "
                                      "(byte order forced)"))
     if v["urbhvers"] != URBHVER1:
@@ -506,7 +517,7 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
                                      f"urbhlen {v['urbhlen']} is not 64; elements read from +64"))
     lent = v["urbhlent"]
     if lent < URBHL:
-        unit.errors.append(Problem("urbh.urbhlent", off + 12,
+        unit.errors.append(Problem("urbh.urbhlent", off + URBHLENT_AT,
                                    f"urbhlent {lent} is shorter than the 64-byte URBH"))
         return unit, None
     end = off + lent
@@ -680,11 +691,11 @@ class _Walk:
         """Where the data after an element's fixed part is, checked against its lengths."""
         pos, length = el.offset, el.length
         if lenh < minimum or lenh > length:
-            self.error(f"{prefix}.{name}lenh", pos + 8,
+            self.error(f"{prefix}.{name}lenh", _at(el, f"{name}lenh"),
                        f"{name}lenh {lenh} is outside {minimum}..{name}len ({length})")
             return None
         if lend < 0 or lenh + lend > length:
-            self.error(f"{prefix}.{name}lend", pos + 12,
+            self.error(f"{prefix}.{name}lend", _at(el, f"{name}lend"),
                        f"{name}lend {lend} does not fit: {name}lenh {lenh} + {lend} > {name}len {length}")
             return None
         start = pos + lenh
@@ -837,7 +848,7 @@ class _Walk:
         start, stop = where
         count, size = v["urbfcntg"], v["urbfleng"]
         if count * size != stop - start:
-            self.problem(f"{prefix}.urbflend", pos + 12,
+            self.problem(f"{prefix}.urbflend", _at(el, "urbflend"),
                          f"urbflend {stop - start} is not urbfcntg {count} x urbfleng {size}")
         if count and size < 4:
             self.error(f"{prefix}.urbfleng", pos + 0x52, f"urbfleng {size} is too small for a URBG")
@@ -862,7 +873,7 @@ class _Walk:
             return
         want = _values(self.lay.URBR, self.urbr).get("urbrdcnt")
         if isinstance(want, int) and want != self.images:
-            self.problem(f"{self._path(self.urbr)}.urbrdcnt", self.urbr.offset + 12,
+            self.problem(f"{self._path(self.urbr)}.urbrdcnt", _at(self.urbr, "urbrdcnt"),
                          f"urbrdcnt says {want} URBDs, {self.images} follow")
         self.urbr = None
 

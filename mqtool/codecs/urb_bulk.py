@@ -42,6 +42,18 @@ from mqtool.codecs.urb import (
     _message,
     layouts,
 )
+from mqtool.codecs.urb import (
+    URBHBORD_AT as BORD,
+)
+from mqtool.codecs.urb import (
+    URBHLEN_AT as HLEN,
+)
+from mqtool.codecs.urb import (
+    URBHLENT_AT as LENT,
+)
+from mqtool.codecs.urb import (
+    URBHVERS_AT as VERS,
+)
 from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
 from mqtool.tod import UNIX_OFFSET_US
 
@@ -129,13 +141,13 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
         return [], [], [], []
     rows = padded[cand[:, None] + np.arange(16)]
     cs = np.where(rows[:, 0] == EBCDIC_URBH[0], 0, 1)
-    bord = rows[:, 10].astype(np.int32) << 8 | rows[:, 11]
+    bord = rows[:, BORD].astype(np.int32) << 8 | rows[:, BORD + 1]
     big = bord == 1
-    lent = np.where(big, np.ascontiguousarray(rows[:, 12:16]).view(">u4").ravel(),
-                    np.ascontiguousarray(rows[:, 12:16]).view("<u4").ravel()).astype(np.int64)
-    hlen = np.where(big, np.ascontiguousarray(rows[:, 4:8]).view(">i4").ravel(),
-                    np.ascontiguousarray(rows[:, 4:8]).view("<i4").ravel())
-    vers = rows[:, 8].astype(np.int32) << 8 | rows[:, 9]
+    lent = np.where(big, np.ascontiguousarray(rows[:, LENT:LENT + 4]).view(">u4").ravel(),
+                    np.ascontiguousarray(rows[:, LENT:LENT + 4]).view("<u4").ravel()).astype(np.int64)
+    hlen = np.where(big, np.ascontiguousarray(rows[:, HLEN:HLEN + 4]).view(">i4").ravel(),
+                    np.ascontiguousarray(rows[:, HLEN:HLEN + 4]).view("<i4").ravel())
+    vers = rows[:, VERS].astype(np.int32) << 8 | rows[:, VERS + 1]
     valid = ((bord == 1) | (bord == 0x100)) & (hlen == URBHL) & (lent >= URBHL) & (cand + lent <= n)
     valid &= np.where(cs == 0, vers == 0xF0F1, vers == 0x3031)
     if forced is not None:
@@ -168,12 +180,12 @@ def _headers(data: bytes, byte_order: str | None, out: Columns):  # type: ignore
     off = offs[-1] + lens[-1] if offs else 0
     while off < n:
         h = data[off:off + 16]
-        eye, bord = h[:4], h[10:12]
+        eye, bord = h[:4], h[BORD:BORD + 2]
         cs = 0 if eye == EBCDIC_URBH else 1 if eye == ASCII_URBH else -1
         big = True if bord == BORD_BIG else False if bord == BORD_LITTLE else None
-        lent = int.from_bytes(h[12:16], "big" if big else "little") if big is not None else 0
+        lent = int.from_bytes(h[LENT:LENT + 4], "big" if big else "little") if big is not None else 0
         if (cs >= 0 and big is not None and (forced is None or forced == big)
-                and h[4:10] == HEADERS[(cs, big)][2] + HEADERS[(cs, big)][1]
+                and h[HLEN:BORD] == HEADERS[(cs, big)][2] + HEADERS[(cs, big)][1]
                 and lent >= URBHL and off + lent <= n):
             offs.append(off)
             lens.append(lent)
