@@ -327,6 +327,14 @@ class Layout:
         order = endians.pop() if endians else ">"
         return struct.Struct(order + "".join(f.fmt or "" for f in self.fields))
 
+    @property
+    def format(self) -> str:
+        """The ``struct`` format derived from the declaration (fixed layouts): what hot loops
+        that cannot afford ``parse`` unpack with, instead of a hand-written copy."""
+        if self._fast is None:
+            raise TypeError(f"{self.name} is not a fixed-size layout")
+        return self._fast.format
+
     def field(self, name: str) -> FieldInfo:
         for f in self.fields:
             if f.name == name:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from mqtool.codecs.csq1logp import layouts as _layouts
 from mqtool.codepage import codec_name
 from mqtool.errors import DecodeError
 
@@ -30,12 +31,12 @@ FIXED = 199  # CSQ4LOGD fixed part without csbora
 MIN_REC = 4 + FIXED  # smallest RDW length of a record
 MAX_RDW = 32760
 MAX_DATA = 32752  # largest ldatalen that fits one record
-LDATALEN_AT = 97
 DATE_LEN = 21
 HEAD = 256  # bytes of a bad span kept for its error row
 KEEP = 40  # bytes kept across chunks while looking for a resync point
-_HH = struct.Struct(">HH")
-_L = struct.Struct(">l")
+_HH = struct.Struct(_layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
+_L = struct.Struct(">" + _layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
+LDATALEN_AT = _layouts().logd.offset_of("ldatalen")
 
 # error reasons (the summary counts by these)
 BAD_RDW = "bad-rdw"
