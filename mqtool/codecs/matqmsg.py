@@ -328,6 +328,14 @@ def _derived(path: str, start: int, value: object, meaning: str, raw: bytes) -> 
     return Span(path, start, start + 1, value, meaning, INT, "", raw)
 
 
+def _keep_partial(unit: Decoded, err: DecodeError, title: str) -> None:
+    """Keep what a truncated template decoded, labelled partial."""
+    if isinstance(err.partial, Element) and err.partial.spans:
+        err.partial.title = title
+        err.partial.length = err.partial.spans[-1].end - err.partial.offset
+        unit.elements.append(err.partial)
+
+
 def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None = None,
                      codepage: str | None = "cp037") -> Decoded:
     """The selection template at ``offset`` (to the end of ``data``) with its key:
@@ -341,10 +349,7 @@ def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None
     try:
         el = layout.parse(data, offset, prefix="selection", fmt=FORMAT)
     except DecodeError as e:
-        if isinstance(e.partial, Element) and e.partial.spans:
-            e.partial.title = f"MATQMSG message selection template at X'{offset:04X}' (partial)"
-            e.partial.length = e.partial.spans[-1].end - offset
-            unit.elements.append(e.partial)
+        _keep_partial(unit, e, f"MATQMSG message selection template at X'{offset:04X}' (partial)")
         unit.errors.append(Problem(e.path, e.offset, e.reason + " (the template is at least 16 bytes)"))
         return unit
     el.title = f"MATQMSG message selection template at offset X'{offset:04X}'"
@@ -532,10 +537,7 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
     try:
         head = RECEIVER.parse(data, offset, prefix="receiver", fmt=FORMAT)
     except DecodeError as e:
-        if isinstance(e.partial, Element) and e.partial.spans:
-            e.partial.title = f"MATQMSG receiver at offset X'{offset:04X}' (partial)"
-            e.partial.length = e.partial.spans[-1].end - offset
-            unit.elements.append(e.partial)
+        _keep_partial(unit, e, f"MATQMSG receiver at offset X'{offset:04X}' (partial)")
         provided = int.from_bytes(data[offset:offset + 4], signed=True) if n >= 4 else None
         avail = int.from_bytes(data[offset + 4:offset + 8], signed=True) if n >= 8 else None
         if provided is not None and provided < MIN_PROVIDED:

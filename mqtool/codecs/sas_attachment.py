@@ -635,31 +635,25 @@ def parse_vardefs(stream: bytes, s: Settings, start: int = 0, first: int = 1
                   ) -> tuple[list[Element], DecodeError | None]:
     """Variable definitions until the stream ends (a partial one is returned as the error);
     ``first`` numbers them when earlier messages held some."""
-    lay = layouts_for(s).vardef
+    return _parse_run(stream, layouts_for(s).vardef, start, first, "VARIABLE")
+
+
+def parse_indexes(stream: bytes, s: Settings, start: int = 0) -> tuple[list[Element], DecodeError | None]:
+    return _parse_run(stream, layouts_for(s).index, start, 1, "INDEX")
+
+
+def _parse_run(stream: bytes, lay: Layout, start: int, first: int, name: str
+               ) -> tuple[list[Element], DecodeError | None]:
+    """Repeated records of one layout until the stream ends, numbered from ``first``."""
     out: list[Element] = []
     pos = start
     while pos < len(stream):
         n = first + len(out)
         try:
-            el = lay.parse(stream, pos, prefix=f"variable[{n}]", fmt=FORMAT)
+            el = lay.parse(stream, pos, prefix=f"{name.lower()}[{n}]", fmt=FORMAT)
         except DecodeError as e:
             return out, e
-        el.title = f"VARIABLE[{n}] element at offset X'{pos:04X}'"
-        out.append(el)
-        pos += el.length
-    return out, None
-
-
-def parse_indexes(stream: bytes, s: Settings, start: int = 0) -> tuple[list[Element], DecodeError | None]:
-    lay = layouts_for(s).index
-    out: list[Element] = []
-    pos = start
-    while pos < len(stream):
-        try:
-            el = lay.parse(stream, pos, prefix=f"index[{len(out) + 1}]", fmt=FORMAT)
-        except DecodeError as e:
-            return out, e
-        el.title = f"INDEX[{len(out) + 1}] element at offset X'{pos:04X}'"
+        el.title = f"{name}[{n}] element at offset X'{pos:04X}'"
         out.append(el)
         pos += el.length
     return out, None
