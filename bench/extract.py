@@ -1,7 +1,11 @@
 """CSQ1LOGP bulk extraction: ``mqtool extract`` -> Parquet against a minimal numpy-decode +
 pyarrow-write baseline, and ``mqtool spark-extract`` on local[1] and local[2].
 
-    python bench/extract.py [MB] [--no-spark]        # default 200 MB of ~1.6 KB records
+    python bench/extract.py [MB] [--no-spark] [--out DIR]   # default 200 MB of ~1.6 KB records
+
+``--out DIR`` puts every output there (e.g. ``/dev/shm/mqtool-bench``, to measure the
+computation without a virtual disk's write-back in the figures); the input stays in
+bench/out/.
 
 The input is generated (deterministic, RDW framing, MQPUT records with ~1.4 KB of data,
 some multi-segment messages) and cached under bench/out/. Each command runs in its own
@@ -19,6 +23,9 @@ import time
 from pathlib import Path
 
 from _common import OUT, ROOT, mqtool_cmd
+
+WRITE = Path(sys.argv[sys.argv.index("--out") + 1]) if "--out" in sys.argv else OUT
+WRITE.mkdir(parents=True, exist_ok=True)
 
 sys.path.insert(0, str(ROOT))
 
@@ -117,27 +124,31 @@ def spark_steady(master: str, src: str) -> None:
     import os
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    import shutil
+
     from mqtool.spark.job import JobOptions, run_job, session
 
     spark = session(master, {})
     times = []
     for i in range(3):
-        out = OUT / f"spark-{master.replace('[', '').replace(']', '')}-{i}"
+        out = WRITE / f"spark-{master.replace('[', '').replace(']', '')}-{i}"
         t = time.perf_counter()
         run_job(spark, JobOptions([src], str(out), force=True))
         times.append(time.perf_counter() - t)
+        shutil.rmtree(out)  # 200 MB a run: do not measure a filling disk
     spark.stop()
     print(min(times[1:]))
 
 
 def spark_run(src: Path, master: str) -> tuple[float, float]:
     """(steady job seconds in a warm session, cold wall seconds of one CLI run)."""
-    r = subprocess.run([sys.executable, __file__, "spark", master, str(src)], capture_output=True,
+    r = subprocess.run([sys.executable, __file__, "spark", master, str(src), "--out", str(WRITE)],
+                       capture_output=True,
                        text=True, check=False, env=ENV)
     if r.returncode:
         sys.exit(f"spark bench failed:\n{r.stderr[-2000:]}")
     steady = float(r.stdout.strip().splitlines()[-1])
-    out = OUT / f"spark-cli-{master.replace('[', '').replace(']', '')}"
+    out = WRITE / f"spark-cli-{master.replace('[', '').replace(']', '')}"
     t = time.perf_counter()
     r = subprocess.run([*mqtool_cmd(), "spark-extract", str(src), "-o", str(out), "--master",
                         master, "--force"], capture_output=True, text=True, check=False, env=ENV)
@@ -147,7 +158,8 @@ def spark_run(src: Path, master: str) -> tuple[float, float]:
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    args = [a for k, a in enumerate(sys.argv[1:], 1)
+            if not a.startswith("--") and sys.argv[k - 1] != "--out"]
     if args and args[0] == "spark":
         spark_steady(args[1], args[2])
         return
@@ -169,9 +181,9 @@ def main() -> None:
     size = src.stat().st_size / 1e6
     recs = size * 1e6 / 1604
     print(f"input: {src.name}, {size:.0f} MB, ~{recs / 1000:.0f}k records of ~1.6 KB (RDW)")
-    t_base = timed([sys.executable, __file__, "baseline", str(src), str(OUT / "baseline.parquet")], 3)
-    t_mq = timed([*mqtool_cmd(), "extract", str(src), "-o", str(OUT / "mqtool.parquet"), "--force"], 3)
-    t_mq1 = timed([*mqtool_cmd(), "extract", str(src), "-o", str(OUT / "mqtool1.parquet"), "--force",
+    t_base = timed([sys.executable, __file__, "baseline", str(src), str(WRITE / "baseline.parquet")], 3)
+    t_mq = timed([*mqtool_cmd(), "extract", str(src), "-o", str(WRITE / "mqtool.parquet"), "--force"], 3)
+    t_mq1 = timed([*mqtool_cmd(), "extract", str(src), "-o", str(WRITE / "mqtool1.parquet"), "--force",
                    "-j", "1"], 3)
     print(f"  baseline numpy + pyarrow   {t_base:7.2f} s  {size / t_base:7.1f} MB/s")
     print(f"  mqtool extract -> Parquet  {t_mq:7.2f} s  {size / t_mq:7.1f} MB/s   "

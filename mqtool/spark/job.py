@@ -8,8 +8,12 @@ through spark-submit with this file as the application::
 
 mqtool goes to the executors as a zip of the package (``SparkContext.addPyFile`` in
 process, ``--py-files`` / ``spark.submit.pyFiles`` with spark-submit). The driver does the
-header pass (sparse index: splits and counts by reason), the executors decode with the
-DataSource, Spark writes ``records/`` (and ``messages/``) partitioned by ``log_date``.
+header pass (sparse index: splits and counts by reason); then, by default, each executor
+task decodes its split and writes its own ``records/log_date=.../part-N.parquet`` with
+pyarrow (``direct.py``: one core per task, nothing but a stats row crosses into the JVM);
+with ``--writer spark`` the executors decode through the DataSource and Spark's writer
+produces ``records/``. ``messages/`` (with ``--messages``) is always Spark's: only the
+multi-segment records are shuffled.
 """
 
 from __future__ import annotations
@@ -55,11 +59,13 @@ class JobOptions:
     messages: bool = False
     max_seg: int = 32552
     force: bool = False
+    writer: str = "arrow"  # "arrow": executors write with pyarrow (direct.py); "spark"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def argv(self) -> list[str]:
         out = [*self.inputs, "-o", self.outdir, "--framing", self.framing, "--codepage",
-               self.codepage, "--mode", self.mode, "--max-segment", str(self.max_seg)]
+               self.codepage, "--mode", self.mode, "--max-segment", str(self.max_seg),
+               "--writer", self.writer]
         if self.split_size:
             out += ["--split-size", str(self.split_size)]
         if self.messages:
@@ -240,22 +246,35 @@ def run_job(spark: Any, opts: JobOptions, master: str = "") -> dict[str, Any]:
         splits += [[s.path, s.start, s.end, s.rec_no, s.framing] for s in ix.splits]
     if opts.mode == "DROPMALFORMED":
         summary.dropped = sum(summary.errors.values())
-    reader = (spark.read.format(NAME).option("framing", opts.framing)
-              .option("codepage", opts.codepage).option("mode", opts.mode)
-              .option("_splits", json.dumps(splits)))
     write_mode = "overwrite" if opts.force else "errorifexists"
     try:
-        records = reader.load()
-        if opts.messages:
-            records = records.persist()
-        obs = _write(records, write_mode, str(out.path("records")), CORRUPT_COUNTS)
+        if opts.writer == "arrow":  # the executors decode and write (direct.py)
+            from mqtool.spark.direct import write_records
+
+            rec_dir = out.path("records")
+            if rec_dir.exists():
+                shutil.rmtree(rec_dir)  # --force was checked above
+            rec_dir.mkdir(parents=True)
+            _rows, problems = write_records(spark, splits, {}, str(rec_dir), opts.codepage,
+                                            opts.mode)
+            summary.corrupt_fields.update(problems)
+            records = spark.read.parquet(str(rec_dir)) if opts.messages else None
+        else:  # Spark's own writer, through the DataSource
+            reader = (spark.read.format(NAME).option("framing", opts.framing)
+                      .option("codepage", opts.codepage).option("mode", opts.mode)
+                      .option("_splits", json.dumps(splits)))
+            records = reader.load()
+            if opts.messages:
+                records = records.persist()
+            obs = _write(records, write_mode, str(out.path("records")), CORRUPT_COUNTS)
+            summary.corrupt_fields.update({k: v for k, v in obs.items() if v})
         summary.rows = summary.records + (sum(summary.errors.values())
                                           if opts.mode == "PERMISSIVE" else 0)
-        summary.corrupt_fields.update({k: v for k, v in obs.items() if v})
         if opts.messages:
             obs = _write(messages_frame(records, opts.max_seg), write_mode,
                          str(out.path("messages")), MESSAGE_COUNTS)
-            records.unpersist()
+            if opts.writer != "arrow":
+                records.unpersist()
             summary.messages, summary.incomplete = obs.pop("_messages"), obs.pop("_incomplete")
             summary.message_problems.update({k: v for k, v in obs.items() if v})
     except PySparkException as e:
@@ -407,13 +426,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--messages", action="store_true")
     p.add_argument("--max-segment", type=int, default=32552)
     p.add_argument("--force", action="store_true")
+    p.add_argument("--writer", default="arrow", choices=["arrow", "spark"])
     a = p.parse_args(argv)
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.appName("mqtool spark-extract").getOrCreate()
     prepare(spark)
     opts = JobOptions(a.inputs, a.output, a.framing, a.codepage, a.mode, a.split_size, a.messages,
-                      a.max_segment, a.force)
+                      a.max_segment, a.force, a.writer)
     try:
         info = run_job(spark, opts)
     except MqtoolError as e:

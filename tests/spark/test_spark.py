@@ -81,13 +81,18 @@ def test_failfast_fails_the_job(spark: Any, tmp_path: Path) -> None:
         df.collect()
 
 
-def test_spark_extract_job_outputs(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("writer", ["arrow", "spark"])
+def test_spark_extract_job_outputs(spark: Any, tmp_path: Path, writer: str) -> None:
     from mqtool.spark.job import JobOptions, run_job
 
     p = damaged_file(tmp_path, "bdw")
     out = tmp_path / "out"
-    info = run_job(spark, JobOptions([str(p)], str(out), messages=True, split_size=1 << 20))
+    info = run_job(spark, JobOptions([str(p)], str(out), messages=True, split_size=1 << 20,
+                                     writer=writer))
     local = local_rows(p)
+    # records/: every row, every value, as the local extract has them (log_date from the path)
+    written = by_rec(spark.read.parquet(str(out / "records")).toArrow().to_pylist())
+    assert written == by_rec(local)
     reasons: dict[str, int] = {}
     for r in local:
         if r["_error"]:
