@@ -410,14 +410,20 @@ def expected(desc: dict) -> dict:
 ENCODINGS = [("ebcdic", "big"), ("ebcdic", "little"), ("ascii", "big"), ("ascii", "little")]
 
 
+def _built(data: st.DataObject, encoding: str, byte_order: str):  # type: ignore[no-untyped-def]
+    """A drawn request description, its bytes, and how decode must read URBI data."""
+    desc = data.draw(descriptions(encoding, byte_order))
+    built = build(from_mapping(desc))
+    urbi_data = "isn" if any("isns" in u for u in desc["urbis"]) else "selection"
+    return desc, built, urbi_data
+
+
 @pytest.mark.parametrize(("encoding", "byte_order"), ENCODINGS)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_decode_of_build_is_identity(encoding: str, byte_order: str, data: st.DataObject) -> None:
-    desc = data.draw(descriptions(encoding, byte_order))
-    built = build(from_mapping(desc))
-    has_isns = any("isns" in u for u in desc["urbis"])
-    units = list(decode(built, urbi_data="isn" if has_isns else "selection"))
+    desc, built, urbi_data = _built(data, encoding, byte_order)
+    units = list(decode(built, urbi_data=urbi_data))
     assert len(units) == 1 and not units[0].errors and not units[0].problems
     assert described(units[0].to_json()) == expected(desc)
     urbis = [e for e in units[0].elements if e.type == "URBI"]
@@ -432,10 +438,8 @@ def test_decode_of_build_is_identity(encoding: str, byte_order: str, data: st.Da
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_build_of_decode_is_identity(encoding: str, byte_order: str, data: st.DataObject) -> None:
-    desc = data.draw(descriptions(encoding, byte_order))
-    built = build(from_mapping(desc))
-    has_isns = any("isns" in u for u in desc["urbis"])
-    unit = next(decode(built, urbi_data="isn" if has_isns else "selection"))
+    _desc, built, urbi_data = _built(data, encoding, byte_order)
+    unit = next(decode(built, urbi_data=urbi_data))
     line = json.dumps(unit.to_json())
     assert build(load_requests(line)) == built
 
