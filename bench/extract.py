@@ -31,14 +31,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def make_input(mb: int) -> Path:
-    from mqtool.codecs import csq1logp_gen as gen
+    from mqtool.testing import csq1logp_gen
 
     path = OUT / f"csq1logp-{mb}MB.rdw"
     if not path.exists():
         OUT.mkdir(parents=True, exist_ok=True)
-        spec = gen.Spec(count=4000, avg_data=1400, multi_every=500, multi_size=100_000,
+        spec = csq1logp_gen.Spec(count=4000, avg_data=1400, multi_every=500, multi_size=100_000,
                         verbs=("MQPUT",))
-        gen.write(str(path) + ".tmp", spec, "rdw", target_bytes=mb * 1_000_000)
+        csq1logp_gen.write(str(path) + ".tmp", spec, "rdw", target_bytes=mb * 1_000_000)
         Path(str(path) + ".tmp").rename(path)
     return path
 

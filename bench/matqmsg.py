@@ -19,7 +19,7 @@ from _common import best
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mqtool.codecs import matqmsg
+from mqtool.formats.matqmsg import templates as matqmsg
 
 K, T = 16, 64
 HEAD = struct.Struct(">llllll8x")

@@ -39,9 +39,9 @@ print(n)
 def build_dump(source: Path, dump: Path) -> None:
     """The z/OS message set of ``source`` as a dmpmqmsg file (the library, streaming)."""
     sys.path.insert(0, str(ROOT))
-    from mqtool.codecs.sas_attachment import PROFILES
-    from mqtool.io.queue_dump_write import write_dmpmqmsg
-    from mqtool.reassemble.attachment_build import (
+    from mqtool.formats.mq.dumps.write import write_dmpmqmsg
+    from mqtool.formats.sas.attachment import PROFILES
+    from mqtool.formats.sas.message_set import (
         BuildOptions,
         FileAttachment,
         Request,

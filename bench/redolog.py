@@ -1,6 +1,6 @@
 """Decoding a stream of OSB redolog entries (48-byte header + format-2 intent list) two
-ways — ``osb_redolog.decode`` (the forensic path: every field with its span, meanings,
-chaining checks, the intent list) and ``osb_redolog.iter_headers`` (the bulk path: header
+ways — ``redolog.decode`` (the forensic path: every field with its span, meanings,
+chaining checks, the intent list) and ``redolog.iter_headers`` (the bulk path: header
 values only, same declaration) — against a baseline in the same run: a hand-written
 ``struct`` loop that unpacks the header and the fixed intent fields (the floor for Python).
 
@@ -19,7 +19,7 @@ from _common import best
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mqtool.codecs import osb_redolog
+from mqtool.formats.osb import redolog
 
 HDR = struct.Struct(">HBBLLL2sHQLLL8s")
 R2 = struct.Struct(">HHLBBHBBBBL16s4sHH30s")
@@ -29,8 +29,8 @@ def stream(n: int) -> bytes:
     """``n`` chained entries: each a MOVTAB-shaped format-2 list, RLSEQ# +1, log offsets chained."""
     out, offset = bytearray(), 0xE020
     for i in range(n):
-        intent = osb_redolog.build_format2({"r2b_table": f"TABLE{i % 1000:04d}"}, segment=i % 7)
-        hdr = osb_redolog.build_header({"rl_seq": 1 + i, "rl_log_offset": offset,
+        intent = redolog.build_format2({"r2b_table": f"TABLE{i % 1000:04d}"}, segment=i % 7)
+        hdr = redolog.build_header({"rl_seq": 1 + i, "rl_log_offset": offset,
                                         "rl_time": 0xBC1A974DC5F0AC00 + (i << 20)}, intent)
         out += hdr + intent
         offset += len(hdr) + len(intent)
@@ -49,11 +49,11 @@ def baseline(data: bytes) -> int:
 
 
 def mqtool(data: bytes) -> int:
-    return sum(1 for _ in osb_redolog.decode(data, part="header"))
+    return sum(1 for _ in redolog.decode(data, part="header"))
 
 
 def fast(data: bytes) -> int:
-    return sum(1 for _ in osb_redolog.iter_headers(data))
+    return sum(1 for _ in redolog.iter_headers(data))
 
 
 
@@ -68,8 +68,8 @@ def main() -> None:
     mb = len(data) / 1e6
     print(f"{entries} redolog entries, {mb:.1f} MB")
     print(f"  struct loop (same fields, no spans)  {t_base:7.3f} s  {entries / t_base:10.0f} entries/s")
-    print(f"  osb_redolog.decode (spans, checks)   {t_mq:7.3f} s  {entries / t_mq:10.0f} entries/s")
-    print(f"  osb_redolog.iter_headers (bulk path) {t_fast:7.3f} s  {entries / t_fast:10.0f} entries/s")
+    print(f"  redolog.decode (spans, checks)   {t_mq:7.3f} s  {entries / t_mq:10.0f} entries/s")
+    print(f"  redolog.iter_headers (bulk path) {t_fast:7.3f} s  {entries / t_fast:10.0f} entries/s")
     print(f"  ratio forensic path / struct loop    {t_mq / t_base:.1f}x")
     print(f"  ratio bulk path / struct loop        {t_fast / t_base:.1f}x")
 

@@ -11,7 +11,7 @@ out) with its value and its meaning text, and each URBD's record image.
 
 What is compared, and how the baseline is adapted (printed with the results):
 
-* mqtool: ``mqtool.codecs.urb.decode(stream)``: one ``Decoded`` per message, every field a
+* mqtool: ``mqtool.formats.urb.layout.decode(stream)``: one ``Decoded`` per message, every field a
   span with offset, value and meaning; the bench touches every span.
 * adapya-era: its ``Datamap`` element classes (``Urbh``, ``Urbt``, ``Urbr``, ``Urbd``,
   ``Urbe``, ``Urbs``), created once per variant; every non-filler field read, its
@@ -55,7 +55,7 @@ def stream_of(n: int) -> bytes:
 
 def mqtool_decode(stream: bytes) -> tuple[int, int]:
     """Decode the stream; returns (messages, fields) after touching every value and meaning."""
-    from mqtool.codecs.urb import decode
+    from mqtool.formats.urb.decode import decode
     from mqtool.model import RESERVED
 
     messages = fields = 0
@@ -72,7 +72,7 @@ def mqtool_decode(stream: bytes) -> tuple[int, int]:
 
 def mqtool_columns(stream: bytes) -> tuple[int, int]:
     """Decode the stream to columns; returns (messages, field values)."""
-    from mqtool.codecs.urb_bulk import decode_columns
+    from mqtool.formats.urb.bulk import decode_columns
 
     cols = decode_columns(stream)
     assert not cols.irregular
@@ -150,7 +150,7 @@ class Adapya:
 
 def compare(adapya: Adapya) -> list[str]:
     """Field-by-field comparison of both decoders on each message kind; differences in words."""
-    from mqtool.codecs.urb import decode
+    from mqtool.formats.urb.decode import decode
     from mqtool.tod import Tod
 
     notes = []

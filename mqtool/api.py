@@ -16,14 +16,14 @@ from mqtool.model import Decoded
 
 def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
     """Decode every unit in ``data`` with the codec of ``fmt`` (see codecs.registry)."""
-    from mqtool.codecs.registry import codec
+    from mqtool.registry import codec
 
     return list(codec(fmt).decode(data, **options))
 
 
 def build(fmt: str, request: Any, **options: Any) -> bytes:
     """Build a request / template / message from a description (the codec's ``build``)."""
-    from mqtool.codecs.registry import codec
+    from mqtool.registry import codec
 
     return codec(fmt).build(request, **options)
 
@@ -44,20 +44,20 @@ def undump(text: str) -> bytes:
 
 def identify(data: bytes) -> list[Any]:
     """Detections for a blob, best first (``codecs.registry.Detection``)."""
-    from mqtool.codecs.registry import identify as _identify
+    from mqtool.registry import identify as _identify
 
     return _identify(data)
 
 
 def reassemble_attachments(*args: Any, **kwargs: Any) -> Any:
     """SAS attachments from a queue dump (``reassemble.attachment.reassemble``)."""
-    from mqtool.reassemble.attachment import reassemble
+    from mqtool.formats.sas.reassemble import reassemble
 
     return reassemble(*args, **kwargs)
 
 
 def extract(*args: Any, **kwargs: Any) -> Any:
     """CSQ1LOGP records to rows / files (``extract.extract``)."""
-    from mqtool.extract import extract as _extract
+    from mqtool.formats.csq1logp.extract import extract as _extract
 
     return _extract(*args, **kwargs)

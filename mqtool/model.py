@@ -173,3 +173,17 @@ def unit_json(unit: Decoded, raw: bool = False) -> dict[str, object]:
     d["errors"] = [p.to_json() for p in unit.errors]
     d["problems"] = [p.to_json() for p in unit.problems]
     return d
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A codec's opinion of a blob: format, confidence 0..1, and the evidence in words."""
+
+    format: str
+    confidence: float
+    reason: str
+    options: dict[str, object] = field(default_factory=dict)  # e.g. {"part": "header"}
+
+    def to_json(self) -> dict[str, object]:
+        return {"format": self.format, "confidence": self.confidence, "reason": self.reason,
+                "options": dict(self.options)}

@@ -199,7 +199,7 @@ class Source:
 def open_queue_dump(file: str, input_format: str | None = None) -> tuple[Any, bytes | None]:
     """``(QueueDump, None)`` when FILE (or stdin) is a queue dump — dmpmqmsg, amqsbcg,
     MQMD-prefixed binary, a directory of them —, else ``(None, stdin bytes if read)``."""
-    from mqtool.io.queue_dump import QueueDump, sniff
+    from mqtool.formats.mq.dumps.read import QueueDump, sniff
 
     if input_format not in (None, "auto"):
         return QueueDump(file, input_format), None

@@ -32,8 +32,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     codec chosen, its confidence and the evidence; in JSON each unit's "format" does.
     'mqtool identify' shows every candidate.
     """
-    from mqtool import api
-    from mqtool.codecs import registry
+    from mqtool import api, registry
 
     env = get_env()
     dump, stdin_data = (None, None) if hex_text else open_queue_dump(file)
@@ -91,7 +90,7 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     recognises prints 'unknown (0.00)' and makes the exit status 2; a file that cannot
     be read is reported on stderr (status 1), and the other files are still identified.
     """
-    from mqtool.codecs import registry
+    from mqtool import registry
     from mqtool.io.inputs import read_bytes
 
     env = get_env()

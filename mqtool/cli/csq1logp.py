@@ -25,7 +25,7 @@ def _framing(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _codepage(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from mqtool.codepage import codec_name, is_ebcdic
+    from mqtool.codepages import codec_name, is_ebcdic
 
     try:
         name = codec_name(value)
@@ -51,7 +51,7 @@ def _mode_opt(f: Callable[..., Any]) -> Callable[..., Any]:
 def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     if value is None:
         return None
-    from mqtool.extract import parse_size
+    from mqtool.formats.csq1logp.extract import parse_size
 
     try:
         return parse_size(value)
@@ -140,8 +140,8 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     decoded by every core. Exit status 2 when any bad span was met (the rows were still
     written), 3 when --messages found incomplete messages.
     """
-    from mqtool.extract import Filters, output_format
-    from mqtool.extract import extract as run_extract
+    from mqtool.formats.csq1logp.extract import Filters, output_format
+    from mqtool.formats.csq1logp.extract import extract as run_extract
 
     env = get_env()
     try:

@@ -68,7 +68,7 @@ def dump(file: str, seek: int | None, length: int | None, cols: int, group: int 
     try:
         opts = DumpOptions(style=style, cols=cols, group=group, upper=upper, codepage=codepage,
                            dual=dual, squeeze=not no_squeeze, base=base).resolved()
-        from mqtool.render.codepages import char_table
+        from mqtool.codepages import char_table
 
         char_table(opts.codepage or "cp037")
     except (ValueError, LookupError) as e:

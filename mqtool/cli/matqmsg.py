@@ -114,7 +114,7 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
       mqtool build-request matqmsg --type keyed --relation = --key CUST0001 \\
           --key-size 8 --key-bytes 16 --text-bytes 32 --mode concurrent --dump
     """
-    from mqtool.codecs import matqmsg
+    from mqtool.formats.matqmsg import templates as matqmsg
 
     env = get_env()
     args: dict[str, object] = {}
@@ -144,7 +144,7 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
 
 
 def _from(path: str) -> dict[str, object]:
-    from mqtool.codecs import matqmsg
+    from mqtool.formats.matqmsg import templates as matqmsg
     from mqtool.io.inputs import read_text
 
     text = read_text(path).strip()

@@ -21,7 +21,7 @@ FLOATS = ["ieee-be", "ieee-le", "ibm-hfp"]
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mqtool.codepage import codec_name
+    from mqtool.codepages import codec_name
 
     try:
         return codec_name(value)
@@ -58,7 +58,7 @@ def sender_options(f: Any) -> Any:
 
 def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
            float_format: str | None, nul: bool | None = None) -> Any:
-    from mqtool.codecs.sas_attachment import Hints
+    from mqtool.formats.sas.attachment import Hints
 
     return Hints(byte_order, int(long_size) if long_size else None, codepage, nul, float_format)
 
@@ -102,7 +102,7 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     stream = None
     if kind is None and file == "-":
         data = _stdin()
-        from mqtool.io.queue_dump import sniff
+        from mqtool.formats.mq.dumps.read import sniff
 
         kind = sniff(data)
         if kind is None:
@@ -113,8 +113,8 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
         kind = _sniff_path(file)
     if kind is None:
         return _decode_body(env, file, False, hints, part, text, json_out, raw, annotate, tz)
-    from mqtool.codecs.sas_attachment import decode_messages
-    from mqtool.io.queue_dump import QueueDump
+    from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.formats.sas.attachment import decode_messages
 
     dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
     status = emit_units(env, decode_messages(iter(dump), hints), json_out=json_out, raw=raw,
@@ -133,7 +133,7 @@ def _stdin() -> bytes:
 def _sniff_path(file: str) -> str | None:
     if Path(file).is_dir():
         return "directory"
-    from mqtool.io.queue_dump import sniff
+    from mqtool.formats.mq.dumps.read import sniff
 
     try:
         with open(file, "rb") as f:
@@ -154,7 +154,7 @@ def _decode_body(env: Env, file: str, hex_text: bool, hints: Any, part: str, tex
 def _decode_data(env: Env, data: bytes, name: str, hints: Any, part: str, text: bool,
                  json_out: bool, raw: bool, annotate: bool, tz: Any, checked: bool = False) -> int:
     from mqtool.cli._common import _is_dump_text
-    from mqtool.codecs.sas_attachment import decode_part
+    from mqtool.formats.sas.attachment import decode_part
 
     if not checked and _is_dump_text(data):
         raise InputError(f"{name}: this is hex dump text; add --hex to read it as a dump")
@@ -217,7 +217,7 @@ def reassemble_attachment(dump: str, outdir: str | None, list_only: bool, input_
         raise click.UsageError("give -o OUTDIR, or --list to check without writing")
     if outdir and list_only:
         raise click.UsageError("--list writes nothing: leave out -o")
-    from mqtool.reassemble.attachment import reassemble
+    from mqtool.formats.sas.reassemble import reassemble
 
     formats = ("parquet", "csv") if no_xpt else ("parquet", "csv", "xpt")
     hints = _hints(long_size, byte_order, codepage, float_format)
@@ -238,7 +238,7 @@ class _Progress:
     """A rich progress bar on stderr when stderr is a terminal and the size is known."""
 
     def __init__(self, env: Env, dump: str) -> None:
-        from mqtool.io.queue_dump import _size
+        from mqtool.formats.mq.dumps.read import _size
 
         self.total = _size(dump) if env.stderr_isatty else None
         self.bar: Any = None
@@ -265,7 +265,7 @@ def _status(a: Any) -> str:
     if a.complete:
         return "complete" + (f", {len(a.anomalies)} note{'s' * (len(a.anomalies) != 1)}"
                              if a.anomalies else "")
-    from mqtool.reassemble.attachment import _ranges
+    from mqtool.formats.sas.reassemble import _ranges
 
     nums = [m for m in a.missing if isinstance(m, int)]
     what = [_ranges(nums)] if nums else []
@@ -320,7 +320,7 @@ def _summary_line(report: Any) -> str:
 def _report_json(env: Env, report: Any) -> None:
     import json
 
-    from mqtool.reassemble.attachment import manifest
+    from mqtool.formats.sas.reassemble import manifest
 
     for hs in report.headers:
         env.line(json.dumps(manifest(hs), ensure_ascii=False, separators=(",", ":")))
@@ -415,8 +415,8 @@ def build_sas(attach: tuple[str, ...], description: tuple[str, ...], message_tex
     """
     from dataclasses import replace
 
-    from mqtool.codecs.sas_attachment import PROFILES
-    from mqtool.reassemble.attachment_build import BuildOptions, build_messages
+    from mqtool.formats.sas.attachment import PROFILES
+    from mqtool.formats.sas.message_set import BuildOptions, build_messages
 
     s = PROFILES[profile]
     if byte_order:
@@ -466,7 +466,7 @@ def _split_spec(spec: str) -> tuple[str, str, str]:
 
 def _request_from_options(attach: tuple[str, ...], description: tuple[str, ...],
                           lrecl: int | None, source_encoding: str) -> Any:
-    from mqtool.reassemble.attachment_build import FileAttachment, Request, dataset_from_csv
+    from mqtool.formats.sas.message_set import FileAttachment, Request, dataset_from_csv
 
     request = Request()
     for i, spec in enumerate(attach):
@@ -505,13 +505,13 @@ def _request_from_file(path: str, source_encoding: str, lrecl: int | None) -> tu
     the message text (encoded later, in the sender's code page)."""
     import yaml
 
-    from mqtool.reassemble.attachment_build import (
+    from mqtool.formats.sas.datasets import Variable
+    from mqtool.formats.sas.message_set import (
         DatasetAttachment,
         FileAttachment,
         Request,
         dataset_from_csv,
     )
-    from mqtool.reassemble.sasdata import Variable
 
     base = Path(path).parent
     try:
@@ -577,9 +577,9 @@ def _request_from_file(path: str, source_encoding: str, lrecl: int | None) -> tu
 
 def _write_dump(env: Env, messages: Any, fmt: str, output: str | None, force: bool,
                 width: int) -> None:
+    from mqtool.formats.mq.dumps.read import write_mqtool_dir
+    from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
     from mqtool.io.outputs import OutputDir, open_new
-    from mqtool.io.queue_dump import write_mqtool_dir
-    from mqtool.io.queue_dump_write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
 
     if fmt in ("mqtool-dir", "mqmd-binary"):
         if not output or output == "-":

@@ -7,13 +7,13 @@ import click
 from mqtool.cli import BUILD, DECODE
 from mqtool.cli._common import color_option, decoder_options, emit_units, get_env, read_sources
 from mqtool.errors import DecodeError, ExitStatus
-from mqtool.io.queue_dump import label_unit
+from mqtool.formats.mq.dumps.read import label_unit
 
 
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mqtool.codepage import codec_name
+    from mqtool.codepages import codec_name
 
     try:
         return codec_name(value)
@@ -45,7 +45,8 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     URBTACOD's). Unknown eyecatchers are shown raw; damaged messages give the partial
     listing, then one error line (format, field path, byte offset) and exit status 2.
     """
-    from mqtool.codecs import urb
+    from mqtool.formats.urb import decode as urb_decode
+    from mqtool.formats.urb import layout as urb_layout
 
     env = get_env()
 
@@ -53,8 +54,8 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
         for src in read_sources(file, hex_text):
             data = src.data
             if not data and src.message is None:
-                raise DecodeError(urb.FORMAT, "", 0, "empty input: no message to decode")
-            for u in urb.decode(data, codepage=codepage, byte_order=byte_order, urbi_data=urbi_data):
+                raise DecodeError(urb_layout.FORMAT, "", 0, "empty input: no message to decode")
+            for u in urb_decode.decode(data, codepage=codepage, byte_order=byte_order, urbi_data=urbi_data):
                 if src.message is not None:
                     label_unit(u, src.message)
                 yield u, data[u.offset:u.offset + u.length]
@@ -131,7 +132,7 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
     rules, ISN-list rules, field sizes. The message goes to -o FILE or a pipe; on a
     terminal its dump is shown instead.
     """
-    from mqtool.codecs import urb_build as ub
+    from mqtool.formats.urb import build as urb_build
 
     env = get_env()
     if not rtype and not from_file:
@@ -139,18 +140,18 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
     if from_file:
         from mqtool.io.inputs import read_text
 
-        requests: list[ub.Request | None] = list(ub.load_requests(read_text(from_file)))
+        requests: list[urb_build.Request | None] = list(urb_build.load_requests(read_text(from_file)))
     else:
         requests = [None]
     built = []
     for req in requests:
-        r = ub.apply_options(req, ub.REQUEST_TYPES[rtype.lower()] if rtype else None, per_urbi,
+        r = urb_build.apply_options(req, urb_build.REQUEST_TYPES[rtype.lower()] if rtype else None, per_urbi,
                              {"sender": sender, "msnr": msnr, "stck": stck},
                              {"encoding": encoding, "codepage": codepage, "byte_order": byte_order,
                               "align": align}, isn)
-        for w in ub.validate(r):
+        for w in urb_build.validate(r):
             env.error(f"warning: {w}")
-        built.append((r, ub.build_request(r)))
+        built.append((r, urb_build.build_request(r)))
     data = b"".join(b for _, b in built)
     if output or not env.stdout_isatty:
         from mqtool.cli._common import write_binary

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mqtool.codepage import blank
-from mqtool.render.codepages import char_table
+from mqtool.codepages import blank, char_table
 from mqtool.render.hexdump import Geometry
 
 CLASS_STYLE = {"nul": "dim", "printable": "green", "blank": "cyan", "other": "yellow"}

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from mqtool.render.codepages import char_table
+from mqtool.codepages import char_table
 
 STYLES = ("document", "xxd", "canonical")
 SUPPRESSED = "{n} identical line(s) suppressed"

@@ -99,7 +99,7 @@ class Csq1logpDataSource(DataSource):
         return NAME
 
     def schema(self) -> StructType:
-        from mqtool.codecs.csq1logp_bulk import record_schema
+        from mqtool.formats.csq1logp.bulk import record_schema
 
         return spark_schema(record_schema())
 
@@ -113,8 +113,8 @@ class Csq1logpReader(DataSourceReader):
         self.framing = str(opts.get("framing", "auto")).lower()
         self.codepage = str(opts.get("codepage", "cp037"))
         self.mode = str(opts.get("mode", "PERMISSIVE")).upper()
-        from mqtool.codecs.csq1logp_bulk import MODES
-        from mqtool.extract import parse_size
+        from mqtool.formats.csq1logp.bulk import MODES
+        from mqtool.formats.csq1logp.extract import parse_size
 
         if self.mode not in MODES:
             raise ValueError(f"mqtool.csq1logp: mode must be one of {', '.join(MODES)}")
@@ -131,7 +131,7 @@ class Csq1logpReader(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         if self.splits is not None:  # planned by the job (it needed the header pass anyway)
             return [SplitPartition(*s) for s in self.splits]
-        from mqtool.io.framing import sparse_index
+        from mqtool.formats.csq1logp.framing import sparse_index
 
         files = expand(self.paths)
         if not files:
@@ -143,8 +143,8 @@ class Csq1logpReader(DataSourceReader):
         return parts
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        from mqtool.codecs.csq1logp_bulk import batches
-        from mqtool.io.framing import Split, split_frames
+        from mqtool.formats.csq1logp.bulk import batches
+        from mqtool.formats.csq1logp.framing import Split, split_frames
 
         p: SplitPartition = partition  # type: ignore[assignment]
         split = Split(p.path, p.start, p.end, p.rec_no, p.framing)

@@ -212,7 +212,7 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None) 
 def run_job(spark: Any, opts: JobOptions, master: str = "") -> dict[str, Any]:
     from pyspark.errors import PySparkException
 
-    from mqtool.extract import Summary, plan
+    from mqtool.formats.csq1logp.extract import Summary, plan
     from mqtool.io.outputs import OutputDir
     from mqtool.spark.datasource import NAME, expand
 
@@ -249,7 +249,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "") -> dict[str, Any]:
     write_mode = "overwrite" if opts.force else "errorifexists"
     try:
         if opts.writer == "arrow":  # the executors decode and write (direct.py)
-            from mqtool.spark.direct import write_records
+            from mqtool.spark.arrow_writer import write_records
 
             rec_dir = out.path("records")
             if rec_dir.exists():
@@ -371,7 +371,7 @@ def messages_frame(records: Any, max_seg: int) -> Any:
     sorted by rec_no) and reassembled with the same ``Reassembler`` as the local path."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    from mqtool.reassemble.segments import message_schema, standalone_sql
+    from mqtool.formats.csq1logp.segments import message_schema, standalone_sql
     from mqtool.spark.datasource import spark_schema
 
     schema = spark_schema(message_schema())
@@ -383,7 +383,7 @@ def messages_frame(records: Any, max_seg: int) -> Any:
 
 
 def _singles(batches: Any) -> Any:
-    from mqtool.reassemble.segments import singles
+    from mqtool.formats.csq1logp.segments import singles
 
     for b in batches:
         yield from singles(b).to_batches()
@@ -396,7 +396,7 @@ class _Reassemble:
     def __call__(self, batches: Any) -> Any:
         import pyarrow as pa
 
-        from mqtool.reassemble.segments import Reassembler, message_schema
+        from mqtool.formats.csq1logp.segments import Reassembler, message_schema
 
         r = Reassembler(self.max_seg)
         schema = message_schema()

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mqtool import api
-from mqtool.codecs import registry
+from mqtool import api, registry
 from mqtool.io.undump import undump
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mqtool.errors import ExitStatus
-from mqtool.io.queue_dump import QueueDump
+from mqtool.formats.mq.dumps.read import QueueDump
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 APP = "This is the actual application message."

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mqtool.codecs import csq1logp as c
-from mqtool.codecs import csq1logp_gen as gen
+from mqtool.formats.csq1logp import build as csq_build
+from mqtool.testing import csq1logp_gen
 from tests.helpers import TESTDATA, mq, seed_bytes
 
 DUMP = "testdata/csq1logp/mqput-rdw.dump"
@@ -76,7 +76,7 @@ def test_bad_options_are_usage_errors(rec_bin: Path) -> None:
 
 
 def test_extract_statuses_and_summary(tmp_path: Path) -> None:
-    good = gen.framed(gen.records(gen.Spec(count=20, seed=4)), "rdw")
+    good = csq1logp_gen.framed(csq1logp_gen.records(csq1logp_gen.Spec(count=20, seed=4)), "rdw")
     p = tmp_path / "in.bin"
     p.write_bytes(good[:-30])
     r = mq("extract", p, "--summary", tmp_path / "s.json")
@@ -88,7 +88,7 @@ def test_extract_statuses_and_summary(tmp_path: Path) -> None:
     assert s["files"][0]["framing"] == "rdw"
     # --messages with a missing tail: status 3
     q = tmp_path / "m.bin"
-    q.write_bytes(c.build_message({"csrecorddate": "2024.075 13:45:12.345"}, b"a" * 40000)[0])
+    q.write_bytes(csq_build.build_message({"csrecorddate": "2024.075 13:45:12.345"}, b"a" * 40000)[0])
     r = mq("extract", q, "--messages")
     assert r.status == 3 and "1 incomplete message(s) (missing-tail 1)" in r.stderr
 

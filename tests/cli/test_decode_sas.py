@@ -6,8 +6,8 @@ import io
 import json
 from pathlib import Path
 
-from mqtool.io.queue_dump import QueueDump
-from mqtool.io.queue_dump_write import write_dmpmqmsg
+from mqtool.formats.mq.dumps.read import QueueDump
+from mqtool.formats.mq.dumps.write import write_dmpmqmsg
 from tests.helpers import mq
 
 
@@ -62,8 +62,8 @@ def test_annotate_header(in_root: None) -> None:
 
 def test_api_build_and_reassemble(tmp_path: Path) -> None:
     from mqtool import api
-    from mqtool.codecs.sas_attachment import PROFILES
-    from mqtool.reassemble.attachment_build import FileAttachment, Request
+    from mqtool.formats.sas.attachment import PROFILES
+    from mqtool.formats.sas.message_set import FileAttachment, Request
 
     text = api.build("sas-attachment", Request(message=b"m", attachments=[
         FileAttachment(data=b"payload", name="p.bin")]), settings=PROFILES["unix64"])

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mqtool.io.queue_dump import Message, QueueDump
-from mqtool.io.queue_dump_write import write_dmpmqmsg
+from mqtool.formats.mq.dumps.read import Message, QueueDump
+from mqtool.formats.mq.dumps.write import write_dmpmqmsg
 from tests.helpers import TESTDATA, mq, seed_bytes
 
 URB = ("close-destination.reply", "inst-color.data", "inst-employee.init")

@@ -16,20 +16,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqtool.codecs import sas_attachment as sa
 from mqtool.errors import ExitStatus, MqtoolError
-from mqtool.io.outputs import OutputDir
-from mqtool.io.queue_dump import Message, QueueDump, write_mqtool_dir
-from mqtool.io.queue_dump_write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
-from mqtool.reassemble.attachment import reassemble
-from mqtool.reassemble.attachment_build import (
+from mqtool.formats.mq.dumps.read import Message, QueueDump, write_mqtool_dir
+from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
+from mqtool.formats.sas import attachment as sas_attachment
+from mqtool.formats.sas.datasets import Variable
+from mqtool.formats.sas.message_set import (
     BuildOptions,
     DatasetAttachment,
     FileAttachment,
     Request,
     build_messages,
 )
-from mqtool.reassemble.sasdata import Variable
+from mqtool.formats.sas.reassemble import reassemble
+from mqtool.io.outputs import OutputDir
 from tests.helpers import mq, seed_bytes
 
 APP = "This is the actual application message."
@@ -41,7 +41,7 @@ MANIFEST_KEYS = {"header_correlid", "message_correlid", "original_msgtype", "ori
 ATTACHMENT_KEYS = {"index", "type", "type_name", "correlid", "qualifier1", "qualifier2",
                    "description", "version", "complete", "missing", "output", "size", "sha256",
                    "anomalies"}
-PROFILES = {"zos": sa.PROFILES["zos"], "win": sa.PROFILES["win"]}
+PROFILES = {"zos": sas_attachment.PROFILES["zos"], "win": sas_attachment.PROFILES["win"]}
 
 
 def seed_request(content: bytes = CONTENT, name: str = "d:\\mytext.txt") -> Request:
@@ -91,7 +91,7 @@ def test_seed_example_message_set_is_the_seeds(profile: str) -> None:
     ]
     assert msgs[5].body == (3).to_bytes(4, order)  # type: ignore[arg-type]
     assert msgs[1].body == APP.encode("cp037" if profile == "zos" else "cp1252")
-    from tests.codecs.test_sas_attachment import WIN_HEADER
+    from tests.formats.sas.test_sas_attachment import WIN_HEADER
 
     assert msgs[0].body == (seed_bytes("sas/seed-zos.header.dump") if profile == "zos"
                             else WIN_HEADER)
@@ -334,7 +334,7 @@ def test_zos_text_file_becomes_utf8_lines(tmp_path: Path) -> None:
     request = Request(message=b"", attachments=[
         FileAttachment(data=text.replace("€", "E").encode("utf-8"), name="USER.NOTES(NEW)",
                        text=True, spec="FILEREF")])
-    s = replace(sa.PROFILES["zos"], codepage="cp1047")
+    s = replace(sas_attachment.PROFILES["zos"], codepage="cp1047")
     msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
     assert len(msgs) > 6  # the 150-byte line spans several 64-byte messages
     dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
@@ -362,11 +362,11 @@ ROWS = [["ALFRED", 14, 112.5, "M"], ["ALICE", 13, ".A", "F"], ["BARBARA", None, 
 
 @pytest.mark.parametrize("profile", ["zos", "win", "linux", "unix64"])
 def test_data_set_round_trip(tmp_path: Path, profile: str) -> None:
-    s = sa.PROFILES[profile]
+    s = sas_attachment.PROFILES[profile]
     request = Request(message=b"", attachments=[
         DatasetAttachment(VARIABLES, ROWS, library="SASHELP", member="CLASS", label="Students")])
     msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
-    obs_msgs = [m for m in msgs[2:-1] if sa.dataset_type(m.body, s) == 3]
+    obs_msgs = [m for m in msgs[2:-1] if sas_attachment.dataset_type(m.body, s) == 3]
     assert len(obs_msgs) == 2  # 5 observations of 23 bytes in messages of 60 bytes of data:
     assert len(obs_msgs[0].body) - 4 == 60  # the third observation straddles the two
     dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
@@ -462,7 +462,7 @@ def test_mutated_messages_never_crash(tmp_path: Path, data: st.DataObject) -> No
 
 
 def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
-    s = replace(sa.PROFILES["zos"], record_nul=True)
+    s = replace(sas_attachment.PROFILES["zos"], record_nul=True)
     request = seed_request()
     msgs = list(build_messages(request, BuildOptions(s, max_msg=64)))
     assert msgs[3].body[4 + 58:] == CONTENT[58:59] + b"\0"  # lrecl 59: record, then its NUL
@@ -475,11 +475,11 @@ def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
 
 
 def test_data_set_with_a_missing_observation_message(tmp_path: Path) -> None:
-    s = sa.PROFILES["zos"]
+    s = sas_attachment.PROFILES["zos"]
     request = Request(attachments=[DatasetAttachment(VARIABLES, ROWS, member="CLASS")])
     msgs = list(build_messages(request, BuildOptions(s, max_msg=64)))  # whole observations
     obs = [i for i, m in enumerate(msgs) if m.msgtype == 100001 and
-           sa.dataset_type(m.body, s) == 3 and m.correlid[16:20] != bytes(4)]  # type: ignore[index]
+           sas_attachment.dataset_type(m.body, s) == 3 and m.correlid[16:20] != bytes(4)]  # type: ignore[index]
     assert len(obs) == 3  # 2 + 2 + 1 observations
     seq = int.from_bytes(msgs[obs[1]].correlid[16:20], "big")  # type: ignore[index]
     del msgs[obs[1]]
@@ -533,15 +533,15 @@ def test_a_hostile_count_does_not_list_a_billion_missing_messages(tmp_path: Path
 
 def test_an_endless_text_record_is_written_in_pieces(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from mqtool.reassemble import attachment
+    from mqtool.formats.sas import reassemble as sas_reassemble
 
-    monkeypatch.setattr(attachment, "LINE_LIMIT", 100)
+    monkeypatch.setattr(sas_reassemble, "LINE_LIMIT", 100)
     line = "é" * 500
     request = Request(attachments=[FileAttachment(data=(line + "\n").encode(), name="t.txt",
                                                   text=True)])
-    s = replace(sa.PROFILES["linux"], codepage="utf-8")
+    s = replace(sas_attachment.PROFILES["linux"], codepage="utf-8")
     msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
-    report = reassemble("", str(tmp_path / "o"), messages=msgs, hints=sa.Hints(codepage="utf-8"))
+    report = reassemble("", str(tmp_path / "o"), messages=msgs, hints=sas_attachment.Hints(codepage="utf-8"))
     assert report.status == 0
     assert (tmp_path / "o" / HEADER_DIR / "t.txt").read_text(encoding="utf-8") == line + "\n"
     assert "a record longer than 100 bytes was written in pieces" in report.headers[0].attachments[

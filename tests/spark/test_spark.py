@@ -14,8 +14,8 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from mqtool.codecs import csq1logp_gen as gen
-from mqtool.extract import extract
+from mqtool.formats.csq1logp.extract import extract
+from mqtool.testing import csq1logp_gen
 from tests.helpers import ROOT
 
 pytestmark = pytest.mark.spark
@@ -24,14 +24,14 @@ pytestmark = pytest.mark.spark
 def damaged_file(tmp_path: Path, framing: str = "rdw") -> Path:
     """~400 generated records (multi-segment messages included, and records with field
     problems) with two damaged descriptors and a truncated tail: exactly 3 bad spans."""
-    from tests.codecs.test_csq1logp import _odd_records
+    from tests.formats.csq1logp.test_csq1logp import _odd_records
 
-    recs = gen.records(gen.Spec(count=400, multi_every=40, multi_size=50_000, seed=21))
+    recs = csq1logp_gen.records(csq1logp_gen.Spec(count=400, multi_every=40, multi_size=50_000, seed=21))
     recs[200:200] = _odd_records()  # every field-level problem, mid-file
-    data = gen.framed(recs, framing)
+    data = csq1logp_gen.framed(recs, framing)
     first = len(recs[0])
-    data = gen.damage(data, first, "zero-length")
-    data = gen.damage(data, len(data) // 2 + 7, "garbage")[:-10]
+    data = csq1logp_gen.damage(data, first, "zero-length")
+    data = csq1logp_gen.damage(data, len(data) // 2 + 7, "garbage")[:-10]
     p = tmp_path / f"extract-{framing}.bin"
     p.write_bytes(data)
     return p
@@ -40,7 +40,7 @@ def damaged_file(tmp_path: Path, framing: str = "rdw") -> Path:
 def local_rows(path: Path, **kw: Any) -> list[dict[str, Any]]:
     import pyarrow as pa
 
-    from mqtool.extract import decoded_tables, plan
+    from mqtool.formats.csq1logp.extract import decoded_tables, plan
 
     return pa.concat_tables(decoded_tables(plan([str(path)]), **kw)).to_pylist()
 

@@ -1,0 +1,480 @@
+"""Bulk extraction of CSQ1LOGP records (local, no JVM): framing, the vectorised decoder,
+filters, ``--messages`` reassembly, and writers for JSON lines, CSV and Parquet.
+
+Large files are cut at record boundaries with a sparse index (one header pass) and the
+splits are decoded by a process pool, so every core works; results are written in file
+order. Bad spans follow ``mode`` (PERMISSIVE / DROPMALFORMED / FAILFAST) exactly as in the
+Spark job, which calls the same functions.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mqtool.errors import DecodeError, InputError
+from mqtool.formats.csq1logp.bulk import MODES, MalformedError, batches, numeric, record_schema
+from mqtool.formats.csq1logp.framing import (
+    Index,
+    IndexPass,
+    Split,
+    head_of,
+    resolve_framing,
+    sparse_index,
+    split_frames,
+)
+from mqtool.formats.csq1logp.layout import COMMIT_STATUS, MAX_SEGMENT
+
+FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
+           ".parquet": "parquet", ".pq": "parquet"}
+SPLIT_SIZE = 32 << 20
+STATUS_WORDS = {"committed": "C", "backed-out": "B", "backedout": "B", "inflight": "I",
+                "in-flight": "I"} | {k: k for k in COMMIT_STATUS}
+
+
+# --------------------------------------------------------------------------- filters
+
+
+@dataclass
+class Filters:
+    """Row filters; bad-span rows are always kept (they are never silently dropped)."""
+
+    queue: tuple[str, ...] = ()
+    verb: tuple[str, ...] = ()
+    urid: tuple[str, ...] = ()
+    qmgr: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    status: tuple[str, ...] = ()
+
+    @classmethod
+    def make(cls, queue: Iterable[str] = (), verb: Iterable[str] = (), urid: Iterable[str] = (),
+             qmgr: Iterable[str] = (), since: str | None = None, until: str | None = None,
+             status: Iterable[str] = ()) -> Filters:
+        """From CLI text; ValueError names what is wrong."""
+        from mqtool.tod import Tod
+
+        def when(text: str | None, name: str) -> datetime | None:
+            if not text:
+                return None
+            try:
+                return Tod.parse(text).datetime()
+            except ValueError as e:
+                raise ValueError(f"--{name}: {e}") from None
+
+        urids = []
+        for u in urid:
+            h = u.strip().removeprefix("X'").removeprefix("x'").rstrip("'").upper()
+            if len(h) != 12 or any(ch not in "0123456789ABCDEF" for ch in h):
+                raise ValueError(f"--urid: {u!r} is not 12 hex digits (a 6-byte URID)")
+            urids.append(h)
+        states = []
+        for s in status:
+            code = STATUS_WORDS.get(s.strip().lower()) or STATUS_WORDS.get(s.strip().upper())
+            if code is None:
+                raise ValueError(f"--status: {s!r} is not B, C, I (backed-out, committed, inflight)")
+            states.append(code)
+        return cls(tuple(queue), tuple(v.upper() for v in verb), tuple(urids),
+                   tuple(q.upper() for q in qmgr), when(since, "since"), when(until, "until"),
+                   tuple(states))
+
+    def __bool__(self) -> bool:
+        return bool(self.queue or self.verb or self.urid or self.qmgr or self.since or self.until
+                    or self.status)
+
+    def apply(self, table: pa.Table) -> pa.Table:
+        if not self or table.num_rows == 0:
+            return table
+        keep = pc.is_valid(table.column("_error"))
+        mask = numeric(np.ones(table.num_rows, bool))
+        if self.queue:
+            # fnmatch's regex, anchored, in RE2 syntax (\\z, not \\Z)
+            regex = "|".join(f"(?:^{fnmatch.translate(q).replace(chr(92) + 'Z', chr(92) + 'z')})"
+                             for q in self.queue)
+            mask = pc.and_(mask, pc.match_substring_regex(table.column("csqueuename"), regex))
+        for name, values in (("csverb", self.verb), ("csurid", self.urid),
+                             ("csqmgrname", self.qmgr), ("cscmitstatus", self.status)):
+            if values:
+                mask = pc.and_(mask, pc.is_in(table.column(name), pa.array(values)))
+        ts = table.column("dtodout")
+        if self.since:
+            mask = pc.and_(mask, pc.greater_equal(ts, pa.scalar(self.since, ts.type)))
+        if self.until:
+            mask = pc.and_(mask, pc.less(ts, pa.scalar(self.until, ts.type)))
+        return table.filter(pc.or_(keep, pc.fill_null(mask, False)))
+
+
+# --------------------------------------------------------------------------- summary
+
+
+@dataclass
+class Summary:
+    """Counts for the rich summary and ``_summary.json``."""
+
+    files: list[dict[str, Any]] = field(default_factory=list)
+    bytes: int = 0
+    records: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    dropped: int = 0
+    corrupt_fields: Counter[str] = field(default_factory=Counter)
+    rows: int = 0
+    messages: int = 0
+    incomplete: int = 0
+    message_problems: Counter[str] = field(default_factory=Counter)
+    first_error: str = ""
+    mode: str = "PERMISSIVE"
+
+    def count_rows(self, table: pa.Table, messages: bool = False) -> None:
+        self.rows += table.num_rows
+        for lst in pc.list_flatten(table.column("_corrupt_fields")).to_pylist():
+            self.corrupt_fields[lst.split(":", 1)[0]] += 1
+        if messages:
+            ok = pc.is_null(table.column("_error"))
+            self.messages += pc.sum(ok.cast(pa.int64())).as_py() or 0
+            inc = pc.and_(ok, pc.invert(pc.fill_null(table.column("complete"), False)))
+            self.incomplete += pc.sum(inc.cast(pa.int64())).as_py() or 0
+            for p in pc.list_flatten(table.column("problems")).to_pylist():
+                self.message_problems[p.split(":", 1)[0]] += 1
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "mode": self.mode,
+            "files": self.files,
+            "bytes": self.bytes,
+            "records": self.records,
+            "bad_spans": sum(self.errors.values()),
+            "errors_by_reason": dict(sorted(self.errors.items())),
+            "dropped": self.dropped,
+            "corrupt_fields": dict(sorted(self.corrupt_fields.items())),
+            "rows_written": self.rows,
+        }
+        if self.first_error:
+            d["first_error"] = self.first_error
+        if self.messages or self.message_problems:
+            d["messages"] = {"total": self.messages, "incomplete": self.incomplete,
+                             "problems": dict(sorted(self.message_problems.items()))}
+        return d
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
+         split_size: int = SPLIT_SIZE, index_all: bool = False) -> list[Index]:
+    """Framing and splits of every input. With ``index_all`` every file gets the header
+    pass (splits, counts); otherwise each file is one split (counted while decoding)."""
+    out = []
+    for path in paths:
+        size = _check_file(path)
+        if index_all:
+            out.append(sparse_index(path, framing, codepage, split_size))
+            continue
+        head = head_of(path)
+        chosen, reason = resolve_framing(head, framing, codepage, final=len(head) == size)
+        out.append(Index(path, size, chosen, reason, [Split(path, 0, size, 0, chosen)], -1, {},
+                         None))
+    return out
+
+
+def _check_file(path: str) -> int:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such file" if not p.exists() else f"{path}: not a regular file")
+    return p.stat().st_size
+
+
+def _decode_split(split: Split, codepage: str, mode: str, name: str,
+                  spill: str | None = None) -> tuple[pa.Table | str, dict[str, Any]]:
+    """Decode one split; returns its rows (or, in a worker, the Arrow file they were spilled
+    to in ``spill``, cheaper to hand over than a pickle) and its framing counts."""
+    counts: Counter[str] = Counter()
+    records = 0
+    first = ""
+
+    def counted(frames):  # type: ignore[no-untyped-def]
+        nonlocal records, first
+        for fr in frames:
+            if fr.error:
+                counts[fr.error] += 1
+                if not first:
+                    first = (f"{fr.error}: {fr.detail} at {fr.path}, offset X'{fr.offset:04X}' "
+                             f"({fr.offset}) in {name}")
+            else:
+                records += 1
+            yield fr
+
+    parts: list[pa.RecordBatch] = []
+    info: dict[str, Any] = {}
+    try:
+        for b in batches(name, counted(split_frames(split, codepage)), codepage, mode):
+            parts.append(b)
+    except MalformedError as e:
+        fr = e.frame
+        info["failfast"] = (fr.path, fr.offset, f"{fr.error}: {fr.detail} in {name} (mode FAILFAST)")
+    info.update(records=records, errors=dict(counts), first=first)
+    table = pa.Table.from_batches(parts, record_schema())
+    if spill is None:
+        return table, info
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="mqtool-split-", suffix=".arrow", dir=spill)
+    with os.fdopen(fd, "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+        w.write_table(table)
+    return path, info
+
+
+def _spill_dir() -> str | None:
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing as mp
+
+    # fork: workers start in milliseconds and inherit the imports; created before any Arrow
+    # thread runs in this process. Elsewhere spawn.
+    method = "fork" if "fork" in mp.get_all_start_methods() and sys.platform == "linux" else "spawn"
+    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
+
+
+def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "PERMISSIVE",
+                   workers: int = 1, summary: Summary | None = None,
+                   progress: Callable[[int], None] | None = None,
+                   names: dict[str, str] | None = None, split_size: int = SPLIT_SIZE,
+                   pool: ProcessPoolExecutor | None = None) -> Iterator[pa.Table]:
+    """Record tables of every input, in file order; fills ``summary``.
+
+    With a ``pool`` (and ``workers`` > 1) a file larger than two splits is cut by the header
+    pass while the workers already decode the splits found so far.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    summary = summary if summary is not None else Summary(mode=mode)
+    names = names or {}
+    for ix in indexes:
+        name = names.get(ix.path, ix.path)
+        summary.files.append({"file": name, "bytes": ix.size, "framing": ix.framing,
+                              "framing_reason": ix.framing_reason})
+        summary.bytes += ix.size
+        if pool is None or workers < 2 or ix.size <= 2 * split_size:
+            for split in ix.splits:
+                table, info = _decode_split(split, codepage, mode, name)
+                yield from _account(table, info, split, summary, progress)
+            continue
+        from collections import deque
+
+        spill = _spill_dir()
+        ip = IndexPass(ix.path, ix.framing, codepage, split_size)
+        pending: deque[tuple[Split, Any]] = deque()
+        try:
+            for split in ip.splits():
+                pending.append((split, pool.submit(_decode_split, split, codepage, mode, name, spill)))
+                while pending and pending[0][1].done():
+                    s, fut = pending.popleft()
+                    yield from _account(*_load(fut.result()), s, summary, progress)
+            while pending:
+                s, fut = pending.popleft()
+                yield from _account(*_load(fut.result()), s, summary, progress)
+        finally:
+            for _s, fut in pending:
+                fut.cancel()
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    res = fut.result()[0]
+                    if isinstance(res, str):
+                        os.unlink(res)
+
+
+def _load(result: tuple[pa.Table | str, dict[str, Any]]) -> tuple[pa.Table, dict[str, Any]]:
+    table, info = result
+    if isinstance(table, str):
+        path = table
+        table = pa.ipc.open_file(pa.memory_map(path)).read_all()
+        os.unlink(path)  # the mapping stays valid
+    return table, info
+
+
+def _account(table: pa.Table, info: dict[str, Any], split: Split, summary: Summary,
+             progress: Callable[[int], None] | None) -> Iterator[pa.Table]:
+    summary.records += info["records"]
+    summary.errors.update(info["errors"])
+    if summary.mode == "DROPMALFORMED":
+        summary.dropped += sum(info["errors"].values())
+    if info["first"] and not summary.first_error:
+        summary.first_error = info["first"]
+    if table.num_rows:
+        yield table
+    if progress:
+        progress(split.size)
+    if "failfast" in info:
+        raise DecodeError("csq1logp", *info["failfast"])
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def _hex(arr: pa.Array) -> pa.Array:
+    """Binary -> upper-case hex strings, vectorised."""
+    from mqtool.formats.csq1logp.bulk import _tables
+
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    if len(arr) == 0:
+        return pa.array([], pa.string())
+    text = _tables("cp037")[0]
+    _validity, offsets, data = arr.buffers()
+    off = np.frombuffer(offsets, np.int32, len(arr) + 1, arr.offset * 4)
+    raw = np.frombuffer(data, np.uint8, off[-1] - off[0], off[0]) if data is not None else \
+        np.zeros(0, np.uint8)
+    hexed = text.hex[raw].reshape(-1)
+    new_off = ((off - off[0]) * 2).astype(np.int32)
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    from mqtool.formats.csq1logp.bulk import _bitmap
+
+    bitmap, nulls = _bitmap(valid)
+    return pa.StringArray.from_buffers(len(arr), pa.py_buffer(new_off), pa.py_buffer(hexed),
+                                       bitmap, nulls)
+
+
+def textual(table: pa.Table, join_lists: bool = False) -> pa.Table:
+    """JSON/CSV form: STCK ISO UTC with ``Z``, naive timestamps ISO, binary as hex."""
+    cols, names = [], []
+    for name, col in zip(table.column_names, table.columns, strict=True):
+        t = col.type
+        if pa.types.is_timestamp(t):
+            fmt = "%Y-%m-%dT%H:%M:%SZ" if t.tz else "%Y-%m-%dT%H:%M:%S"
+            col = pc.strftime(col, format=fmt) if len(col) else pa.array([], pa.string())
+        elif pa.types.is_binary(t):
+            col = _hex(col)
+        elif pa.types.is_date(t):
+            col = pc.strftime(col, format="%Y-%m-%d") if len(col) else pa.array([], pa.string())
+        elif pa.types.is_list(t) and join_lists:
+            col = pc.binary_join(col, "; ")
+        cols.append(col)
+        names.append(name)
+    return pa.Table.from_arrays(cols, names=names)
+
+
+class Writer:
+    """JSON lines, CSV or Parquet, appended table by table."""
+
+    def __init__(self, fmt: str, out: IO[bytes] | str, schema: pa.Schema) -> None:
+        self.fmt, self.schema = fmt, schema
+        self._csv = None
+        self._pq = None
+        self._stream = out if not isinstance(out, str) else None
+        self._path = out if isinstance(out, str) else None
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            self._pq = pq.ParquetWriter(out, schema, compression="snappy")
+        elif fmt == "jsonl" and self._path:
+            self._stream = open(self._path, "wb")  # noqa: SIM115 (closed in close())
+
+    def write(self, table: pa.Table) -> None:
+        if self._pq is not None:
+            self._pq.write_table(table.cast(self.schema))
+        elif self.fmt == "csv":
+            import pyarrow.csv as pcsv
+
+            t = textual(table, join_lists=True)
+            if self._csv is None:
+                self._csv = pcsv.CSVWriter(self._path or self._stream, t.schema)
+            self._csv.write_table(t)
+        else:
+            t = textual(table)
+            assert self._stream is not None
+            dumps = json.dumps
+            self._stream.write("".join(
+                dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in t.to_pylist()
+            ).encode("utf-8"))
+
+    def close(self) -> None:
+        if self._pq is not None:
+            self._pq.close()
+        if self._csv is not None:
+            self._csv.close()
+        elif self.fmt == "csv":  # nothing written: still a header
+            import pyarrow.csv as pcsv
+
+            t = textual(self.schema.empty_table(), join_lists=True)
+            pcsv.write_csv(t, self._path or self._stream)
+        if self._stream is not None:
+            self._stream.flush()
+            if self._path:
+                self._stream.close()
+
+
+def output_format(output: str | None, to: str | None) -> str:
+    if to:
+        return {"json": "jsonl", "ndjson": "jsonl", "pq": "parquet"}.get(to, to)
+    if output and output != "-":
+        return FORMATS.get(Path(output).suffix.lower(), "jsonl")
+    return "jsonl"
+
+
+# --------------------------------------------------------------------------- the whole job
+
+
+def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", framing: str = "auto",
+            codepage: str = "cp037", mode: str = "PERMISSIVE", filters: Filters | None = None,
+            messages: bool = False, max_seg: int = MAX_SEGMENT, workers: int | None = None,
+            split_size: int = SPLIT_SIZE, progress: Callable[[int], None] | None = None,
+            names: dict[str, str] | None = None) -> Summary:
+    """Decode ``paths`` and write rows to ``out`` (a path or a binary stream)."""
+    from mqtool.formats.csq1logp.segments import message_schema
+    from mqtool.formats.csq1logp.segments import messages as reassemble
+
+    filters = filters or Filters()
+    mode = mode.upper()
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    summary = Summary(mode=mode)
+    indexes = plan(paths, framing, codepage, split_size, index_all=False)
+    big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
+    pool = _pool(workers) if big else None  # before this process starts any Arrow thread
+    schema = message_schema() if messages else record_schema()
+    writer = None
+    try:
+        writer = Writer(fmt, out, schema)
+        tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
+                                                    progress, names, split_size, pool)
+        if messages:
+            batches_ = (b for t in tables for b in t.to_batches())
+            tables = reassemble(batches_, max_seg)
+        for t in tables:
+            t = filters.apply(t)
+            if t.num_rows:
+                summary.count_rows(t, messages)
+                writer.write(t)
+    finally:
+        if writer is not None:
+            writer.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return summary
+
+
+def parse_size(text: str | int) -> int:
+    """``64m``, ``1g``, ``4096`` -> bytes."""
+    if isinstance(text, int):
+        return text
+    t = text.strip().lower().removesuffix("b")
+    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(t[-1:], 1)
+    try:
+        n = int(float(t[:-1] if mult > 1 else t) * mult)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (e.g. 64m, 1g, 1048576)") from None
+    if n < 1 << 16:
+        raise ValueError(f"{text!r}: a split must be at least 64k")
+    return n

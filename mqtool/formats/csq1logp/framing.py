@@ -1,0 +1,512 @@
+"""Record framing of z/OS variable-length data sets moved off the mainframe, as generators
+over chunks (a file is never read whole to frame it).
+
+Framings (CSQ1LOGP spec §2): ``rdw`` (FTP ``quote site rdw``: RDW + record), ``bdw``
+(RECFM=U copies: BDW + RDW-framed records per block), ``none`` (FTP binary without RDWs:
+boundaries recomputed from ``ldatalen``, resynchronised on the EBCDIC ``yyyy.ddd`` date that
+starts every record). A text-mode (ASCII) transfer is recognised and refused.
+
+A bad span (damaged descriptor, no record date where one must be, truncated tail) becomes
+one ``Frame`` with ``error`` set; scanning resumes at the next position that holds a valid
+descriptor followed by a record date. ``sparse_index`` does one header pass and returns the
+positions where a scan can restart, so a big file can be cut into splits at record
+boundaries and every split frames exactly as the whole file does.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from mqtool.codepages import codec_name
+from mqtool.errors import DecodeError
+from mqtool.formats.csq1logp.layout import layouts as _layouts
+
+FRAMINGS = ("auto", "rdw", "bdw", "none")
+FIXED = 199  # CSQ4LOGD fixed part without csbora
+MIN_REC = 4 + FIXED  # smallest RDW length of a record
+MAX_RDW = 32760
+MAX_DATA = 32752  # largest ldatalen that fits one record
+DATE_LEN = 21
+HEAD = 256  # bytes of a bad span kept for its error row
+KEEP = 40  # bytes kept across chunks while looking for a resync point
+_HH = struct.Struct(_layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
+_L = struct.Struct(">" + _layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
+LDATALEN_AT = _layouts().logd.offset_of("ldatalen")
+
+# error reasons (the summary counts by these)
+BAD_RDW = "bad-rdw"
+BAD_BDW = "bad-bdw"
+NO_DATE = "no-record-date"
+TRUNCATED = "truncated-record"
+CROSSES = "record-crosses-block"
+
+
+@lru_cache(maxsize=16)
+def date_pattern(codepage: str = "cp037") -> re.Pattern[bytes]:
+    """``yyyy.ddd hh:mm:ss.thm`` in a code page (EBCDIC: ``F1|F2 Fx Fx Fx 4B ...``)."""
+    cp = codec_name(codepage)
+
+    def enc(s: str) -> bytes:
+        return re.escape(s.encode(cp))
+
+    d = b"[" + b"".join(enc(c) for c in "0123456789") + b"]"
+    y = b"[" + enc("1") + enc("2") + b"]"
+    return re.compile(y + d * 3 + enc(".") + d * 3 + enc(" ") + d * 2 + enc(":") + d * 2
+                      + enc(":") + d * 2 + enc(".") + d * 3, re.S)
+
+
+ASCII_DATE = date_pattern("latin-1")
+
+
+class Frame(NamedTuple):
+    """One record, or one bad span (``error`` set), of a framed file."""
+
+    offset: int  # file offset of the record's RDW (unframed: its first byte) / of the span
+    length: int  # rec_len: bytes incl. the RDW, BDWs not counted / span length
+    hdr: int  # 4 with an RDW, 0 unframed
+    rec_no: int  # 0-based, file order; bad spans count too
+    buf: bytes  # buffer holding the record (bad spans: empty)
+    pos: int  # position of the record in ``buf``
+    block: int  # offset of the enclosing BDW, -1 when not blocked
+    resume: int  # where a scan can restart to reproduce this frame, -1 if it cannot
+    error: str = ""  # reason of a bad span
+    detail: str = ""  # the reason in words
+    path: str = ""  # field path of the descriptor at fault
+    head: bytes = b""  # first HEAD bytes of a bad span
+
+
+def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str, str] | None:
+    """Guess the framing from the first bytes: ``(framing, reason)`` or None.
+
+    Raises DecodeError for an ASCII (text-mode) transfer: binary fields are corrupted.
+    """
+    pat = date_pattern(codepage)
+    for at in (0, 4, 8):
+        if ASCII_DATE.match(head, at) and not pat.match(head, at):
+            raise DecodeError(
+                "csq1logp", "csrecorddate", at,
+                "text-mode-transfer: ASCII date "
+                f"{head[at:at + DATE_LEN].decode('latin-1')!r} where an EBCDIC one belongs; "
+                "binary fields are corrupted. Transfer the data set again in binary mode "
+                "(FTP: 'binary' and 'quote site rdw')")
+    if len(head) >= 12 and pat.match(head, 8):
+        blen, rlen = _bdw_len(head, 0), _rdw_len(head, 4)
+        if blen and rlen and blen >= rlen + 4:
+            return "bdw", (f"BDW X'{head[:4].hex().upper()}' ({blen}) >= RDW "
+                           f"X'{head[4:8].hex().upper()}' ({rlen}) + 4, record date at +8")
+    if len(head) >= 8 and pat.match(head, 4) and _rdw_len(head, 0):
+        return "rdw", f"RDW X'{head[:4].hex().upper()}' ({_rdw_len(head, 0)}), record date at +4"
+    if pat.match(head, 0):
+        return "none", "record date at +0 and no descriptor: boundaries recomputed from ldatalen"
+    return None
+
+
+def resolve_framing(head: bytes, framing: str, codepage: str, final: bool = True) -> tuple[str, str]:
+    """The framing to use: forced, or sniffed; DecodeError when nothing fits."""
+    if framing not in FRAMINGS:
+        raise ValueError(f"framing must be one of {', '.join(FRAMINGS)}")
+    if framing != "auto":
+        if framing == "none" or not head:
+            return framing, "forced"
+        sniff(head, codepage, final)  # still refuse text-mode transfers
+        return framing, "forced"
+    found = sniff(head, codepage, final)
+    if found is None:
+        if not head:
+            return "rdw", "empty input"
+        raise DecodeError("csq1logp", "rdw", 0,
+                          "not a CSQ1LOGP extract: no EBCDIC yyyy.ddd hh:mm:ss.thm record date at "
+                          f"offset 0, 4 or 8 (first bytes X'{head[:12].hex().upper()}'); "
+                          "try --framing or --codepage")
+    return found
+
+
+def _rdw_len(b: bytes, at: int) -> int:
+    """Length of a valid RDW at ``at`` (bytes 2-3 zero, 203..32760), else 0."""
+    if len(b) < at + 4:
+        return 0
+    n, z = _HH.unpack_from(b, at)
+    return n if z == 0 and MIN_REC <= n <= MAX_RDW else 0
+
+
+def _bdw_len(b: bytes, at: int) -> int:
+    """Length of a valid BDW at ``at`` (2-byte form, or 4-byte extended form), else 0."""
+    if len(b) < at + 4:
+        return 0
+    if b[at] & 0x80:
+        n = int.from_bytes(b[at:at + 4], "big") & 0x7FFFFFFF
+        return n if n >= 4 + MIN_REC else 0
+    n, z = _HH.unpack_from(b, at)
+    return n if z == 0 and 4 + MIN_REC <= n <= MAX_RDW else 0
+
+
+# --------------------------------------------------------------------------- scanning
+
+_MORE = object()
+
+
+@dataclass
+class _Bad:
+    start: int
+    head: bytes
+    reason: str
+    detail: str
+    path: str
+
+
+def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, base: int = 0,
+           rec_no: int = 0, end: int | None = None, block: int = -1) -> Iterator[Frame]:
+    """Frames of a stream of chunks that starts at file offset ``base``.
+
+    ``framing`` is ``rdw``, ``bdw`` or ``none`` (resolve ``auto`` first). Stops at file
+    offset ``end`` (a restart point from ``sparse_index``) or at the end of the data.
+    """
+    if framing not in ("rdw", "bdw", "none"):
+        raise ValueError(f"frames() needs a resolved framing, not {framing!r}")
+    pat = date_pattern(codepage)
+    match, unpack = pat.match, _HH.unpack_from
+    it = iter(chunks)
+    buf = b""
+    bstart = base  # file offset of buf[0]
+    pos = 0
+    final = False
+    block_end = -1  # file offset where the current block ends (bdw)
+    cur_block = block
+    block_resume = -1
+    bad: _Bad | None = None
+    n = rec_no
+
+    def more() -> bool:
+        nonlocal buf, bstart, pos, final
+        if final:
+            return False
+        chunk = next(it, None)
+        if chunk is None:
+            final = True
+            return True
+        keep = buf[pos:]
+        bstart += pos
+        pos = 0
+        buf = keep + chunk if keep else bytes(chunk)
+        return True
+
+    while True:
+        here = bstart + pos
+        clean = bad is None and (framing != "bdw" or block_end < 0 or here == block_end)
+        if clean and end is not None and here >= end:
+            return
+        left = len(buf) - pos
+        if left == 0 and not final:
+            more()
+            continue
+        if left == 0 and final:
+            if bad is not None:
+                yield _span(bad, here, n)
+                n += 1
+            return
+        # ---------------------------------------------------------- resynchronising
+        if bad is not None:
+            if len(bad.head) < HEAD:  # the span started near the end of a buffer
+                k = bad.start + len(bad.head) - bstart
+                bad.head += buf[k:k + HEAD - len(bad.head)]
+            q = _resync(buf, pos, framing, pat, final)
+            if q is _MORE:
+                # drop what was searched, keep a little for a pattern across chunks
+                pos = max(pos, len(buf) - KEEP)
+                more()
+                continue
+            stop = len(buf) if q is None else q
+            yield _span(bad, bstart + stop, n)
+            n += 1
+            bad = None
+            pos = stop
+            block_end = -1
+            continue
+        # ---------------------------------------------------------- blocks
+        if framing == "bdw" and (block_end < 0 or here == block_end):
+            if left < 8 + DATE_LEN and not final:
+                more()
+                continue
+            blen = _bdw_len(buf, pos)
+            rlen = _rdw_len(buf, pos + 4)
+            if not (blen and rlen and rlen + 4 <= blen and pat.match(buf, pos + 8)):
+                what = "is not a block descriptor" if not blen else \
+                    "is not followed by an RDW and a record date"
+                bad = _Bad(here, buf[pos:pos + HEAD], BAD_BDW,
+                           f"BDW X'{buf[pos:pos + 4].hex().upper()}' {what}", "bdw.length")
+                pos += 1
+                continue
+            cur_block = block_resume = here
+            block_end = here + blen
+            pos += 4
+            continue
+        if framing == "bdw":
+            resume, block_resume = block_resume, -1
+        else:
+            resume = here
+        limit = block_end if framing == "bdw" else None
+        # ---------------------------------------------------------- unframed records
+        if framing == "none":
+            got = _unframed(buf, pos, pat, final)
+            if got is _MORE:
+                more()
+                continue
+            length, err, detail = got  # type: ignore[misc]
+            if err:
+                bad = _Bad(here, buf[pos:pos + HEAD], err, detail, "csrecorddate")
+                pos += 1
+                continue
+            yield Frame(here, length, 0, n, buf, pos, -1, resume)
+            n += 1
+            pos += length
+            continue
+        # ---------------------------------------------------------- RDW records
+        if limit is None:
+            # the common case, tight: valid RDW + record date, wholly in the buffer
+            size = len(buf)
+            while pos + 4 + DATE_LEN <= size:
+                rlen, spanning = unpack(buf, pos)
+                if (spanning or rlen < MIN_REC or rlen > MAX_RDW or pos + rlen > size
+                        or not match(buf, pos + 4)):
+                    break
+                here = bstart + pos
+                if end is not None and here >= end:
+                    return
+                yield Frame(here, rlen, 4, n, buf, pos, -1, here)
+                n += 1
+                pos += rlen
+            here = bstart + pos
+            if end is not None and here >= end:
+                return
+            left = size - pos
+            if left == 0:
+                continue
+        if limit is not None and limit - here < 4:
+            # too little left in the block for an RDW: bad span to the block end
+            if left < limit - here and not final:
+                block_resume = resume
+                more()
+                continue
+            stop = min(limit - here, left)
+            yield Frame(here, stop, 4, n, b"", 0, cur_block, resume, BAD_RDW,
+                        f"{stop} bytes left in the block, too few for an RDW", "rdw.length",
+                        buf[pos:pos + stop])
+            n += 1
+            pos += stop
+            continue
+        if left < 4 + DATE_LEN and not final:
+            block_resume = resume if framing == "bdw" else -1
+            more()
+            continue
+        rlen, spanning = _HH.unpack_from(buf, pos) if left >= 4 else (0, 0)
+        err = detail = ""
+        if left < 4:
+            err, detail = TRUNCATED, f"{left} bytes at the end, too few for an RDW"
+        elif spanning != 0 or not MIN_REC <= rlen <= MAX_RDW:
+            err, detail = BAD_RDW, _rdw_detail(buf, pos, rlen, spanning)
+        elif left < 4 + DATE_LEN:
+            err, detail = TRUNCATED, f"RDW length {rlen}, only {left} bytes left in the file"
+        elif not pat.match(buf, pos + 4):
+            err, detail = NO_DATE, (f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) is not "
+                                    "followed by a yyyy.ddd record date")
+        elif limit is not None and here + rlen > limit:
+            err, detail = CROSSES, f"RDW length {rlen} runs past the block end at X'{limit:X}'"
+        elif left < rlen:
+            if not final:
+                block_resume = resume if framing == "bdw" else -1
+                more()
+                continue
+            err, detail = TRUNCATED, f"RDW length {rlen}, only {left} bytes left in the file"
+        if err:
+            if framing == "bdw" and err in (BAD_RDW, NO_DATE, CROSSES):
+                # the block descriptor is trusted: the rest of the block is one bad span
+                stop = min(limit - here, left) if limit is not None else left
+                if limit is not None and left < limit - here and not final:
+                    block_resume = resume
+                    more()
+                    continue
+                yield Frame(here, stop, 4, n, b"", 0, cur_block, resume, err, detail,
+                            "rdw.length", buf[pos:pos + min(stop, HEAD)])
+                n += 1
+                pos += stop
+                continue
+            if err == TRUNCATED:
+                yield Frame(here, left, 4, n, b"", 0, cur_block, resume, err, detail,
+                            "rdw.length", buf[pos:pos + HEAD])
+                n += 1
+                pos += left
+                continue
+            bad = _Bad(here, buf[pos:pos + HEAD], err, detail,
+                       "rdw.length" if err == BAD_RDW else "csrecorddate")
+            pos += 1
+            continue
+        yield Frame(here, rlen, 4, n, buf, pos, cur_block, resume)
+        n += 1
+        pos += rlen
+
+
+def _span(bad: _Bad, stop: int, n: int) -> Frame:
+    return Frame(bad.start, stop - bad.start, 0, n, b"", 0, -1, bad.start, bad.reason, bad.detail,
+                 bad.path, bad.head[:stop - bad.start])
+
+
+def _rdw_detail(buf: bytes, pos: int, rlen: int, spanning: int) -> str:
+    rdw = buf[pos:pos + 4].hex().upper()
+    if spanning:
+        return f"RDW X'{rdw}': bytes 2-3 not zero (a spanned-record segment; CSQ1LOGP writes none)"
+    return f"RDW X'{rdw}': length {rlen} outside {MIN_REC}..{MAX_RDW}"
+
+
+def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: bool) -> object:
+    """Next position after ``pos`` where a record (or block) starts; None at the end of the
+    data, ``_MORE`` when more data is needed to tell."""
+    lead = {"rdw": 4, "bdw": 8, "none": 0}[framing]
+    at = pos + lead
+    while True:
+        m = pat.search(buf, at)
+        if m is None:
+            return None if final else _MORE
+        q = m.start() - lead
+        at = m.start() + 1
+        if q < pos:
+            continue
+        if framing == "rdw" and _rdw_len(buf, q):
+            return q
+        if framing == "bdw" and _bdw_len(buf, q) and _rdw_len(buf, q + 4):
+            return q
+        if framing == "none":
+            return q
+
+
+def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> object:
+    """``(length, error, detail)`` of an unframed record at ``pos``, or ``_MORE``."""
+    left = len(buf) - pos
+    if left < DATE_LEN and not final:
+        return _MORE
+    if not pat.match(buf, pos):
+        return 0, NO_DATE, "no yyyy.ddd record date where a record must start"
+    if left < FIXED:
+        if not final:
+            return _MORE
+        return 0, TRUNCATED, f"{left} bytes at the end, the fixed part needs {FIXED}"
+    (ld,) = _L.unpack_from(buf, pos + LDATALEN_AT)
+    if 0 <= ld <= MAX_DATA:
+        for cand in (FIXED + 1 + ld, FIXED + ld):
+            if cand == left and final:
+                return cand, "", ""
+            if cand + DATE_LEN <= left:
+                if pat.match(buf, pos + cand):
+                    return cand, "", ""
+            elif not final:
+                return _MORE
+    # ldatalen does not lead to the next record: resynchronise on the next record date
+    m = pat.search(buf, pos + FIXED)
+    while m is not None and m.start() + DATE_LEN > len(buf):
+        m = None
+    if m is None:
+        if not final:
+            return _MORE
+        return left, "", ""
+    return m.start() - pos, "", ""
+
+
+# --------------------------------------------------------------------------- splits
+
+
+@dataclass(frozen=True)
+class Split:
+    """A byte range of one file that frames on its own: start at a restart point."""
+
+    path: str
+    start: int
+    end: int
+    rec_no: int
+    framing: str
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+@dataclass
+class Index:
+    """What one header pass over a file learned: splits and counts."""
+
+    path: str
+    size: int
+    framing: str
+    framing_reason: str
+    splits: list[Split]
+    records: int
+    errors: dict[str, int]
+    first_error: Frame | None
+
+
+def read_chunks(path: str, start: int = 0, end: int | None = None,
+                chunk: int = 4 << 20) -> Iterator[bytes]:
+    """Bytes ``start..end`` of a file in chunks."""
+    from mqtool.io.inputs import iter_chunks
+
+    return iter_chunks(path, start, None if end is None else end - start, chunk)
+
+
+def head_of(path: str, n: int = 65536) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(n)
+
+
+class IndexPass:
+    """The header pass of one file as a generator of splits, so decoding can start while
+    it runs; counts and the first bad span are known once ``splits()`` is exhausted."""
+
+    def __init__(self, path: str, framing: str = "auto", codepage: str = "cp037",
+                 split_size: int = 64 << 20) -> None:
+        import os
+
+        self.path, self.codepage, self.split_size = path, codepage, split_size
+        self.size = os.path.getsize(path)
+        head = head_of(path)
+        self.framing, self.reason = resolve_framing(head, framing, codepage,
+                                                    final=len(head) == self.size)
+        self.records = 0
+        self.errors: dict[str, int] = {}
+        self.first_error: Frame | None = None
+
+    def splits(self) -> Iterator[Split]:
+        start, rec_no = 0, 0
+        boundary = self.split_size
+        for fr in frames(read_chunks(self.path), self.framing, self.codepage):
+            if fr.resume >= boundary and fr.resume > start:
+                yield Split(self.path, start, fr.resume, rec_no, self.framing)
+                start, rec_no = fr.resume, fr.rec_no
+                boundary = fr.resume + self.split_size
+            if fr.error:
+                self.errors[fr.error] = self.errors.get(fr.error, 0) + 1
+                if self.first_error is None:
+                    self.first_error = fr._replace(buf=b"")
+            else:
+                self.records += 1
+        yield Split(self.path, start, self.size, rec_no, self.framing)
+
+    def index(self, splits: list[Split]) -> Index:
+        return Index(self.path, self.size, self.framing, self.reason, splits, self.records,
+                     self.errors, self.first_error)
+
+
+def sparse_index(path: str, framing: str = "auto", codepage: str = "cp037",
+                 split_size: int = 64 << 20) -> Index:
+    """One header pass: a restart point about every ``split_size`` bytes, record and error
+    counts. Splits together cover the file; each frames exactly as the whole file does."""
+    ip = IndexPass(path, framing, codepage, split_size)
+    return ip.index(list(ip.splits()))
+
+
+def split_frames(split: Split, codepage: str = "cp037", chunk: int = 4 << 20) -> Iterator[Frame]:
+    """The frames of one split (reads only its byte range)."""
+    return frames(read_chunks(split.path, split.start, split.end, chunk), split.framing, codepage,
+                  base=split.start, rec_no=split.rec_no, end=split.end)

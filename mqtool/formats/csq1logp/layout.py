@@ -1,0 +1,199 @@
+"""IBM MQ for z/OS CSQ1LOGP ``EXTRACT(YES)`` records (CSQ4LOGD layout; seed 002).
+
+The record layout is declared once (``layouts(codepage).logd``): the forensic decoder below
+(spans, listing, ``--annotate``, ``--json``), the builder, and the vectorised bulk path
+(``bulk.py``: numpy dtype and Arrow schema derived from the same
+``FieldInfo`` table) all read it.
+
+A record is RDW (4 bytes, when the framing keeps it) + a fixed part of 199 bytes
+(``csrecorddate`` .. ``lsegment``) + the variable part: ``csbora`` (1 byte, present or not:
+the 199/200 ambiguity, resolved per record from the RDW length and ``ldatalen``, spec §3.2)
+and ``csvardata``. Offsets in spans and errors are offsets in the input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from mqtool.codepages import codec_name
+from mqtool.layout import Hex, Layout, Means, Variant, dsect
+
+FORMAT = "csq1logp"
+
+FIXED = 199  # csrecorddate .. lsegment
+FIXED_BORA = 200  # + csbora: the builders' default (spec §3.2)
+RDW_LEN = 4
+MIN_RECORD = RDW_LEN + FIXED  # 203: smallest RDW length of a valid record
+MAX_RDW = 32760  # an RDW length never exceeds the block size
+LRECL = 32756  # CSQ1LOGP's LRECL (includes the RDW)
+MAX_SEGMENT = LRECL - RDW_LEN - FIXED_BORA  # 32552 data bytes per record (spec §4)
+
+# ------------------------------------------------------------------ meaning tables
+
+VERBS = {
+    "ALTER": "the object was changed",
+    "DEFINE": "the object was created",
+    "MQGET": "the message was got",
+    "MQPUT": "the message was put",
+    "EXPIRE": "the message expired",
+    "ABORT2": "the message was backed out",
+    "PHASE1": "the first phase of two phase commit",
+    "PHASE2": "second phase of two phase commit, or the only phase of one phase commit",
+}
+UOW_TYPES = {"BUR": "begin unit of recovery", "CP": "checkpoint information"}
+COMMIT_STATUS = {"B": "backed out", "C": "committed", "I": "inflight"}
+SHUNT = {"S": "shunted record", "N": "not shunted"}
+BORA = {"B": "before image", "A": "after image"}
+BORA_MEANING = {**BORA, "": "blank (not an ALTER record)"}
+NULLS8 = "\x00" * 8
+CONNECTION_TYPES = {
+    "BATCH": "batch", "RRSBATCH": "RRS batch", "IMS": "IMS", "CICS": "CICS",
+    "CHIN": "channel initiator", NULLS8: "internal task (nulls)",
+}
+# Fields whose values must come from a list; anything else is reported, not rejected.
+ENUMS: dict[str, Mapping[str, str]] = {
+    "cscnty": CONNECTION_TYPES, "csstatus": UOW_TYPES, "csverb": VERBS,
+    "cscmitstatus": COMMIT_STATUS, "csshunt": SHUNT,
+}
+# Field-level problems: the row is kept and ``_corrupt_fields`` lists "field: reason".
+BAD_DATE = "not a yyyy.ddd hh:mm:ss.thm date"
+BAD_DELTA = "not blank-padded digits"
+BAD_ENUM = "unknown value"
+NEG_LEN = "negative"
+BAD_SEGMENT = "less than 1"
+TRAILING = "bytes after ldatalen"
+
+
+def _key_meaning(when_blank: str):  # type: ignore[no-untyped-def]
+    def meaning(value: Any, fields: Mapping[str, Any]) -> str:
+        if isinstance(value, bytes) and value and value == value[:1] * len(value) and value[0] == 0x40:
+            return when_blank
+        return ""
+
+    return meaning
+
+
+def _recorddate_meaning(value: Any, fields: Mapping[str, Any]) -> str:
+    try:
+        ts = parse_recorddate(value)
+    except ValueError as e:
+        return str(e)
+    return f"{ts:%Y-%m-%d %H:%M:%S.%f}"[:-3] + " (z/OS local time, zone not recorded)"
+
+
+@dataclass(frozen=True)
+class Layouts:
+    """The layouts of one code page: the 4-byte descriptors, the fixed part, ``csbora``."""
+
+    codepage: str
+    rdw: Layout
+    bdw: Layout
+    logd: Layout
+    bora: Layout
+
+
+@lru_cache(maxsize=16)
+def layouts(codepage: str = "cp037") -> Layouts:
+    """The CSQ4LOGD declaration (IBM's table, seed 002) in a code page; big-endian always."""
+    v = Variant(big=True, codepage=codec_name(codepage))
+    rdw = dsect("RDW", "length" / v.U2, "spanning" / v.hexint(2))
+    bdw = dsect("BDW", "length" / v.U2, "flags" / v.hexint(2))
+    logd = dsect(
+        "CSQ4LOGD",
+        "csrecorddate" / Means(v.text(21), _recorddate_meaning),
+        "cstimedelta" / v.text(7),
+        "dtodout" / v.stck(),
+        "csurid" / Hex(6),
+        "cscorrelator" / v.text(12),
+        "csauth" / v.text(8),
+        "dtime" / v.stck(),
+        "csresource" / v.text(8),
+        "cscnty" / Means(v.text(8), CONNECTION_TYPES),
+        "cscnid" / v.text(8),
+        "csstatus" / Means(v.text(3), UOW_TYPES),
+        "ldatalen" / v.S4,
+        "csqmgrname" / v.text(4),
+        "csqueuename" / v.text(48),
+        "cssqdmcp" / Means(Hex(12), _key_meaning("blank: not a shared queue")),
+        "csdmcp" / Means(Hex(8), _key_meaning("blank: a shared queue")),
+        "csverb" / Means(v.text(8), VERBS),
+        "cscmitstatus" / Means(v.text(1), COMMIT_STATUS),
+        "csshunt" / Means(v.text(1), SHUNT),
+        "cslogrba" / Hex(6),
+        "csshuntrba" / Hex(6),
+        "lsegment" / v.S4,
+    )
+    bora = dsect("CSBORA", "csbora" / Means(v.text(1), BORA_MEANING))
+    assert logd.size == FIXED, logd.size
+    return Layouts(v.codepage, rdw, bdw, logd, bora)
+
+
+# How each field becomes a bulk row column (everything not named: its natural type).
+# Not a layout: offsets, sizes and types come from ``layouts().logd.fields``.
+ROW_TEXT_AND_DATE = {"csrecorddate"}  # text + ``<name>_ts`` (naive timestamp)
+ROW_BLANK_INT = {"cstimedelta"}  # right-justified digits -> integer (blank -> null)
+ROW_TEXT_AND_HEX = {"cscorrelator"}  # text + ``<name>_hex`` (may hold binary bytes)
+ROW_BLANK_KEY = {"cssqdmcp", "csdmcp"}  # hex; null when blank
+
+
+# ------------------------------------------------------------------ text helpers
+
+_DATE_RE = re.compile(r"^(\d{4})\.(\d{3}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$", re.ASCII)
+
+
+def parse_recorddate(text: str) -> datetime:
+    """``yyyy.ddd hh:mm:ss.thm`` (ordinal day) -> naive datetime; ValueError says why."""
+    m = _DATE_RE.match(text or "")
+    if not m:
+        raise ValueError(BAD_DATE)
+    y, ddd, hh, mm, ss, ms = (int(g) for g in m.groups())
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    if not (y >= 1 and 1 <= ddd <= (366 if leap else 365) and hh < 24 and mm < 60 and ss < 60):
+        raise ValueError(BAD_DATE)
+    return datetime(y, 1, 1) + timedelta(days=ddd - 1, hours=hh, minutes=mm, seconds=ss,
+                                         milliseconds=ms)
+
+
+def format_recorddate(ts: datetime) -> str:
+    """The inverse of ``parse_recorddate`` (for builders)."""
+    ddd = (ts.date() - date(ts.year, 1, 1)).days + 1
+    return f"{ts.year:04d}.{ddd:03d} {ts:%H:%M:%S}.{ts.microsecond // 1000:03d}"
+
+
+def parse_timedelta(text: str) -> int | None:
+    """``cstimedelta``: right-justified blank-padded digits; None when blank."""
+    body = text.lstrip(" ")
+    if not body:
+        return None
+    if not body.isascii() or not body.isdigit():
+        raise ValueError(BAD_DELTA)
+    return int(body)
+
+
+def resolve_fixed(avail: int, ldatalen: int) -> tuple[int, str]:
+    """Fixed-part size of a record whose bytes after the RDW number ``avail`` (spec §3.2)."""
+    if avail == FIXED_BORA + ldatalen:
+        return FIXED_BORA, f"{avail} bytes = 200 + ldatalen {ldatalen}: csbora present"
+    if avail == FIXED + ldatalen:
+        return FIXED, f"{avail} bytes = 199 + ldatalen {ldatalen}: no csbora byte"
+    if avail < FIXED_BORA:
+        return FIXED, f"{avail} bytes: no room for csbora"
+    return FIXED_BORA, (f"{avail} bytes is neither 199 nor 200 + ldatalen {ldatalen}: "
+                        "csbora assumed present")
+
+
+def data_slice(avail: int, fixed: int, ldatalen: int) -> tuple[int, str]:
+    """How many csvardata bytes to take, and the ldatalen reading used (spec §4)."""
+    sl = avail - fixed
+    if ldatalen < 0 or sl == ldatalen:
+        return sl, "A"
+    if sl < ldatalen:
+        return sl, "B"
+    return ldatalen, "trailing-bytes"
+
+

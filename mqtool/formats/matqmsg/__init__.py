@@ -1,0 +1,1 @@
+"""IBM i MATQMSG receiver and message selection templates (``templates``)."""

@@ -1,0 +1,6 @@
+"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``, ``build``."""
+
+
+from mqtool.formats.matqmsg.templates import FORMAT, build, decode, detect
+
+__all__ = ["FORMAT", "build", "decode", "detect"]

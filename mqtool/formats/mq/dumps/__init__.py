@@ -1,0 +1,1 @@
+"""Queue dumps: readers (``read``) and writers (``write``) of the files MQ tools produce."""

@@ -1,0 +1,1 @@
+"""TIBCO OSB redolog entries and user-exit parameter lists (``redolog``)."""

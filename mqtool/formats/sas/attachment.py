@@ -1,0 +1,1071 @@
+"""SAS Application Messaging attachments over IBM MQ and MSMQ (seed 000; spec
+``sas-attachment.md``): the attachment header (MsgType 100000) and the subordinate messages
+(MsgType 100001): application message, count message, external-file records, data set
+definition / variable definitions / observations / index messages.
+
+Every message is declared once (``layouts``), instantiated per sender variant: byte order,
+C ``long`` size (4 or 8), code page, and whether each ``char[]`` is followed by its NUL.
+Header detection tries every variant and keeps the one that parses the message exactly
+(spec section 8); the MQMD's Encoding and CCSID, when the dump has them, win over the
+heuristics; options force any of them.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+from construct import this
+
+from mqtool.codepages import codec_name, is_ebcdic
+from mqtool.errors import BuildError, DecodeError
+from mqtool.layout import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
+from mqtool.model import DATA, Decoded, Detection, Element, Problem, Span
+
+FORMAT = "sas-attachment"
+HEADER_MSGTYPE = 100000
+SUBORDINATE_MSGTYPE = 100001
+ATTACHMENT_TYPES = {1: "SAS data set", 2: "external text file", 3: "external binary file"}
+DATASET_MESSAGES = {1: "data set definition", 2: "variable definitions", 3: "observations",
+                    4: "indexes", 5: "integrity constraints"}
+FILE_SPECS = (b"FILENAME", b"FILEREF")
+FILE_SPECS_EBCDIC = (b"\xc6\xc9\xd3\xc5\xd5\xc1\xd4\xc5", b"\xc6\xc9\xd3\xc5\xd9\xc5\xc6")
+PARTS = ("auto", "header", "application", "count", "file-info", "records", "dataset")
+MAX_ATTACHMENTS = 1000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a sender serialised its messages (spec sections 2 and 8)."""
+
+    big: bool = True
+    long: int = 4
+    codepage: str = "cp037"
+    nul: bool = True  # char[] followed by a NUL byte
+    float_format: str = "ibm-hfp"
+    record_nul: bool = False  # external-file records followed by a NUL byte
+
+    @property
+    def byte_order(self) -> str:
+        return "big" if self.big else "little"
+
+    def describe(self) -> str:
+        nul = "NUL-terminated strings" if self.nul else "strings without NUL"
+        return f"{self.byte_order}-endian, long {self.long}, {self.codepage}, {nul}"
+
+    def attrs(self) -> dict[str, object]:
+        return {"byte_order": self.byte_order, "long": self.long, "codepage": self.codepage,
+                "nul": self.nul, "float_format": self.float_format}
+
+
+PROFILES = {
+    "zos": Settings(True, 4, "cp037", True, "ibm-hfp"),
+    "win": Settings(False, 4, "cp1252", True, "ieee-le"),
+    "linux": Settings(False, 8, "latin-1", True, "ieee-le"),
+    "unix64": Settings(True, 8, "latin-1", True, "ieee-be"),
+    "unix32": Settings(True, 4, "latin-1", True, "ieee-be"),
+}
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+def _string(v: Variant, L: Any, name: str, nul: bool) -> list[Any]:  # noqa: N803
+    """A length-prefixed ``char[]``: ``<name>_len``, ``<name>``, ``<name>_nul``."""
+    return [f"{name}_len" / L, name / v.text(getattr(this, f"{name}_len")),
+            f"{name}_nul" / Reserved(1 if nul else 0)]
+
+
+def _vartype(value: Any, fields: Any) -> str:
+    return "numeric (double)" if value == 1 else "character"
+
+
+@dataclass(frozen=True)
+class Layouts:
+    header: Layout
+    entry: Layout
+    count: Layout
+    fileinfo: Layout
+    record: Layout
+    text_record: Layout
+    typeid: Layout
+    dsdef: Layout
+    vardef: Layout
+    index: Layout
+
+
+@lru_cache(maxsize=64)
+def layouts(big: bool = True, long: int = 4, codepage: str = "cp037", nul: bool = True,
+            record_nul: bool = False) -> Layouts:
+    """Every message of the protocol, declared once, for one sender variant."""
+    v = Variant(big=big, codepage=codepage)
+    L = v.S4 if long == 4 else v.S8  # noqa: N806 - the seed's "long"
+    rz = 1 if record_nul else 0
+    return Layouts(
+        header=dsect("HEADER",
+                     "header_correlid" / Hex(24),
+                     "original_msgtype" / L,
+                     "original_correlid" / Hex(24),
+                     "message_correlid" / Hex(24),
+                     "num_attachments" / v.S4),
+        entry=dsect("ATTACHMENT",
+                    "type" / Means(v.S4, ATTACHMENT_TYPES),
+                    "correlid" / Hex(24),
+                    *_string(v, v.S4, "qualifier1", nul),
+                    *_string(v, v.S4, "qualifier2", nul),
+                    *_string(v, v.S4, "description", nul),
+                    "minor_version" / v.S4,
+                    "major_version" / v.S4),
+        count=dsect("COUNT", "count" / v.S4),
+        fileinfo=dsect("FILEINFO", "lrecl" / v.S4, "filesize" / v.S4),
+        record=dsect("RECORD", "len" / L, "record" / Hex(this.len), "record_nul" / Reserved(rz)),
+        text_record=dsect("RECORD", "len" / L, "record" / v.text(this.len),
+                          "record_nul" / Reserved(rz)),
+        typeid=dsect("TYPE", "type" / Means(v.S4, DATASET_MESSAGES)),
+        dsdef=dsect("DSDEF",
+                    "version" / v.S4,
+                    *_string(v, L, "dstype", nul),
+                    *_string(v, L, "label", nul),
+                    "nobs" / L,
+                    "nvars" / L,
+                    "obslen" / L,
+                    *_string(v, L, "compress", nul),
+                    "reuse" / v.text(1),
+                    *_string(v, L, "encrypt", nul),
+                    "sortkey_nvars" / L,
+                    *_string(v, L, "collate", nul),
+                    "sortflags" / v.hexint(2),
+                    "readpw_flag" / v.S4, "readpw" / Hex(4),
+                    "writepw_flag" / v.S4, "writepw" / Hex(4),
+                    "alterpw_flag" / v.S4, "alterpw" / Hex(4)),
+        vardef=dsect("VARIABLE",
+                     *_string(v, L, "name", nul),
+                     *_string(v, L, "format", nul),
+                     *_string(v, L, "informat", nul),
+                     *_string(v, L, "label", nul),
+                     "vartype" / Means(v.U1, _vartype),
+                     "length" / L,
+                     "format_w" / L,
+                     "format_d" / L,
+                     "informat_w" / L,
+                     "informat_d" / L,
+                     "nsort" / v.hexint(1)),
+        index=dsect("INDEX",
+                    "upercmx" / Unknown(L),
+                    *_string(v, L, "name", nul),
+                    "flags" / Unknown(L),
+                    "nvars" / L,
+                    "names_len" / L,
+                    "names" / v.text(this.names_len + this.nvars)),
+    )
+
+
+def layouts_for(s: Settings) -> Layouts:
+    return layouts(s.big, s.long, s.codepage, s.nul, s.record_nul)
+
+
+def int_struct(s: Settings, long: bool = False) -> struct.Struct:
+    """A ``struct`` for the variant's ``int`` / ``long``, taken from the declarations."""
+    lay = layouts_for(s)
+    f = lay.record.field("len") if long else lay.count.field("count")
+    return struct.Struct(f"{f.endian}{f.fmt}")
+
+
+# --------------------------------------------------------------------------- the header
+
+
+@dataclass
+class Entry:
+    """One attachment as the header lists it."""
+
+    index: int
+    type: int
+    correlid: bytes
+    qualifier1: str
+    qualifier2: str
+    description: str
+    minor_version: int
+    major_version: int
+    qualifier1_raw: bytes = b""
+
+    @property
+    def type_name(self) -> str:
+        return ATTACHMENT_TYPES.get(self.type, f"unknown type {self.type}")
+
+
+@dataclass
+class Header:
+    """An attachment header, decoded, with the settings that decoded it."""
+
+    header_correlid: bytes
+    original_msgtype: int
+    original_correlid: bytes
+    message_correlid: bytes
+    entries: list[Entry]
+    settings: Settings
+    reason: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the dump or the user says about the sender (None: unknown / not forced)."""
+
+    byte_order: str | None = None  # forced
+    long: int | None = None
+    codepage: str | None = None
+    nul: bool | None = None
+    float_format: str | None = None
+    mqmd_byte_order: str | None = None  # from MQMD.Encoding
+    mqmd_codepage: str | None = None  # from MQMD.CodedCharSetId
+    mqmd_float: str | None = None
+
+    @classmethod
+    def of(cls, options: dict[str, Any], encoding: int | None = None,
+           ccsid: int | None = None) -> Hints:
+        from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+
+        cp = options.get("codepage")
+        return cls(options.get("byte_order"), options.get("long"),
+                   codec_name(cp) if cp else None, options.get("nul"), options.get("float_format"),
+                   byte_order_of(encoding), ccsid_codec(ccsid), float_format_of(encoding))
+
+
+def _parse_entries(body: bytes, s: Settings, lay: Layouts, n: int, start: int,
+                   elements: list[Element]) -> int:
+    pos = start
+    for i in range(1, n + 1):
+        el = lay.entry.parse(body, pos, prefix=f"attachment[{i}]", fmt=FORMAT)
+        el.title = f"ATTACHMENT[{i}] element at offset X'{pos:04X}'"
+        elements.append(el)
+        pos += el.length
+    return pos
+
+
+def _structure_ok(body: bytes, s: Settings) -> tuple[bool, list[Element], str]:
+    """Does the variant parse the header exactly and plausibly (spec section 8, rules 1-3)?"""
+    lay = layouts_for(s)
+    elements: list[Element] = []
+    try:
+        head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
+        elements.append(head)
+        n = head.value("num_attachments")
+        if not isinstance(n, int) or not 1 <= n <= MAX_ATTACHMENTS:
+            return False, elements, f"{n} attachments"
+        end = _parse_entries(body, s, lay, n, head.length, elements)
+    except DecodeError as e:
+        return False, elements, e.reason
+    if end != len(body):
+        return False, elements, f"{len(body) - end} bytes left over"
+    for el in elements[1:]:
+        if el.value("type") not in ATTACHMENT_TYPES:
+            return False, elements, f"attachment type {el.value('type')}"
+        for sp in el.spans:
+            if sp.kind == "reserved" and any(sp.raw):
+                return False, elements, f"{sp.path} is X'{sp.raw.hex().upper()}', not a NUL"
+    return True, elements, ""
+
+
+def _charset_from(elements: list[Element]) -> str | None:
+    """``ascii`` / ``ebcdic`` when an external file's qualifier 1 says FILENAME/FILEREF."""
+    for el in elements[1:]:
+        if el.value("type") in (2, 3):
+            raw = next((sp.raw for sp in el.spans if sp.name == "qualifier1"), b"")
+            if raw in FILE_SPECS:
+                return "ascii"
+            if raw in FILE_SPECS_EBCDIC:
+                return "ebcdic"
+    return None
+
+
+def _charset_guess(elements: list[Element]) -> str:
+    """EBCDIC letters and digits sit at X'81'-X'F9', ASCII ones below X'80'."""
+    text = b"".join(sp.raw for el in elements[1:] for sp in el.spans if sp.kind == "text")
+    high = sum(1 for c in text if c >= 0x80)
+    return "ebcdic" if high * 2 > len(text) else "ascii"
+
+
+def settings_for(charset: str, hints: Hints, s: Settings) -> Settings:
+    cp = hints.codepage or (hints.mqmd_codepage if hints.mqmd_codepage and
+                            is_ebcdic(hints.mqmd_codepage) == (charset == "ebcdic") else None)
+    cp = cp or ("cp037" if charset == "ebcdic" else "latin-1")
+    flt = hints.float_format or hints.mqmd_float or (
+        "ibm-hfp" if is_ebcdic(cp) else ("ieee-be" if s.big else "ieee-le"))
+    return replace(s, codepage=cp, float_format=flt)
+
+
+def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None, str, list[Element]]:
+    """The variant that parses ``body`` as a header, why, and the elements of the best try.
+
+    Tries {big, little} x {long 4, 8} x {NUL, no NUL}; forced options narrow the search;
+    among parses that fit, MQMD hints win, then big-endian / long 4 / NUL (spec section 8).
+    """
+    orders = [hints.byte_order == "big"] if hints.byte_order else [True, False]
+    longs = [hints.long] if hints.long else [4, 8]
+    nuls = [hints.nul] if hints.nul is not None else [True, False]
+    fits: list[tuple[tuple[int, ...], Settings, list[Element]]] = []
+    first_failure: tuple[str, list[Element]] | None = None
+    for big in orders:
+        for long in longs:
+            for nul in nuls:
+                s = Settings(big, long, "latin-1", nul)
+                ok, elements, why = _structure_ok(body, s)
+                if not ok:
+                    if first_failure is None or len(elements) > len(first_failure[1]):
+                        first_failure = (f"{s.byte_order}-endian long {long} "
+                                         f"{'NUL' if nul else 'no NUL'}: {why}", elements)
+                    continue
+                charset = _charset_from(elements)
+                rank = (0 if charset else 1,
+                        0 if hints.mqmd_byte_order in (None, s.byte_order) else 1,
+                        0 if big else 1, 0 if long == 4 else 1, 0 if nul else 1)
+                fits.append((rank, s, elements))
+    if not fits:
+        why, elements = first_failure or ("no variant tried", [])
+        return None, why, elements
+    fits.sort(key=lambda t: t[0])
+    rank, s, elements = fits[0]
+    charset = _charset_from(elements)
+    how = "qualifier 1 FILENAME/FILEREF"
+    if charset is None:
+        if hints.mqmd_codepage:
+            charset = "ebcdic" if is_ebcdic(hints.mqmd_codepage) else "ascii"
+            how = "MQMD CodedCharSetId"
+        else:
+            charset, how = _charset_guess(elements), "byte values of the names"
+    s = settings_for(charset, hints, s)
+    reasons = [f"{s.describe()} ({len(fits)} of {len(orders) * len(longs) * len(nuls)} "
+               f"variants parse the header exactly; character set from {how})"]
+    if hints.mqmd_byte_order and hints.mqmd_byte_order != s.byte_order:
+        reasons.append(f"MQMD Encoding says {hints.mqmd_byte_order}-endian but the header only "
+                       f"parses {s.byte_order}-endian")
+    return s, "; ".join(reasons), elements
+
+
+def header_of(elements: list[Element], s: Settings, reason: str) -> Header:
+    head = elements[0]
+    entries = []
+    for i, el in enumerate(elements[1:], 1):
+        q1 = next((sp.raw for sp in el.spans if sp.name == "qualifier1"), b"")
+        entries.append(Entry(i, int(el.value("type")), el.value("correlid"),  # type: ignore[arg-type]
+                             str(el.value("qualifier1")), str(el.value("qualifier2")),
+                             str(el.value("description")), int(el.value("minor_version")),  # type: ignore[arg-type]
+                             int(el.value("major_version")), q1))  # type: ignore[arg-type]
+    return Header(head.value("header_correlid"), head.value("original_msgtype"),  # type: ignore[arg-type]
+                  head.value("original_correlid"), head.value("message_correlid"),  # type: ignore[arg-type]
+                  entries, s, reason)
+
+
+def decode_header(body: bytes, hints: Hints = Hints(), correlid: bytes | None = None
+                  ) -> tuple[Decoded, Header | None]:
+    """The listing unit of a header message and, when it decoded, the ``Header``."""
+    unit = Decoded(FORMAT, 0, len(body), attrs={"part": "header"})
+    s, reason, _ = detect_header(body, hints)
+    if s is None:
+        forced = Settings(hints.byte_order != "little", hints.long or 4,
+                          hints.codepage or "cp037", True if hints.nul is None else hints.nul)
+        _partial_header(unit, body, forced)
+        unit.errors.append(Problem("header", unit.elements[-1].offset + unit.elements[-1].length
+                                   if unit.elements else 0,
+                                   f"not an attachment header in any byte order, long size or "
+                                   f"NUL convention (closest: {reason})"))
+        return unit, None
+    lay = layouts_for(s)
+    head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
+    unit.elements.append(head)
+    _parse_entries(body, s, lay, int(head.value("num_attachments")), head.length,  # type: ignore[arg-type]
+                   unit.elements)
+    unit.attrs.update(s.attrs())
+    unit.attrs["detected"] = reason
+    header = header_of(unit.elements, s, reason)
+    if correlid is not None and correlid[:20] != header.header_correlid[:20]:
+        header.problems.append(f"the MQMD CorrelId {correlid.hex().upper()} is not the header "
+                               f"correlid {header.header_correlid.hex().upper()}")
+    for i, e in enumerate(header.entries, 1):
+        if e.correlid[16:20] != bytes(4):
+            header.problems.append(f"attachment {i} correlid has sequence bytes "
+                                   f"{e.correlid[16:20].hex().upper()}, expected 00000000")
+    if "MQMD Encoding says" in reason:
+        header.problems.append(reason.split("; ", 1)[1])
+    for p in header.problems:
+        unit.problems.append(Problem("header", 0, p))
+    return unit, header
+
+
+def _partial_header(unit: Decoded, body: bytes, s: Settings) -> None:
+    lay = layouts_for(s)
+    try:
+        head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
+        unit.elements.append(head)
+        n = head.value("num_attachments")
+        if isinstance(n, int) and 0 < n <= MAX_ATTACHMENTS:
+            _parse_entries(body, s, lay, n, head.length, unit.elements)
+    except DecodeError as e:
+        if isinstance(e.partial, Element) and e.partial.spans:
+            unit.elements.append(e.partial)
+
+
+# --------------------------------------------------------------------------- subordinates
+
+
+def decode_count(body: bytes, s: Settings) -> Decoded:
+    return _fixed(body, s, layouts_for(s).count, "count")
+
+
+def decode_fileinfo(body: bytes, s: Settings) -> Decoded:
+    return _fixed(body, s, layouts_for(s).fileinfo, "file-info")
+
+
+def _fixed(body: bytes, s: Settings, layout: Layout, part: str) -> Decoded:
+    unit = Decoded(FORMAT, 0, len(body), attrs={"part": part, **s.attrs()})
+    try:
+        el = layout.parse(body, 0, prefix="", fmt=FORMAT)
+        unit.elements.append(el)
+        if el.length != len(body):
+            unit.problems.append(Problem(part, el.length, f"{len(body) - el.length} bytes after the "
+                                         f"{layout.size}-byte {part} message"))
+    except DecodeError as e:
+        _error(unit, e)
+    return unit
+
+
+def _error(unit: Decoded, e: DecodeError) -> None:
+    if isinstance(e.partial, Element) and e.partial.spans:
+        unit.elements.append(e.partial)
+    unit.errors.append(Problem(e.path, e.offset, e.reason))
+
+
+def decode_application(body: bytes, s: Settings | None) -> Decoded:
+    unit = Decoded(FORMAT, 0, len(body), attrs={"part": "application"})
+    cp = s.codepage if s else "cp037"
+    unit.attrs["codepage"] = cp
+    el = Element("APPLICATION", 0, len(body), title="APPLICATION message (the sender's own bytes)",
+                 data=body, data_offset=0)
+    try:
+        text = body.decode(cp)
+        if text.isprintable():
+            el.spans.append(Span("text", 0, len(body), text.rstrip(" "), "", "text", "", body))
+            el.data = None
+    except UnicodeDecodeError:
+        pass
+    unit.elements.append(el)
+    return unit
+
+
+class RecordError(ValueError):
+    """The record stream is broken: why, and where in the message."""
+
+    def __init__(self, reason: str, offset: int) -> None:
+        super().__init__(reason)
+        self.reason, self.offset = reason, offset
+
+
+class RecordStream:
+    """The ``len|record`` stream of an external file, fed message by message in sequence
+    order. Records and even the length field may straddle message boundaries."""
+
+    def __init__(self, s: Settings, lrecl: int = 0) -> None:
+        self.fmt = int_struct(s, long=True)
+        self.size = self.fmt.size
+        self.nul = s.record_nul
+        self.lrecl = lrecl
+        self.carry = b""  # partial length field
+        self.left = 0  # bytes of the current record still to come
+        self.nul_left = 0
+        self.records = 0
+        self.broken = False
+        self.oversize = 0
+
+    def reset(self) -> None:
+        """After a gap: assume the next message starts with a record."""
+        self.carry, self.left, self.nul_left, self.broken = b"", 0, 0, False
+
+    def pieces(self, body: bytes) -> Iterator[tuple[str, int, int, int]]:
+        """``(kind, start, end, value)``: ``len`` (value = length), ``data`` (value 1 when it
+        ends its record), ``nul``, ``cont`` (continued record data); raises ``ValueError``
+        with the offset on a negative length."""
+        pos, n = 0, len(body)
+        if self.left:
+            take = min(self.left, n)
+            self.left -= take
+            yield "cont", 0, take, int(self.left == 0)
+            pos = take
+            if self.left == 0 and self.nul:
+                self.nul_left = 1
+        if self.nul_left and pos < n:
+            yield "nul", pos, pos + 1, body[pos]
+            self.nul_left = 0
+            pos += 1
+        unpack = self.fmt.unpack_from
+        size = self.size
+        while pos < n:
+            if self.carry:
+                need = size - len(self.carry)
+                got = body[pos:pos + need]
+                self.carry += got
+                start = pos
+                pos += len(got)
+                if len(self.carry) < size:
+                    return
+                (length,) = self.fmt.unpack(self.carry)
+                self.carry = b""
+                yield "len", start, pos, length
+            elif pos + size > n:
+                self.carry = body[pos:]
+                yield "partial-len", pos, n, 0
+                return
+            else:
+                (length,) = unpack(body, pos)
+                yield "len", pos, pos + size, length
+                pos += size
+            if length < 0:
+                self.broken = True
+                raise RecordError(f"record length {length} is negative", pos - size)
+            if self.lrecl and length > self.lrecl:
+                self.oversize += 1
+            self.records += 1
+            take = min(length, n - pos)
+            self.left = length - take
+            yield "data", pos, pos + take, int(self.left == 0)
+            pos += take
+            if self.left == 0 and self.nul:
+                if pos < n:
+                    yield "nul", pos, pos + 1, body[pos]
+                    pos += 1
+                else:
+                    self.nul_left = 1
+
+    @property
+    def at_boundary(self) -> bool:
+        return not self.carry and not self.left and not self.nul_left
+
+
+def detect_record_nul(body: bytes, s: Settings, lrecl: int) -> bool:
+    """Are external-file records followed by a NUL? Decided on the first records message: a
+    convention fits when its lengths are plausible and (with NULs) every NUL byte is zero;
+    the one that ends exactly on a record boundary is preferred; otherwise no NUL."""
+    verdicts = {}
+    for nul in (False, True):
+        rs = RecordStream(replace(s, record_nul=nul), lrecl)
+        limit = lrecl if lrecl > 0 else (1 << 27)
+        try:
+            ok = all(not (k == "len" and v > limit) and not (k == "nul" and v != 0)
+                     for k, _a, _b, v in rs.pieces(body))
+        except RecordError:
+            ok = False
+        verdicts[nul] = (ok, ok and rs.at_boundary)
+    if verdicts[True][1] and not verdicts[False][1]:
+        return True
+    return verdicts[True][0] and not verdicts[False][0]
+
+
+def decode_records(body: bytes, s: Settings, text: bool, stream: RecordStream | None = None
+                   ) -> Decoded:
+    """External-file records (sequenced messages 2..N): one element per record."""
+    unit = Decoded(FORMAT, 0, len(body), attrs={"part": "records", **s.attrs()})
+    rs = stream or RecordStream(s)
+    lay = layouts_for(s)
+    lenf = lay.record.field("len")
+    el: Element | None = None
+    try:
+        for kind, a, b, value in rs.pieces(body):
+            raw = body[a:b]
+            if kind == "cont":
+                el = Element("RECORD", a, b - a, title=f"RECORD[{rs.records}] (continued) element at "
+                             f"offset X'{a:04X}'")
+                _record_span(el, raw, a, s, text, "record")
+                unit.elements.append(el)
+                if not value:
+                    unit.problems.append(Problem("record", b, "the record continues in the next "
+                                                 "message"))
+            elif kind == "len":
+                el = Element("RECORD", a, b - a,
+                             title=f"RECORD[{rs.records + 1}] element at offset X'{a:04X}'")
+                el.spans.append(Span("len", a, b, value, "", "int", "", raw))
+                unit.elements.append(el)
+            elif kind == "partial-len":
+                el = Element("RECORD", a, b - a, title=f"RECORD[{rs.records + 1}] (length split) "
+                             f"element at offset X'{a:04X}'")
+                el.spans.append(Span("len", a, b, f"{b - a} of {lenf.size} bytes", "", DATA, "", raw))
+                unit.elements.append(el)
+                unit.problems.append(Problem("len", a, "the length field continues in the next "
+                                             "message"))
+            elif kind == "data" and el is not None:
+                _record_span(el, raw, a, s, text, "record")
+                el.length = b - el.offset
+                if not value:
+                    unit.problems.append(Problem("record", b, f"the record continues in the next "
+                                                 f"message ({rs.left} bytes to come)"))
+            elif kind == "nul" and el is not None:
+                el.spans.append(Span("record_nul", a, b, raw, "", "reserved", "", raw))
+                el.length = b - el.offset
+    except RecordError as e:
+        unit.errors.append(Problem("len", max(e.offset, 0), e.reason))
+    return unit
+
+
+def _record_span(el: Element, raw: bytes, start: int, s: Settings, text: bool, name: str) -> None:
+    if text:
+        el.spans.append(Span(name, start, start + len(raw), raw.decode(s.codepage), "", "text", "",
+                             raw))
+    else:
+        el.spans.append(Span(name, start, start + len(raw), f"{len(raw)} bytes", "", DATA, "", raw))
+        el.data = (el.data or b"") + raw
+        el.data_offset = start if el.data_offset is None else el.data_offset
+
+
+# --------------------------------------------------------------------------- data sets
+
+
+def dataset_type(body: bytes, s: Settings) -> int | None:
+    if len(body) < 4:
+        return None
+    return int_struct(s).unpack_from(body, 0)[0]
+
+
+def parse_dsdef(body: bytes, s: Settings, start: int = 4) -> Element:
+    return layouts_for(s).dsdef.parse(body, start, prefix="dsdef", fmt=FORMAT)
+
+
+def parse_vardefs(stream: bytes, s: Settings, start: int = 0, first: int = 1
+                  ) -> tuple[list[Element], DecodeError | None]:
+    """Variable definitions until the stream ends (a partial one is returned as the error);
+    ``first`` numbers them when earlier messages held some."""
+    return _parse_run(stream, layouts_for(s).vardef, start, first, "VARIABLE")
+
+
+def parse_indexes(stream: bytes, s: Settings, start: int = 0) -> tuple[list[Element], DecodeError | None]:
+    return _parse_run(stream, layouts_for(s).index, start, 1, "INDEX")
+
+
+def _parse_run(stream: bytes, lay: Layout, start: int, first: int, name: str
+               ) -> tuple[list[Element], DecodeError | None]:
+    """Repeated records of one layout until the stream ends, numbered from ``first``."""
+    out: list[Element] = []
+    pos = start
+    while pos < len(stream):
+        n = first + len(out)
+        try:
+            el = lay.parse(stream, pos, prefix=f"{name.lower()}[{n}]", fmt=FORMAT)
+        except DecodeError as e:
+            return out, e
+        el.title = f"{name}[{n}] element at offset X'{pos:04X}'"
+        out.append(el)
+        pos += el.length
+    return out, None
+
+
+def variable_of(el: Element) -> Any:
+    from mqtool.formats.sas.datasets import Variable
+
+    f = el.fields
+    return Variable(str(f["name"]), str(f["format"]), str(f["informat"]), str(f["label"]),
+                    int(f["vartype"]), int(f["length"]), int(f["format_w"]),  # type: ignore[arg-type]
+                    int(f["format_d"]), int(f["informat_w"]), int(f["informat_d"]),  # type: ignore[arg-type]
+                    int(f["nsort"]))  # type: ignore[arg-type]
+
+
+def dsdef_of(el: Element) -> Any:
+    from mqtool.formats.sas.datasets import DatasetDef
+
+    f = el.fields
+    return DatasetDef(str(f["dstype"]), str(f["label"]), int(f["nobs"]), int(f["nvars"]),  # type: ignore[arg-type]
+                      int(f["obslen"]), str(f["compress"]), str(f["reuse"]),  # type: ignore[arg-type]
+                      str(f["encrypt"]), int(f["sortkey_nvars"]), str(f["collate"]),  # type: ignore[arg-type]
+                      int(f["sortflags"]), int(f["version"]))  # type: ignore[arg-type]
+
+
+@dataclass
+class DatasetContext:
+    """What earlier messages of a data set attachment said (for decoding the later ones)."""
+
+    dsdef: Any = None
+    variables: list[Any] = field(default_factory=list)
+    pending: bytes = b""  # variable-definition bytes not yet parsed (spanning messages)
+    obs_carry: bytes = b""
+    obs_count: int = 0
+    layout: str = "definition"
+
+
+def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) -> Decoded:
+    """A data set message (type 1..5) with everything known from the earlier ones."""
+    unit = Decoded(FORMAT, 0, len(body), attrs={"part": "dataset", **s.attrs()})
+    lay = layouts_for(s)
+    try:
+        tid = lay.typeid.parse(body, 0, prefix="", fmt=FORMAT)
+    except DecodeError as e:
+        _error(unit, e)
+        return unit
+    unit.elements.append(tid)
+    kind = tid.value("type")
+    unit.attrs["dataset_message"] = DATASET_MESSAGES.get(kind, f"unknown type {kind}")  # type: ignore[arg-type]
+    ctx = ctx if ctx is not None else DatasetContext()
+    if kind == 1:
+        try:
+            el = parse_dsdef(body, s)
+            unit.elements.append(el)
+            ctx.dsdef = dsdef_of(el)
+            if 4 + el.length != len(body):
+                unit.problems.append(Problem("dsdef", 4 + el.length,
+                                             f"{len(body) - 4 - el.length} bytes after the definition"))
+        except DecodeError as e:
+            _error(unit, e)
+    elif kind == 2:
+        stream = ctx.pending + body[4:]
+        base = 4 - len(ctx.pending)
+        els, err = parse_vardefs(stream, s, first=len(ctx.variables) + 1)
+        for el in els:
+            _shift(el, base)
+            unit.elements.append(el)
+            ctx.variables.append(variable_of(el))
+        ctx.pending = b""
+        if err is not None:
+            ctx.pending = stream[sum(e.length for e in els):]
+            unit.problems.append(Problem(err.path, err.offset + base,
+                                         f"{err.reason} (the definition may continue in the next "
+                                         "message)"))
+    elif kind == 3:
+        _observations(unit, body, s, ctx)
+    elif kind == 4:
+        els, err = parse_indexes(body, s, 4)
+        unit.elements.extend(els)
+        if err is not None:
+            _error(unit, err)
+    else:
+        unit.elements.append(Element("DATA", 4, len(body) - 4, data=body[4:], data_offset=4,
+                                     title="DATA element at offset X'0004' (layout not published)"))
+    return unit
+
+
+def _shift(el: Element, delta: int) -> None:
+    el.offset += delta
+    el.spans[:] = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
+    el.title = el.title.rsplit(" at offset", 1)[0] + f" at offset X'{max(el.offset, 0):04X}'"
+
+
+def _observations(unit: Decoded, body: bytes, s: Settings, ctx: DatasetContext) -> None:
+    if not ctx.variables or ctx.dsdef is None:
+        unit.elements.append(Element("OBSERVATIONS", 4, len(body) - 4, data=body[4:],
+                                     data_offset=4, title="OBSERVATIONS element at offset X'0004' "
+                                     "(no variable definitions seen: not decoded)"))
+        return
+    from mqtool.formats.sas.datasets import Observations
+
+    obs = Observations(ctx.variables, ctx.dsdef.obslen, s.float_format, s.codepage, ctx.layout)
+    for p in obs.problems:
+        unit.problems.append(Problem("observations", 4, p))
+    stream = ctx.obs_carry + body[4:]
+    base = 4 - len(ctx.obs_carry)
+    whole = len(stream) // obs.obslen * obs.obslen
+    for k, row in enumerate(obs.row_values(stream[:whole])):
+        a = base + k * obs.obslen
+        ctx.obs_count += 1
+        el = Element("OBS", max(a, 0), obs.obslen, title=f"OBSERVATION[{ctx.obs_count}] element at "
+                     f"offset X'{max(a, 0):04X}'" + (" (begun in the previous message)" if a < 0
+                                                     else ""))
+        for var, off, value in zip(obs.variables, obs.offsets, row, strict=True):
+            start = a + off
+            raw = stream[start - base:start - base + var.length]
+            shown = value if isinstance(value, str) else float(value)
+            el.spans.append(Span(var.name, max(start, 0), max(start + var.length, 0), shown,
+                                 "missing" if isinstance(value, str) and var.numeric else "",
+                                 "text" if not var.numeric else "int", "", raw))
+        unit.elements.append(el)
+    ctx.obs_carry = stream[whole:]
+    if ctx.obs_carry:
+        unit.problems.append(Problem("observations", len(body) - len(ctx.obs_carry),
+                                     f"{len(ctx.obs_carry)} bytes of an observation continue in "
+                                     "the next message"))
+
+
+# --------------------------------------------------------------------------- protocol API
+
+
+def guess_settings(body: bytes, hints: Hints) -> Settings:
+    """Settings for a lone subordinate message: forced / MQMD hints, else the byte order in
+    which its first word is the smaller non-negative number."""
+    if hints.byte_order or hints.mqmd_byte_order:
+        big = (hints.byte_order or hints.mqmd_byte_order) == "big"
+    elif len(body) >= 4:
+        be, le = int.from_bytes(body[:4], "big", signed=True), int.from_bytes(body[:4], "little",
+                                                                              signed=True)
+        big = not (0 <= le < be or be < 0 <= le)
+    else:
+        big = True
+    cp = hints.codepage or hints.mqmd_codepage or "cp037"
+    s = Settings(big, hints.long or 4, cp, True if hints.nul is None else hints.nul)
+    return settings_for("ebcdic" if is_ebcdic(cp) else "ascii", hints, s)
+
+
+def decode_part(body: bytes, part: str, hints: Hints = Hints(), **options: Any) -> Decoded:
+    """One message body as ``part`` (``auto`` tries header, then the subordinate shapes)."""
+    if part in ("auto", "header"):
+        unit, header = decode_header(body, hints, options.get("correlid"))
+        if header is not None or part == "header":
+            return unit
+    s = guess_settings(body, hints)
+    if part == "application":
+        return decode_application(body, s)
+    if part == "count" or (part == "auto" and len(body) == 4):
+        unit = decode_count(body, s)
+        if part == "auto":
+            unit.problems.append(Problem("count", 0, "taken as a count message for its 4 bytes; "
+                                         "--part names the message kind"))
+        return unit
+    if part == "file-info" or (part == "auto" and len(body) == 8):
+        unit = decode_fileinfo(body, s)
+        if part == "auto":
+            unit.problems.append(Problem("file-info", 0, "taken as external-file message 1 "
+                                         "(lrecl, filesize) for its 8 bytes; --part names the "
+                                         "message kind"))
+        return unit
+    if part == "dataset" or (part == "auto" and dataset_type(body, s) in DATASET_MESSAGES):
+        return decode_dataset(body, s)
+    if part == "records":
+        return decode_records(body, s, text=options.get("text", False))
+    unit = decode_records(body, s, text=False)
+    if unit.errors or not unit.elements:
+        unit = Decoded(FORMAT, 0, len(body), attrs={"part": "unknown"})
+        unit.elements.append(Element("DATA", 0, len(body), data=body, data_offset=0,
+                                     title="not recognised as any attachment message"))
+        unit.errors.append(Problem("", 0, "not an attachment header, and no subordinate message "
+                                   "shape fits; --part names the message kind"))
+    return unit
+
+
+def decode(data: bytes, **options: Any) -> Iterator[Decoded]:
+    """Registry protocol: ``data`` is one message body. Options: ``part``, ``byte_order``,
+    ``long``, ``codepage``, ``nul``, ``float_format``, ``encoding`` / ``ccsid`` (MQMD)."""
+    hints = Hints.of(options, options.get("encoding"), options.get("ccsid"))
+    yield decode_part(data, options.get("part") or "auto", hints,
+                      correlid=options.get("correlid"))
+
+
+def detect(data: bytes) -> Detection | None:
+    """An attachment header (exact parse in some variant) or a data set definition message."""
+    if len(data) < 80 or len(data) > 32 << 20:
+        return _detect_dsdef(data)
+    s, reason, elements = detect_header(data)
+    if s is None:
+        return _detect_dsdef(data)
+    named = _charset_from(elements) is not None
+    n = len(elements) - 1
+    return Detection(FORMAT, 0.95 if named else 0.7,
+                     f"SAS attachment header, {n} attachment{'s' * (n != 1)}: {reason}",
+                     {"part": "header", **s.attrs()})
+
+
+def _detect_dsdef(data: bytes) -> Detection | None:
+    for big in (True, False):
+        for cp in ("cp037", "latin-1"):
+            s = Settings(big, 4, cp, True)
+            if dataset_type(data, s) != 1:
+                continue
+            try:
+                el = parse_dsdef(data, s)
+            except DecodeError:
+                continue
+            if el.value("dstype") in ("DATA", "VIEW") and 4 + el.length == len(data):
+                return Detection(FORMAT, 0.6, f"SAS attachment data set definition message "
+                                 f"({s.byte_order}-endian, {cp})", {"part": "dataset"})
+    return None
+
+
+def message_settings(header: Header | None, hints: Hints) -> Settings:
+    """Settings for the subordinate messages of a header (forced options still win)."""
+    if header is None:
+        return Settings()
+    s = header.settings
+    if hints.float_format:
+        s = replace(s, float_format=hints.float_format)
+    return s
+
+
+def roles_text(kind: str, entry: Entry | None, seq: int | None, n: int | None) -> str:
+    if kind == "header":
+        return "header"
+    if kind == "application":
+        return "application message"
+    if entry is None:
+        return kind
+    if kind == "count":
+        return f"attachment {entry.index} count"
+    return f"attachment {entry.index} message {seq}" + (f" of {n}" if n else "")
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def _with_lengths(values: dict[str, Any], s: Settings, *names: str) -> dict[str, Any]:
+    """Fill ``<name>_len`` from each string's encoded length."""
+    out = dict(values)
+    for name in names:
+        text = "" if out.get(name) is None else str(out[name])
+        out[name] = text
+        try:
+            out[f"{name}_len"] = len(text.encode(s.codepage))
+        except UnicodeEncodeError as e:
+            raise BuildError(FORMAT, name, f"{text!r}: {text[e.start:e.end]!r} has no form in "
+                             f"code page {s.codepage}") from None
+    return out
+
+
+def build_header(header: Header, s: Settings) -> bytes:
+    lay = layouts_for(s)
+    parts = [lay.header.build({
+        "header_correlid": header.header_correlid, "original_msgtype": header.original_msgtype,
+        "original_correlid": header.original_correlid,
+        "message_correlid": header.message_correlid, "num_attachments": len(header.entries),
+    }, fmt=FORMAT)]
+    for e in header.entries:
+        parts.append(lay.entry.build(_with_lengths({
+            "type": e.type, "correlid": e.correlid, "qualifier1": e.qualifier1,
+            "qualifier2": e.qualifier2, "description": e.description,
+            "minor_version": e.minor_version, "major_version": e.major_version,
+        }, s, "qualifier1", "qualifier2", "description"), fmt=FORMAT))
+    return b"".join(parts)
+
+
+def build_count(n: int, s: Settings) -> bytes:
+    return layouts_for(s).count.build({"count": n}, fmt=FORMAT)
+
+
+def build_fileinfo(lrecl: int, filesize: int, s: Settings) -> bytes:
+    return layouts_for(s).fileinfo.build({"lrecl": lrecl, "filesize": filesize}, fmt=FORMAT)
+
+
+def build_record(data: bytes, s: Settings) -> bytes:
+    """One ``len|record`` pair (and its NUL when the variant writes them)."""
+    return layouts_for(s).record.build({"len": len(data), "record": data}, fmt=FORMAT)
+
+
+def build_typeid(kind: int, s: Settings) -> bytes:
+    return layouts_for(s).typeid.build({"type": kind}, fmt=FORMAT)
+
+
+def build_dsdef(ds: Any, s: Settings) -> bytes:
+    """Type-1 message: the type word and the data set definition (``sasdata.DatasetDef``)."""
+    values = _with_lengths({
+        "version": ds.version, "dstype": ds.dstype, "label": ds.label, "nobs": ds.nobs,
+        "nvars": ds.nvars, "obslen": ds.obslen, "compress": ds.compress, "reuse": ds.reuse,
+        "encrypt": ds.encrypt, "sortkey_nvars": ds.sortkey_nvars, "collate": ds.collate,
+        "sortflags": ds.sortflags,
+    }, s, "dstype", "label", "compress", "encrypt", "collate")
+    return build_typeid(1, s) + layouts_for(s).dsdef.build(values, fmt=FORMAT)
+
+
+def build_vardef(var: Any, s: Settings) -> bytes:
+    """One variable definition (``sasdata.Variable``), without the type word."""
+    values = _with_lengths({
+        "name": var.name, "format": var.format, "informat": var.informat, "label": var.label,
+        "vartype": var.vartype, "length": var.length, "format_w": var.format_w,
+        "format_d": var.format_d, "informat_w": var.informat_w, "informat_d": var.informat_d,
+        "nsort": var.nsort,
+    }, s, "name", "format", "informat", "label")
+    return layouts_for(s).vardef.build(values, fmt=FORMAT)
+
+
+# --------------------------------------------------------------------------- a dump, decoded
+
+
+@dataclass
+class _Att:
+    entry: Entry
+    settings: Settings
+    order: str | None = None
+    stream: RecordStream | None = None
+    expected: int = 2
+    lrecl: int = 0
+    dataset: DatasetContext = field(default_factory=DatasetContext)
+
+
+class MessageDecoder:
+    """Decodes the messages of a queue dump one at a time, each in the role the headers seen
+    so far give it (``io.queue_dump.Message`` in, ``(Decoded, body)`` out)."""
+
+    def __init__(self, hints: Hints = Hints(), obs_layout: str = "definition") -> None:
+        self.hints, self.obs_layout = hints, obs_layout
+        self.apps: dict[bytes, Header] = {}
+        self.atts: dict[bytes, _Att] = {}
+
+    @staticmethod
+    def takes(msg: Any) -> bool:
+        """Is this a SAS attachment message (or one whose MsgType the dump does not give)?"""
+        return msg.msgtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE, None)
+
+    def decode(self, msg: Any) -> tuple[Decoded, bytes]:
+        from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+
+        hints, apps, atts = self.hints, self.apps, self.atts
+        cid, mtype, body = msg.correlid, msg.msgtype, msg.body
+        h = replace(hints, mqmd_byte_order=byte_order_of(msg.encoding),
+                    mqmd_codepage=ccsid_codec(msg.ccsid), mqmd_float=float_format_of(msg.encoding))
+        role, unit = "", None
+        if mtype == HEADER_MSGTYPE:
+            unit, header = decode_header(body, h, cid)
+            role = "attachment header"
+            if header is not None:
+                apps[header.message_correlid[:20]] = header
+                for e in header.entries:
+                    atts[e.correlid[:16]] = _Att(e, message_settings(header, hints))
+        elif mtype == SUBORDINATE_MSGTYPE and cid is not None and cid[:20] in apps:
+            unit, role = decode_application(body, apps[cid[:20]].settings), "application message"
+        elif mtype == SUBORDINATE_MSGTYPE and cid is not None and cid[:16] in atts:
+            unit, role = _decode_piece(atts[cid[:16]], cid, body)
+        elif mtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE) or mtype is None:
+            unit = decode_part(body, "auto", h, correlid=cid)
+            role = "no header seen for this correlid" if mtype else "role unknown"
+            if mtype is None:
+                unit.problems.append(Problem("", 0, "the dump gives no MsgType/CorrelId for this "
+                                             f"message ({', '.join(msg.missing_fields())} "
+                                             "missing): decoded on its own"))
+        else:
+            unit = Decoded(FORMAT, 0, len(body), attrs={"part": "other"})
+            unit.problems.append(Problem("", 0, f"MsgType {mtype} is not a SAS attachment message "
+                                         "(100000 / 100001); not decoded"))
+            role = "not an attachment message"
+        from mqtool.formats.mq.dumps.read import label_unit
+
+        return label_unit(unit, msg, role), body
+
+
+def decode_messages(messages: Iterator[Any], hints: Hints = Hints(),
+                    obs_layout: str = "definition") -> Iterator[tuple[Decoded, bytes]]:
+    """Each message of a queue dump (``io.queue_dump.Message``) decoded in its role, known
+    from the headers seen so far; messages whose header comes later are decoded alone."""
+    decoder = MessageDecoder(hints, obs_layout)
+    for msg in messages:
+        yield decoder.decode(msg)
+
+
+def _decode_piece(att: _Att, cid: bytes, body: bytes) -> tuple[Decoded, str]:
+    raw = cid[16:20]
+    if raw == bytes(4):
+        return decode_count(body, att.settings), f"attachment {att.entry.index} count"
+    if att.order is None:
+        att.order = "big" if int.from_bytes(raw, "big") <= int.from_bytes(raw, "little") else "little"
+    seq = int.from_bytes(raw, att.order)  # type: ignore[arg-type]
+    role = f"attachment {att.entry.index} message {seq}"
+    s = att.settings
+    if att.entry.type == 1:
+        return decode_dataset(body, s, att.dataset), role
+    if seq == 1:
+        unit = decode_fileinfo(body, s)
+        if unit.ok and unit.elements:
+            att.lrecl = int(unit.elements[0].value("lrecl"))  # type: ignore[arg-type]
+        return unit, role
+    if att.stream is None:
+        att.settings = s = replace(s, record_nul=detect_record_nul(body, s, att.lrecl))
+        att.stream = RecordStream(s, att.lrecl)
+    problems = []
+    if seq != att.expected:
+        problems.append(Problem("", 0, f"expected message {att.expected}: records decoded as if "
+                                "this message began with one"))
+        att.stream.reset()
+    att.expected = seq + 1
+    unit = decode_records(body, s, att.entry.type == 2, att.stream)
+    unit.problems[:0] = problems
+    return unit, role

@@ -1,0 +1,350 @@
+"""Build the message set of a SAS attachment: what SAS's SENDMESSAGE with ATTACHLIST puts
+on the queue (spec section 9), for testing consumers and this project's reassembler.
+
+Queue order: header (MsgType 100000), application message, then per attachment its
+sequenced messages 1..N and the count message last (MsgType 100001). Files are read in
+blocks and messages are produced lazily, so a large file is never held in memory.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mqtool.errors import BuildError, InputError
+from mqtool.formats.mq.dumps.read import Message
+from mqtool.formats.mq.mqmd import ccsid_for, encoding_for
+from mqtool.formats.sas import attachment as sas_attachment
+from mqtool.formats.sas.datasets import (
+    DatasetDef,
+    Variable,
+    encode_doubles,
+    missing_letter,
+)
+
+MAX_MSG = 32768
+FMT = "sas-attachment"
+
+
+@dataclass
+class FileAttachment:
+    """An external file: ``path`` (read in blocks) or ``data``; ``name`` is what the sender
+    calls it (qualifier 2, e.g. ``d:\\mytext.txt``)."""
+
+    path: Path | None = None
+    data: bytes | None = None
+    name: str | None = None  # None: the file's own name
+    text: bool = False
+    spec: str = "FILENAME"
+    description: str = ""
+    version: tuple[int, int] = (0, 0)  # major, minor
+    lrecl: int | None = None
+    source_encoding: str = "utf-8"  # of a text file's lines, converted to the sender's page
+    correlid: bytes | None = None  # 16 bytes (G); default derived from the attachment index
+
+
+@dataclass
+class DatasetAttachment:
+    """A small SAS data set: variables and rows (numbers, strings, None / ``.A`` missing)."""
+
+    variables: list[Variable]
+    rows: list[list[Any]]
+    library: str = "WORK"
+    member: str = "DATA"
+    label: str = ""
+    description: str = ""
+    version: tuple[int, int] = (0, 0)
+    correlid: bytes | None = None
+
+
+@dataclass
+class Request:
+    """An application message and its attachments."""
+
+    message: bytes = b""
+    attachments: list[FileAttachment | DatasetAttachment] = field(default_factory=list)
+    original_msgtype: int = 1
+    original_correlid: bytes = bytes(24)
+    header_correlid: bytes | None = None  # 16 bytes; default 0x11 x 16 (the seed's example)
+    message_correlid: bytes | None = None  # 16 bytes; default 0x22 x 16
+
+
+def correlid(g: bytes, seq: int = 0, order: str = "big") -> bytes:
+    """``G || seq || 00000000``: the 24-byte MQ CorrelId of sequence number ``seq``."""
+    return g[:16].ljust(16, b"\0") + seq.to_bytes(4, order) + bytes(4)  # type: ignore[arg-type]
+
+
+def default_g(index: int) -> bytes:
+    """The seed's pattern: header 11.., message 22.., attachment i (33 + 11 * (i - 1)).."""
+    if index < 13:
+        return bytes([0x11 * (index + 1)]) * 16
+    return hashlib.sha256(f"mqtool attachment {index}".encode()).digest()[:16]
+
+
+@dataclass
+class BuildOptions:
+    settings: sas_attachment.Settings = field(default_factory=sas_attachment.Settings)
+    max_msg: int = MAX_MSG
+    straddle: bool = False  # split records / observations at the message limit
+    seq_order: str = "big"  # byte order of the sequence number inside correlids
+
+
+class Builder:
+    """Messages of one request, in queue order, one at a time."""
+
+    def __init__(self, request: Request, options: BuildOptions | None = None) -> None:
+        self.request = request
+        self.o = options or BuildOptions()
+        s = self.o.settings
+        if self.o.max_msg < 64:
+            raise BuildError(FMT, "max_msg", f"{self.o.max_msg} bytes is too small (at least 64)")
+        self.mqmd = {"encoding": encoding_for(s.byte_order, s.float_format),
+                     "codedcharsetid": ccsid_for(s.codepage), "format": ""}
+        self.position = 0
+
+    def _msg(self, msgtype: int, cid: bytes, body: bytes) -> Message:
+        self.position += 1
+        msgid = b"MQTOOLSAS" + self.position.to_bytes(15, "big")
+        return Message(self.position, body, {**self.mqmd, "msgtype": msgtype, "correlid": cid,
+                                             "msgid": msgid})
+
+    def header(self) -> sas_attachment.Header:
+        r = self.request
+        entries = []
+        for i, att in enumerate(r.attachments, 1):
+            g = att.correlid or default_g(i + 1)
+            if isinstance(att, FileAttachment):
+                name = att.name if att.name is not None else (att.path.name if att.path
+                                                               else f"file{i}")
+                entries.append(sas_attachment.Entry(i, 2 if att.text else 3, correlid(g), att.spec, name,
+                                        att.description, att.version[1], att.version[0]))
+            else:
+                entries.append(sas_attachment.Entry(i, 1, correlid(g), att.library, att.member,
+                                        att.description, att.version[1], att.version[0]))
+        return sas_attachment.Header(correlid(r.header_correlid or default_g(0)), r.original_msgtype,
+                         r.original_correlid.ljust(24, b"\0")[:24],
+                         correlid(r.message_correlid or default_g(1)), entries, self.o.settings)
+
+    def prepare(self) -> None:
+        """Everything that can be refused, refused now (before a single message is out):
+        the header, text conversions, data set values. Binary files are read later."""
+        self._header = self.header()
+        self._header_body = sas_attachment.build_header(self._header, self.o.settings)
+        self._ready: dict[int, list[bytes]] = {}
+        for i, att in enumerate(self.request.attachments):
+            if isinstance(att, DatasetAttachment):
+                self._ready[i] = list(self._dataset(att))
+            elif att.text:
+                self._ready[i] = list(self._file(att))
+
+    def messages(self) -> Iterator[Message]:
+        s = self.o.settings
+        if not hasattr(self, "_header"):
+            self.prepare()
+        header = self._header
+        yield self._msg(sas_attachment.HEADER_MSGTYPE, header.header_correlid, self._header_body)
+        yield self._msg(sas_attachment.SUBORDINATE_MSGTYPE, header.message_correlid, self.request.message)
+        for i, (att, entry) in enumerate(zip(self.request.attachments, header.entries,
+                                             strict=True)):
+            pieces = self._ready.pop(i) if i in self._ready else self._file(att)  # type: ignore[arg-type]
+            n = 0
+            for n, body in enumerate(pieces, 1):
+                yield self._msg(sas_attachment.SUBORDINATE_MSGTYPE,
+                                correlid(entry.correlid, n, self.o.seq_order), body)
+            yield self._msg(sas_attachment.SUBORDINATE_MSGTYPE, correlid(entry.correlid),
+                            sas_attachment.build_count(n, s))
+
+    # -- external files --------------------------------------------------------------------
+
+    def _records(self, att: FileAttachment) -> tuple[Iterator[bytes], int, int]:
+        """The records of a file, its lrecl and its declared size."""
+        s = self.o.settings
+        overhead = s.long + (1 if s.record_nul else 0)
+        if att.text:
+            data = att.data if att.data is not None else _read(att.path)
+            lines = data.split(b"\n")
+            if lines and lines[-1] == b"":
+                lines.pop()
+            try:
+                records = [ln.rstrip(b"\r").decode(att.source_encoding).encode(s.codepage)
+                           for ln in lines]
+            except (UnicodeDecodeError, UnicodeEncodeError) as e:
+                raise BuildError(FMT, att.name or str(att.path),
+                                 f"text line not convertible to {s.codepage}: {e.reason}") from None
+            lrecl = att.lrecl or max((len(r) for r in records), default=1) or 1
+            size = sum(len(r) for r in records) + len(records)
+            return iter(records), lrecl, size
+        lrecl = att.lrecl or (self.o.max_msg - overhead)
+        if att.data is not None:
+            data = att.data
+            return (data[i:i + lrecl] for i in range(0, len(data), lrecl)), lrecl, len(data)
+        if att.path is None:
+            raise BuildError(FMT, att.name or "file", "a file attachment needs a path or data")
+        size = att.path.stat().st_size
+        return _chunks(att.path, lrecl), lrecl, size
+
+    def _file(self, att: FileAttachment) -> Iterator[bytes]:
+        s = self.o.settings
+        records, lrecl, size = self._records(att)
+        if size > 0x7FFFFFFF:
+            raise BuildError(FMT, att.name or str(att.path),
+                             f"{size} bytes: the file size is an int (2 GB at most)")
+        yield sas_attachment.build_fileinfo(lrecl, size, s)
+        limit = self.o.max_msg
+        buf = bytearray()
+        lenfmt = sas_attachment.int_struct(s, long=True)
+        nul = b"\0" if s.record_nul else b""
+        for rec in records:
+            pair = lenfmt.pack(len(rec)) + rec + nul
+            if len(buf) + len(pair) <= limit:
+                buf += pair
+                continue
+            if buf and not self.o.straddle and len(pair) <= limit:
+                yield bytes(buf)
+                buf = bytearray(pair)
+                continue
+            buf += pair  # straddles: fill this message, carry the rest
+            while len(buf) >= limit:
+                yield bytes(buf[:limit])
+                del buf[:limit]
+        if buf:
+            yield bytes(buf)
+
+    # -- data sets ---------------------------------------------------------------------------
+
+    def _dataset(self, att: DatasetAttachment) -> Iterator[bytes]:
+        s = self.o.settings
+        obslen = sum(v.length for v in att.variables)
+        ds = DatasetDef(label=att.label, nobs=len(att.rows), nvars=len(att.variables),
+                        obslen=obslen)
+        yield sas_attachment.build_dsdef(ds, s)
+        yield from self._typed(2, [sas_attachment.build_vardef(v, s) for v in att.variables])
+        if att.rows:
+            yield from self._typed(3, self._observations(att))
+
+    def _typed(self, kind: int, units: list[bytes] | Iterator[bytes]) -> Iterator[bytes]:
+        """Messages of one type: the type word, then whole units (definitions, observations)
+        up to the limit; a unit larger than a message (or ``straddle``) is split."""
+        s = self.o.settings
+        head = sas_attachment.build_typeid(kind, s)
+        room = self.o.max_msg - len(head)
+        buf = bytearray()
+        for unit in units:
+            if len(buf) + len(unit) <= room:
+                buf += unit
+                continue
+            if buf and not self.o.straddle and len(unit) <= room:
+                yield head + bytes(buf)
+                buf = bytearray(unit)
+                continue
+            buf += unit
+            while len(buf) >= room:
+                yield head + bytes(buf[:room])
+                del buf[:room]
+        if buf:
+            yield head + bytes(buf)
+
+    def _observations(self, att: DatasetAttachment) -> Iterator[bytes]:
+        s = self.o.settings
+        cols: list[list[bytes]] = []
+        for j, var in enumerate(att.variables):
+            values = [row[j] if j < len(row) else None for row in att.rows]
+            if var.numeric:
+                try:
+                    cols.append(encode_doubles(values, s.float_format, var.length))
+                except (ValueError, TypeError) as e:
+                    raise BuildError(FMT, f"{att.member}.{var.name}", str(e)) from None
+            else:
+                col = []
+                for i, v in enumerate(values):
+                    text = "" if v is None else str(v)
+                    try:
+                        raw = text.encode(s.codepage)
+                    except UnicodeEncodeError:
+                        raise BuildError(FMT, f"{att.member}.{var.name}[{i + 1}]",
+                                         f"{text!r} has characters {s.codepage} lacks") from None
+                    if len(raw) > var.length:
+                        raise BuildError(FMT, f"{att.member}.{var.name}[{i + 1}]",
+                                         f"{text!r} is longer than the variable ({var.length})")
+                    col.append(raw.ljust(var.length, " ".encode(s.codepage)))
+                cols.append(col)
+        for i in range(len(att.rows)):
+            yield b"".join(col[i] for col in cols)
+
+
+def _read(path: Path | None) -> bytes:
+    if path is None:
+        raise BuildError(FMT, "file", "a file attachment needs a path or data")
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+
+
+def _chunks(path: Path, size: int) -> Iterator[bytes]:
+    try:
+        f = path.open("rb")
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    with f:
+        while chunk := f.read(size):
+            yield chunk
+
+
+def build_messages(request: Request, options: BuildOptions | None = None) -> Iterator[Message]:
+    """The messages of ``request`` in queue order. ``BuildError`` comes now, not halfway
+    through; binary files are read lazily, a block at a time."""
+    builder = Builder(request, options)
+    builder.prepare()
+    return builder.messages()
+
+
+# --------------------------------------------------------------------------- CSV in
+
+
+def dataset_from_csv(path: Path, *, encoding: str = "utf-8", member: str | None = None,
+                     library: str = "WORK", label: str = "") -> DatasetAttachment:
+    """A data set from a CSV file with a header row. A column is numeric when every cell is
+    a number or a SAS missing value (empty, ``.``, ``.A``..``.Z``, ``._``); otherwise it is
+    character, as long as its longest value (in bytes, at least 1)."""
+    try:
+        with path.open(newline="", encoding=encoding) as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not {encoding} text ({e.reason} at byte {e.start})") from None
+    if not rows:
+        raise BuildError(FMT, str(path), "empty CSV file: the first row names the variables")
+    names, data = rows[0], rows[1:]
+    variables: list[Variable] = []
+    table: list[list[Any]] = [[] for _ in data]
+    for j, name in enumerate(names):
+        cells = [r[j] if j < len(r) else "" for r in data]
+        numeric = all(_number(c) is not None or missing_letter(c) is not None for c in cells)
+        if not name.strip():
+            raise BuildError(FMT, f"{path}:1", f"column {j + 1} has no name")
+        if numeric:
+            variables.append(Variable(name.strip(), vartype=1, length=8))
+            for i, c in enumerate(cells):
+                table[i].append(_number(c) if _number(c) is not None else c.strip() or None)
+        else:
+            width = max((len(c.encode("utf-8")) for c in cells), default=1) or 1
+            variables.append(Variable(name.strip(), vartype=2, length=width))
+            for i, c in enumerate(cells):
+                table[i].append(c)
+    return DatasetAttachment(variables, table, library=library,
+                             member=member or path.stem.upper()[:32], label=label)
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

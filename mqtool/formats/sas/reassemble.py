@@ -1,0 +1,925 @@
+"""Rebuild SAS attachments from the messages of a queue dump, as a stream.
+
+Messages are grouped by header (MsgType 100000), message correlid (the application message)
+and attachment correlid: the first 20 bytes of the 24-byte CorrelId are matched (16-byte G
++ 4-byte sequence number), the last 4 are reported when not zero. Sequenced messages that
+arrive in order go straight to their writer; any that arrive early, and messages whose
+header has not been seen yet, wait in a spool file on disk. Nothing ever holds a whole
+attachment in memory.
+
+Per header, ``OUTDIR/<header CorrelId, 48 hex digits>/`` gets ``message.bin``, one output
+per attachment (external file under its sanitised base name; data set as
+``<member>.parquet`` / ``.csv`` / ``.xpt``) and ``manifest.json``. Outputs are written as
+``.<name>.part`` and renamed when complete (or with ``partial``); an incomplete attachment
+leaves no file behind otherwise.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import IO, Any, NamedTuple
+
+from mqtool.errors import ExitStatus, MqtoolError
+from mqtool.formats.mq.dumps.read import INDEX, Message, QueueDump, message_json
+from mqtool.formats.sas import attachment as sas_attachment
+from mqtool.io.outputs import OutputDir, OutputExistsError, safe_name
+from mqtool.model import Problem
+
+RESERVED_NAMES = {"message.bin", "manifest.json"}
+NEWLINES = {"lf": b"\n", "crlf": b"\r\n"}
+MISSING_LIST_LIMIT = 10_000  # sequence numbers listed in a manifest's "missing"
+LINE_LIMIT = 16 << 20  # a text record longer than this is written in pieces
+DEFINITIONS_LIMIT = 64 << 20  # data set definition / variable / index bytes
+
+
+@dataclass
+class Options:
+    outdir: str | None = None  # None: check and list only, write nothing
+    force: bool = False
+    partial: bool = False
+    keep_orphans: bool = False
+    encoding: str = "utf-8"
+    newline: str = "lf"
+    hints: sas_attachment.Hints = field(default_factory=sas_attachment.Hints)
+    obs_layout: str = "definition"
+    formats: tuple[str, ...] = ("parquet", "csv", "xpt")
+    input_format: str | None = None
+
+
+class Used(NamedTuple):
+    """One input message a header used (a tuple: one per message, kept to the end)."""
+
+    position: int
+    correlid: bytes
+    role: str
+
+
+# --------------------------------------------------------------------------- spool
+
+
+class Spool:
+    """Message bodies set aside on disk (a temporary file), read back by reference."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self.directory = directory
+        self._f: IO[bytes] | None = None
+        self.size = 0
+
+    def put(self, body: bytes) -> tuple[int, int]:
+        if self._f is None:
+            self._f = tempfile.TemporaryFile(prefix="mqtool-spool-", dir=self.directory)  # noqa: SIM115
+        self._f.seek(0, os.SEEK_END)
+        off = self._f.tell()
+        self._f.write(body)
+        self.size += len(body)
+        return off, len(body)
+
+    def get(self, ref: tuple[int, int]) -> bytes:
+        assert self._f is not None
+        self._f.seek(ref[0])
+        return self._f.read(ref[1])
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+@dataclass
+class Held:
+    """A message waiting in the spool: its metadata in memory, its body on disk."""
+
+    msg: Message  # body emptied; MQMD, position, problems kept
+    ref: tuple[int, int]
+
+
+# --------------------------------------------------------------------------- writers
+
+
+class PartFile:
+    """An output written as ``.<name>.part`` and renamed when kept; hashes as it goes."""
+
+    def __init__(self, folder: OutputDir | None, subdir: str, name: str) -> None:
+        self.folder, self.subdir, self.name = folder, subdir, name
+        self.sha = hashlib.sha256()
+        self.size = 0
+        self._f: IO[bytes] | None = None
+        self.part = f".{name}.part"
+
+    def write(self, data: bytes | memoryview) -> None:
+        if self._f is None and self.folder is not None:
+            self._f = self.folder.create(self.subdir, self.part)
+        if self._f is not None:
+            self._f.write(data)
+        self.sha.update(data)
+        self.size += len(data)
+
+    def keep(self) -> str | None:
+        """Rename into place (empty outputs too); the relative name, or None when listing."""
+        if self.folder is None:
+            return None
+        if self._f is None:
+            self._f = self.folder.create(self.subdir, self.part)
+        self._f.close()
+        os.replace(self.folder.path(self.subdir, self.part), self.folder.path(self.subdir, self.name))
+        return self.name
+
+    def drop_part(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        if self.folder is not None:
+            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        """Drop the output; with ``--force`` an older file of the same name goes too (it
+        would otherwise pass for this run's result)."""
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+        if self.folder is not None:
+            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
+            if self.folder.force:
+                self.folder.path(self.subdir, self.name).unlink(missing_ok=True)
+
+
+class FileWriter:
+    """External file (type 2 text, type 3 binary): rebuilt from ``lrecl|filesize`` and the
+    ``len|record`` stream of messages 2..N."""
+
+    def __init__(self, att: AttachmentState, out: PartFile, options: Options) -> None:
+        self.att, self.out, self.o = att, out, options
+        self.text = att.entry.type == 2
+        self.s = att.settings
+        self.stream: sas_attachment.RecordStream | None = None
+        self.lrecl = 0
+        self.filesize: int | None = None
+        self.line = bytearray()
+        self.decoder = codecs.getincrementaldecoder(self.s.codepage)()
+        self.long_lines = 0
+        self.newline = NEWLINES[options.newline]
+        self.replaced = 0
+        self.records = 0
+        self.data_bytes = 0
+
+    def feed(self, seq: int, msg: Message) -> None:
+        body = msg.body
+        if seq == 1:
+            if len(body) != 8:
+                self.att.anomaly(f"message 1 (lrecl, filesize) has {len(body)} bytes, not 8")
+            if len(body) >= 8:
+                self.lrecl, self.filesize = sas_attachment.int_struct(self.s).unpack_from(body, 0)[0], \
+                    sas_attachment.int_struct(self.s).unpack_from(body, 4)[0]
+            return
+        if self.stream is None:
+            nul = sas_attachment.detect_record_nul(body, self.s, self.lrecl)
+            if nul:
+                self.s = replace(self.s, record_nul=True)
+                self.att.anomaly("records are followed by a NUL byte (detected)", error=False)
+            self.stream = sas_attachment.RecordStream(self.s, self.lrecl)
+        if self.stream.broken:
+            return
+        mv = memoryview(body)
+        try:
+            for kind, a, b, ends in self.stream.pieces(body):
+                if kind in ("data", "cont"):
+                    self.data_bytes += b - a
+                    if self.text:
+                        self.line += mv[a:b]
+                        if ends:
+                            self._line()
+                        elif len(self.line) > LINE_LIMIT:
+                            self._line(end=False)
+                    else:
+                        self.out.write(mv[a:b])
+                elif kind == "nul" and ends:
+                    self.att.anomaly(f"message {seq}: record terminator X'{ends:02X}' is not a NUL")
+        except sas_attachment.RecordError as e:
+            self.att.anomaly(f"message {seq} (dump message {msg.position}), offset "
+                             f"X'{e.offset:04X}': {e.reason}; the rest of the file cannot be "
+                             "read", error=True)
+
+    def _line(self, end: bool = True) -> None:
+        """Write the record collected so far: a whole line, or (``end`` False: a record
+        longer than LINE_LIMIT, memory stays bounded) a piece of one."""
+        text = self.decoder.decode(bytes(self.line), final=end)
+        try:
+            data = text.encode(self.o.encoding)
+        except UnicodeEncodeError:
+            data = text.encode(self.o.encoding, errors="replace")
+            self.replaced += sum(1 for ch in text if not _encodable(ch, self.o.encoding))
+        self.out.write(data + self.newline if end else data)
+        self.line.clear()
+        if end:
+            self.records += 1
+        elif not self.long_lines:
+            self.long_lines += 1
+            self.att.anomaly(f"a record longer than {LINE_LIMIT} bytes was written in pieces")
+
+    def gap(self, seq: int) -> None:
+        if self.stream is not None:
+            if not self.stream.at_boundary:
+                self.att.anomaly(f"a record was cut by the gap at message {seq}")
+            self.stream.reset()
+        if self.line:
+            self._line()
+
+    def finish(self) -> None:
+        if self.line:
+            self._line()
+            self.att.anomaly("the last record is incomplete")
+        if self.stream is not None and self.stream.carry:
+            self.att.anomaly("the data ends inside a record length field", error=True)
+        if self.stream is not None and self.stream.oversize:
+            self.att.anomaly(f"{self.stream.oversize} records are longer than lrecl {self.lrecl}",
+                             error=False)
+        if self.replaced:
+            self.att.anomaly(f"{self.replaced} characters have no {self.o.encoding} form and were "
+                             "replaced", error=False)
+        if self.filesize is None or not self.att.complete:
+            return
+        n = self.stream.records if self.stream else 0
+        if self.text:
+            if self.filesize not in (self.data_bytes, self.data_bytes + n, self.data_bytes + 2 * n):
+                self.att.anomaly(f"declared file size {self.filesize} matches neither the "
+                                 f"{self.data_bytes} record bytes nor them with line ends "
+                                 f"({n} records)", error=True)
+        elif self.data_bytes != self.filesize:
+            self.att.anomaly(f"declared file size {self.filesize}, rebuilt {self.data_bytes} bytes",
+                             error=True)
+
+
+def _encodable(ch: str, encoding: str) -> bool:
+    try:
+        ch.encode(encoding)
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+class DatasetWriter:
+    """SAS data set (type 1): definition, variables, observations (spooled to a temporary
+    file in the output folder), written at the end as Parquet, CSV and XPORT."""
+
+    def __init__(self, att: AttachmentState, folder: OutputDir | None, subdir: str, stem: str,
+                 options: Options) -> None:
+        self.att, self.folder, self.subdir, self.stem, self.o = att, folder, subdir, stem, options
+        self.s = att.settings
+        self.ctx = sas_attachment.DatasetContext(layout=options.obs_layout)
+        self.kind: int | None = None
+        self.group = bytearray()  # definition / variable / index bytes of the current group
+        self.obs: IO[bytes] | None = None
+        self.obs_bytes = 0
+        self.indexes = 0
+        self.outputs: dict[str, str] = {}
+        self.size = 0
+        self.sha = ""
+
+    def feed(self, seq: int, msg: Message) -> None:
+        body = msg.body
+        kind = sas_attachment.dataset_type(body, self.s)
+        if kind not in sas_attachment.DATASET_MESSAGES:
+            self.att.anomaly(f"message {seq} has type {kind}, not 1..5", error=True)
+            return
+        if kind != self.kind:
+            self._close_group()
+            self.kind = kind
+        if kind != 3 and len(self.group) + len(body) > DEFINITIONS_LIMIT:
+            self.att.anomaly(f"more than {DEFINITIONS_LIMIT >> 20} MiB of "
+                             f"{sas_attachment.DATASET_MESSAGES[kind]}: not a plausible data set; message "
+                             f"{seq} dropped", error=True)
+            return
+        if kind == 3:
+            if self.obs is None:
+                where = None
+                if self.folder is not None:
+                    where = self.folder.path(self.subdir)
+                    where.mkdir(parents=True, exist_ok=True)
+                self.obs = tempfile.TemporaryFile(prefix="mqtool-obs-", dir=where)  # noqa: SIM115
+            self.obs.write(memoryview(body)[4:])
+            self.obs_bytes += len(body) - 4
+        else:
+            self.group += memoryview(body)[4:]
+
+    def gap(self, seq: int) -> None:
+        if self.kind == 3 and self.ctx.dsdef and self.ctx.dsdef.obslen > 0:
+            cut = self.obs_bytes % self.ctx.dsdef.obslen
+            if cut and self.obs is not None:
+                self.obs.seek(self.obs_bytes - cut)
+                self.obs.truncate()
+                self.obs_bytes -= cut
+                self.att.anomaly(f"an observation cut by the gap at message {seq} was dropped")
+        self._close_group()
+        self.kind = None
+
+    def _close_group(self) -> None:
+        data = bytes(self.group)
+        self.group.clear()
+        if self.kind == 1:
+            try:
+                el = sas_attachment.parse_dsdef(data, self.s, 0)
+                self.ctx.dsdef = sas_attachment.dsdef_of(el)
+                if el.length != len(data):
+                    self.att.anomaly(f"{len(data) - el.length} bytes after the data set definition")
+            except MqtoolError as e:
+                self.att.anomaly(f"data set definition: {e}", error=True)
+        elif self.kind == 2:
+            els, err = sas_attachment.parse_vardefs(data, self.s)
+            self.ctx.variables.extend(sas_attachment.variable_of(el) for el in els)
+            if err is not None:
+                self.att.anomaly(f"variable definitions: {err.describe()}", error=True)
+        elif self.kind == 4:
+            els, err = sas_attachment.parse_indexes(data, self.s)
+            self.indexes += len(els)
+            if err is not None:
+                self.att.anomaly(f"index definitions: {err.describe()}", error=False)
+        elif self.kind == 5:
+            self.att.anomaly(f"{len(data)} bytes of integrity constraints (layout not published) "
+                             "not decoded", error=False)
+
+    def finish(self, keep: bool) -> None:
+        self._close_group()
+        ds, variables = self.ctx.dsdef, self.ctx.variables
+        if ds is None or not variables:
+            if keep:
+                self.att.anomaly("no " + ("data set definition" if ds is None else
+                                          "variable definitions") + ": nothing can be written",
+                                 error=True)
+            self._drop()
+            return
+        if ds.nvars != len(variables):
+            self.att.anomaly(f"the definition says {ds.nvars} variables, {len(variables)} are "
+                             "defined")
+        from mqtool.formats.sas.datasets import Observations, write_dataset, xport_available
+
+        obs = Observations(variables, ds.obslen, self.s.float_format, self.s.codepage,
+                           self.o.obs_layout)
+        for p in obs.problems:
+            self.att.anomaly(p, error=True)
+        nrows = self.obs_bytes // obs.obslen if obs.obslen else 0
+        self.att.rows = nrows
+        if self.att.complete and nrows != ds.nobs:
+            self.att.anomaly(f"the definition says {ds.nobs} observations, the messages hold "
+                             f"{nrows}", error=True)
+        if not keep or self.folder is None:
+            self._drop()
+            return
+        formats = [f for f in self.o.formats if f != "xpt" or xport_available()]
+        if "xpt" in self.o.formats and "xpt" not in formats:
+            self.att.anomaly("no .xpt written: pyreadstat is not installed "
+                             "(pip install 'mqtool[sas]')", error=False)
+        names = {f: f"{self.stem}.{f}" for f in formats}
+        parts = {f: self.folder.path(self.subdir, f".{n}.part") for f, n in names.items()}
+        about = {"library": self.att.entry.qualifier1, "member": self.att.entry.qualifier2,
+                 "float_format": self.s.float_format, "codepage": self.s.codepage}
+        result = write_dataset(self.obs or io.BytesIO(), self.obs_bytes, obs, ds, parts, about)
+        for p in result.problems:
+            self.att.anomaly(p, error=False)
+        for f, part in parts.items():
+            if f in result.files:
+                final = self.folder.path(self.subdir, names[f])
+                os.replace(part, final)
+                self.outputs[f] = names[f]
+            else:
+                part.unlink(missing_ok=True)
+        main = self.outputs.get("parquet") or next(iter(self.outputs.values()), None)
+        if main:
+            data = self.folder.path(self.subdir, main).read_bytes()
+            self.size, self.sha = len(data), hashlib.sha256(data).hexdigest()
+        self._drop()
+
+    def _drop(self) -> None:
+        if self.obs is not None:
+            self.obs.close()
+            self.obs = None
+
+
+# --------------------------------------------------------------------------- state
+
+
+class AttachmentState:
+    """One attachment of one header: which sequenced messages came, and its writer."""
+
+    def __init__(self, hs: HeaderState, entry: sas_attachment.Entry,
+                 settings: sas_attachment.Settings) -> None:
+        self.hs, self.entry, self.settings = hs, entry, settings
+        self.g = entry.correlid[:16]
+        self.order: str | None = None  # byte order of the sequence numbers in the correlids
+        self.expected = 1
+        self.count: int | None = None
+        self.count_position: int | None = None
+        self.held: dict[int, Held] = {}  # early messages, waiting in the spool
+        # messages 1 .. expected-1 went to the writer (in order, so no set of them is kept)
+        self.unusable: dict[int, str] = {}
+        self.max_seen = 0
+        self.anomalies: list[str] = []
+        self.errors = False
+        self.complete = False
+        self.missing: list[int | str] = []
+        self.output: str | None = None
+        self.rows: int | None = None  # data sets: observations found
+        self.size = 0
+        self.sha256: str | None = None
+        self.pad_noted = False
+        self.writer: FileWriter | DatasetWriter | None = None
+        self.out: PartFile | None = None
+
+    def anomaly(self, text: str, error: bool = False) -> None:
+        if text not in self.anomalies:
+            self.anomalies.append(text)
+        self.errors = self.errors or error
+
+    def seq_of(self, cid: bytes) -> int:
+        raw = cid[16:20]
+        if raw == bytes(4):
+            return 0
+        if self.order is None:
+            be, le = int.from_bytes(raw, "big"), int.from_bytes(raw, "little")
+            self.order = "big" if be <= le else "little"
+            if self.order == "little":
+                self.anomaly("sequence numbers in the correlids are little-endian", error=False)
+        return int.from_bytes(raw, self.order)  # type: ignore[arg-type]
+
+
+class HeaderState:
+    """One attachment header and everything found for it."""
+
+    def __init__(self, r: Reassembler, msg: Message, header: sas_attachment.Header) -> None:
+        self.r, self.header = r, header
+        self.position = msg.position
+        self.correlid = msg.correlid or header.header_correlid
+        self.folder = self.correlid.hex().upper()
+        self.used: list[Used] = [Used(msg.position, self.correlid, "header")]
+        self.anomalies: list[str] = list(header.problems)
+        self.app: PartFile | None = None
+        self.app_position: int | None = None
+        self.app_size = 0
+        self.attachments: list[AttachmentState] = []
+        names: set[str] = set(RESERVED_NAMES)
+        for e in header.entries:
+            att = AttachmentState(self, e, sas_attachment.message_settings(header, r.o.hints))
+            self.attachments.append(att)
+            stem_or_name = _output_name(e, names)
+            if e.type == 1:
+                att.writer = DatasetWriter(att, r.out, self.folder, stem_or_name, r.o)
+            else:
+                att.out = PartFile(r.out, self.folder, stem_or_name)
+                att.writer = FileWriter(att, att.out, r.o)
+        r.check_free(self)
+
+    def app_message(self, msg: Message) -> None:
+        if self.app_position is not None:
+            self.anomalies.append(f"a second application message (dump message {msg.position}) "
+                                  "was ignored")
+            self.used.append(Used(msg.position, msg.correlid or b"", "application message "
+                                  "(duplicate, ignored)"))
+            return
+        self.app_position = msg.position
+        self.used.append(Used(msg.position, msg.correlid or b"", "application message"))
+        if not msg.usable:
+            self.anomalies.append(f"the application message is unusable: "
+                                  f"{'; '.join(p.reason for p in msg.problems)}")
+        self.app = PartFile(self.r.out, self.folder, "message.bin")
+        self.app.write(msg.body)
+        self.app_size = len(msg.body)
+        self.app.keep()
+
+
+def _output_name(e: sas_attachment.Entry, taken: set[str]) -> str:
+    """Sanitised base name of qualifier 2, unique in the folder (case-insensitively)."""
+    if e.type == 1:
+        base = safe_name(e.qualifier2, "") or f"attachment-{e.index}"
+        stem = base
+        n = 2
+        while {f"{stem}.{x}".lower() for x in ("parquet", "csv", "xpt")} & taken:
+            stem = f"{base}-{n}"
+            n += 1
+        taken.update(f"{stem}.{x}".lower() for x in ("parquet", "csv", "xpt"))
+        return stem
+    name = safe_name(e.qualifier2, f"attachment-{e.index}.bin")
+    stem, dot, ext = name.partition(".")
+    candidate, n = name, 2
+    while candidate.lower() in taken:
+        candidate = f"{stem}-{n}{dot}{ext}"
+        n += 1
+    taken.add(candidate.lower())
+    return candidate
+
+
+# --------------------------------------------------------------------------- the reassembler
+
+
+@dataclass
+class Report:
+    """What reassembly found: per header, its manifest; orphans; problems of the dump."""
+
+    headers: list[HeaderState] = field(default_factory=list)
+    messages: int = 0
+    dump_format: str = ""
+    orphans: int = 0
+    orphan_dir: str | None = None
+    unplaceable: dict[str, int] = field(default_factory=dict)  # "MsgType, CorrelId" -> count
+    bad_headers: list[str] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> bool:
+        return any(not a.complete for h in self.headers for a in h.attachments) or any(
+            h.app_position is None for h in self.headers)
+
+    @property
+    def damaged(self) -> bool:
+        return bool(self.errors or self.bad_headers) or any(
+            a.errors for h in self.headers for a in h.attachments)
+
+    @property
+    def status(self) -> ExitStatus:
+        if self.incomplete:
+            return ExitStatus.INCOMPLETE
+        if self.damaged:
+            return ExitStatus.DECODE
+        if not self.headers and self.orphans:
+            return ExitStatus.INCOMPLETE
+        return ExitStatus.OK
+
+
+class Reassembler:
+    """Feed messages in dump order; ``finish`` completes, writes manifests, reports."""
+
+    def __init__(self, options: Options) -> None:
+        self.o = options
+        self.out = OutputDir(options.outdir, options.force) if options.outdir else None
+        self.spool = Spool()
+        self.report = Report()
+        self.by_app: dict[bytes, HeaderState] = {}
+        self.by_g: dict[bytes, AttachmentState] = {}
+        self.by_header: dict[bytes, HeaderState] = {}
+        self.waiting: dict[bytes, list[Held]] = {}  # correlid[:16] -> messages without header
+        self.orphan_index: IO[bytes] | None = None
+        self.orphan_out: OutputDir | None = None
+
+    # -- output checks ------------------------------------------------------------------
+
+    def check_free(self, hs: HeaderState) -> None:
+        """Before any data is streamed: every output path (and its ``.part``) must stay in
+        OUTDIR (a symlink planted there is refused), and none may exist without --force."""
+        if self.out is None:
+            return
+        names = ["message.bin", "manifest.json"]
+        for a in hs.attachments:
+            if isinstance(a.writer, DatasetWriter):
+                names += [f"{a.writer.stem}.{f}" for f in self.o.formats]
+            elif a.out is not None:
+                names.append(a.out.name)
+        for n in names:
+            self.out.path(hs.folder, f".{n}.part")
+            p = self.out.path(hs.folder, n)
+            if p.exists() and not self.o.force:
+                raise OutputExistsError(f"{p} exists (use --force to overwrite)")
+
+    # -- feeding -------------------------------------------------------------------------
+
+    def feed(self, msg: Message) -> None:
+        self.report.messages += 1
+        missing = msg.missing_fields()
+        if missing:
+            key = ", ".join(missing)
+            self.report.unplaceable[key] = self.report.unplaceable.get(key, 0) + 1
+            self._orphan(msg)
+            return
+        cid = msg.correlid
+        assert cid is not None
+        if msg.msgtype == sas_attachment.HEADER_MSGTYPE:
+            self._header(msg)
+        elif msg.msgtype == sas_attachment.SUBORDINATE_MSGTYPE:
+            self._subordinate(msg)
+        else:
+            self._orphan(msg)
+
+    def _header(self, msg: Message) -> None:
+        cid = msg.correlid or b""
+        if not msg.usable:
+            self.report.bad_headers.append(f"dump message {msg.position} ({msg.source}): header "
+                                           f"unusable: {'; '.join(p.reason for p in msg.problems)}")
+            self._orphan(msg)
+            return
+        existing = self.by_header.get(cid[:20])
+        if existing is not None:
+            existing.anomalies.append(f"dump message {msg.position} repeats this header; ignored")
+            existing.used.append(Used(msg.position, cid, "header (duplicate, ignored)"))
+            return
+        hints = replace(self.o.hints, **_mqmd_hints(msg))
+        unit, header = sas_attachment.decode_header(msg.body, hints, cid)
+        if header is None:
+            why = "; ".join(p.describe() for p in unit.errors)
+            self.report.bad_headers.append(f"dump message {msg.position} ({msg.source}): MsgType "
+                                           f"100000 but not an attachment header: {why}")
+            self._orphan(msg)
+            return
+        hs = HeaderState(self, msg, header)
+        if str(msg.mqmd.get("format", "")).strip() == "MQSTR":
+            hs.anomalies.append("MQMD Format is MQSTR: if the message was converted on its way "
+                                "(MQGET with convert, channel conversion), its binary fields are "
+                                "corrupt")
+        self.report.headers.append(hs)
+        self.by_header[cid[:20]] = hs
+        self.by_app[header.message_correlid[:20]] = hs
+        for a in hs.attachments:
+            if a.g in self.by_g:
+                hs.anomalies.append(f"attachment {a.entry.index} correlid is also used by another "
+                                    "header's attachment; messages go to the first")
+                continue
+            self.by_g[a.g] = a
+        self._claim(header.message_correlid[:16])
+        for a in hs.attachments:
+            self._claim(a.g)
+
+    def _claim(self, g: bytes) -> None:
+        for held in self.waiting.pop(g, []):
+            msg = held.msg
+            msg.body = self.spool.get(held.ref)
+            self._subordinate(msg)
+
+    def _subordinate(self, msg: Message) -> None:
+        cid = msg.correlid or b""
+        hs = self.by_app.get(cid[:20])
+        if hs is not None:
+            hs.app_message(msg)
+            return
+        att = self.by_g.get(cid[:16])
+        if att is None:
+            self._hold(msg, self.waiting.setdefault(cid[:16], []))
+            return
+        self._piece(att, msg)
+
+    def _hold(self, msg: Message, where: list[Held]) -> None:
+        ref = self.spool.put(msg.body)
+        msg.body = b""
+        where.append(Held(msg, ref))
+
+    def _piece(self, att: AttachmentState, msg: Message) -> None:
+        cid = msg.correlid or b""
+        if cid[20:24] != bytes(4) and not att.pad_noted:
+            att.pad_noted = True
+            att.anomaly(f"correlid bytes 20-23 are {cid[20:24].hex().upper()} (expected zeros)")
+        seq = att.seq_of(cid)
+        hs = att.hs
+        if seq == 0:
+            self._count(att, msg)
+            return
+        att.max_seen = max(att.max_seen, seq)
+        if att.count_position is not None and msg.position > att.count_position:
+            att.anomaly(f"the count message (dump message {att.count_position}) came before "
+                        f"sequenced message {seq} (dump message {msg.position})")
+        if seq < att.expected or seq in att.held or seq in att.unusable:
+            hs.used.append(Used(msg.position, cid, f"attachment {att.entry.index} message {seq} "
+                                "(duplicate, ignored)"))
+            att.anomaly(f"message {seq} appears more than once (dump message {msg.position} "
+                        "ignored)")
+            return
+        role = f"attachment {att.entry.index} message {seq}"
+        if not msg.usable:
+            att.unusable[seq] = "; ".join(p.reason for p in msg.problems)
+            hs.used.append(Used(msg.position, cid, role + " (unusable)"))
+            att.anomaly(f"message {seq} (dump message {msg.position}) is unusable: "
+                        f"{att.unusable[seq]}")
+            return
+        hs.used.append(Used(msg.position, cid, role))
+        if seq == att.expected:
+            self._deliver(att, seq, msg)
+            self._drain(att)
+        else:
+            ref = self.spool.put(msg.body)
+            msg.body = b""
+            att.held[seq] = Held(msg, ref)
+
+    def _deliver(self, att: AttachmentState, seq: int, msg: Message) -> None:
+        assert att.writer is not None
+        att.writer.feed(seq, msg)
+        att.expected = seq + 1
+
+    def _drain(self, att: AttachmentState) -> None:
+        while att.expected in att.held:
+            held = att.held.pop(att.expected)
+            held.msg.body = self.spool.get(held.ref)
+            self._deliver(att, att.expected, held.msg)
+
+    def _count(self, att: AttachmentState, msg: Message) -> None:
+        cid = msg.correlid or b""
+        role = f"attachment {att.entry.index} count"
+        if att.count_position is not None:
+            att.hs.used.append(Used(msg.position, cid, role + " (duplicate, ignored)"))
+            att.anomaly(f"a second count message (dump message {msg.position}) was ignored")
+            return
+        att.hs.used.append(Used(msg.position, cid, role))
+        if not msg.usable or len(msg.body) < 4:
+            att.anomaly(f"the count message (dump message {msg.position}) is unreadable "
+                        f"({len(msg.body)} bytes)", error=True)
+            return
+        if len(msg.body) != 4:
+            att.anomaly(f"the count message has {len(msg.body)} bytes, not 4")
+        att.count = sas_attachment.int_struct(att.settings).unpack_from(msg.body, 0)[0]
+        att.count_position = msg.position
+
+    def _orphan(self, msg: Message) -> None:
+        self.report.orphans += 1
+        if not self.o.keep_orphans or self.out is None:
+            return
+        if self.orphan_index is None:
+            self.orphan_out = self.out
+            self.orphan_index = self.out.create("orphans", INDEX)
+            self.report.orphan_dir = "orphans"
+        name = f"{msg.position:06d}.bin"
+        with self.out.create("orphans", name) as f:
+            f.write(msg.body)
+        self.orphan_index.write(json.dumps(message_json(msg, name), separators=(",", ":"))
+                                .encode() + b"\n")
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def finish(self) -> Report:
+        for held_list in self.waiting.values():
+            for held in held_list:
+                held.msg.body = self.spool.get(held.ref)
+                self._orphan(held.msg)
+        self.waiting.clear()
+        for hs in self.report.headers:
+            for att in hs.attachments:
+                self._complete(att)
+            if hs.app_position is None:
+                hs.anomalies.append("no application message (correlid "
+                                    f"{hs.header.message_correlid.hex().upper()})")
+            self._manifest(hs)
+        if self.orphan_index is not None:
+            self.orphan_index.close()
+        self.spool.close()
+        return self.report
+
+    def abort(self) -> None:
+        """After an error: remove the ``.part`` files, keep whatever was already complete."""
+        for hs in self.report.headers:
+            for att in hs.attachments:
+                if att.out is not None:
+                    att.out.drop_part()
+                if isinstance(att.writer, DatasetWriter):
+                    att.writer._drop()
+        if self.orphan_index is not None:
+            self.orphan_index.close()
+        self.spool.close()
+
+    def _complete(self, att: AttachmentState) -> None:
+        n = att.count
+        top = max([n or 0, att.max_seen, att.expected - 1, *att.held])
+        missing: list[int | str] = []
+        for k in range(att.expected, top + 1):  # listed up to a limit: a count may be hostile
+            if len(missing) >= MISSING_LIST_LIMIT:
+                break
+            if k not in att.held:
+                missing.append(k)
+        absent = max(0, top - att.expected + 1) - sum(1 for k in att.held if k >= att.expected)
+        if absent > len(missing):
+            att.anomaly(f"{absent} sequence numbers are missing (up to {top}); \"missing\" lists "
+                        f"the first {len(missing)}", error=True)
+        if n is None:
+            missing.append("count")
+        elif n < 1:
+            att.anomaly(f"the count message says {n} messages", error=True)
+        beyond = [] if n is None else sorted(
+            [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
+        if beyond:
+            att.anomaly(f"sequence numbers beyond the count {n}: {_ranges(beyond)}", error=True)
+        att.missing = missing
+        att.complete = n is not None and n >= 1 and not missing and not att.held and not beyond
+        keep = att.complete or self.o.partial
+        if keep:
+            for k in sorted(att.held):
+                if k > att.expected:
+                    assert att.writer is not None
+                    for gap in range(att.expected, k):
+                        att.writer.gap(gap)
+                    att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
+                                f"{_ranges(list(range(att.expected, k)))} missing", error=False)
+                held = att.held.pop(k)
+                held.msg.body = self.spool.get(held.ref)
+                self._deliver(att, k, held.msg)
+        w = att.writer
+        if isinstance(w, FileWriter):
+            w.finish()
+            assert att.out is not None
+            if keep:
+                att.output = att.out.keep()
+                att.size, att.sha256 = att.out.size, att.out.sha.hexdigest()
+            else:
+                att.size, att.sha256 = att.out.size, None
+                att.out.discard()
+        elif isinstance(w, DatasetWriter):
+            w.finish(keep)
+            att.output = w.outputs.get("parquet") or next(iter(w.outputs.values()), None)
+            att.size, att.sha256 = w.size, (w.sha or None)
+
+    def _manifest(self, hs: HeaderState) -> None:
+        if self.out is None:
+            return
+        with self.out.create(hs.folder, "manifest.json") as f:
+            write_manifest(f, hs)
+
+
+def _mqmd_hints(msg: Message) -> dict[str, Any]:
+    from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+
+    return {"mqmd_byte_order": byte_order_of(msg.encoding),
+            "mqmd_codepage": ccsid_codec(msg.ccsid),
+            "mqmd_float": float_format_of(msg.encoding)}
+
+
+def _ranges(ks: list[int]) -> str:
+    out, i = [], 0
+    while i < len(ks):
+        j = i
+        while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
+            j += 1
+        out.append(str(ks[i]) if i == j else f"{ks[i]}-{ks[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def write_manifest(f: IO[bytes], hs: HeaderState) -> None:
+    """``manifest.json``, indented, with the (possibly long) ``messages`` list streamed one
+    message a line instead of being built in memory."""
+    head, tail = json.dumps(manifest(hs, messages=False), indent=2, ensure_ascii=False).split(
+        '"messages": []')
+    f.write(head.encode("utf-8") + b'"messages": [')
+    sep = b"\n"
+    for u in sorted(hs.used):
+        f.write(sep + b"    " + json.dumps({"position": u.position, "correlid": u.correlid.hex()
+                                            .upper(), "role": u.role}).encode("utf-8"))
+        sep = b",\n"
+    f.write(b"\n  ]" + tail.encode("utf-8") + b"\n")
+
+
+def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
+    """The ``manifest.json`` object of one header (CONTRACTS.md keys, plus ``anomalies``)."""
+    h = hs.header
+    return {
+        "header_correlid": hs.correlid.hex().upper(),
+        "message_correlid": h.message_correlid.hex().upper(),
+        "original_msgtype": h.original_msgtype,
+        "original_correlid": h.original_correlid.hex().upper(),
+        "attachments": [{
+            "index": a.entry.index,
+            "type": a.entry.type,
+            "type_name": a.entry.type_name,
+            "correlid": a.entry.correlid.hex().upper(),
+            "qualifier1": a.entry.qualifier1,
+            "qualifier2": a.entry.qualifier2,
+            "description": a.entry.description,
+            "version": [a.entry.major_version, a.entry.minor_version],
+            "complete": a.complete,
+            "missing": a.missing,
+            "output": a.output,
+            "size": a.size,
+            "sha256": a.sha256,
+            "anomalies": a.anomalies,
+        } for a in hs.attachments],
+        "messages": [{"position": u.position, "correlid": u.correlid.hex().upper(),
+                      "role": u.role} for u in sorted(hs.used)] if messages else [],
+        "anomalies": hs.anomalies,
+    }
+
+
+def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Message] | None = None,
+               progress: Callable[[int], None] | None = None, **options: Any) -> Report:
+    """Reassemble every attachment in ``dump`` (a file, ``-`` or a directory) into ``outdir``
+    (None: check and list only). ``options`` are ``Options`` fields."""
+    o = Options(outdir=outdir, **options)
+    src = QueueDump(dump, o.input_format, progress) if messages is None else None
+    r = Reassembler(o)
+    try:
+        for msg in src if src is not None else messages:  # type: ignore[union-attr]
+            r.feed(msg)
+        report = r.finish()
+    except BaseException:
+        r.abort()
+        raise
+    if src is not None:
+        report.dump_format = src.format
+        report.errors = list(src.errors)
+        report.warnings = list(src.warnings)
+    if report.messages and sum(report.unplaceable.values()) == report.messages:
+        fields = " and ".join(sorted(report.unplaceable, key=len)[-1].split(", "))
+        raise NoMqmdError(f"{dump}: none of the {report.messages} messages carries {fields} (the "
+                          "dump has no MQMD, e.g. dmpmqmsg -dN): attachments cannot be "
+                          "reassembled without them")
+    return report
+
+
+class NoMqmdError(MqtoolError):
+    status = ExitStatus.DECODE

@@ -1,0 +1,391 @@
+"""Adabas Event Replicator URB messages (seed 001; spec ``urb.md``).
+
+A message is a 64-byte URBH followed by elements that each start with a 4-character
+eyecatcher and a fullword length: input requests (URBI, with selection data or an ISN list),
+status messages (URBS), data messages (URBT, URBR, URBD with the record image, URBE),
+continuations (URBC), ADARPE extract headers (URBU) and global format field tables (URBF
+with its URBGs). Each DSECT is declared once below, per variant: the character set (EBCDIC
+or ASCII) comes from the URBH eyecatcher, the byte order from URBHBORD, independently, and
+both can be forced. Elements are walked by their own length fields (the seed's URBT is 112
+bytes, later releases send 128); messages back to back are walked by URBHLENT.
+
+Decoding never stops silently: anomalies are errors (decoding could not go on, exit 2) or
+problems (decoded, but not as the format says), each with the field path and byte offset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from mqtool.codepages import codec_name
+from mqtool.formats.urb.meanings import (
+    CONTINUED,
+    DELETE_TO_UPDATE,
+    FIELD_FLAG_BITS,
+    FIELD_TYPE_BITS,
+    GFFT_FLAGS,
+    GFFT_FORMATS,
+    IMAGE_TYPES,
+    INITIAL_STATE,
+    ORIGINS,
+    PRIOR_TRANSACTION,
+    RECORD_TYPES,
+    RESENT,
+    SORTED,
+    STATUS,
+    UPDATE_CONVERTED,
+    UTILITY_FUNCTIONS,
+    arc_meaning,
+    bits_meaning,
+    ecs_meaning,
+    request_type_meaning,
+    subcode_meaning,
+)
+from mqtool.layout import Hex, Layout, Means, Reserved, Variant, dsect
+from mqtool.model import Element
+
+FORMAT = "urb"
+
+# Equates (nominal element lengths)
+URBHL, URBIL, URBSL, URBTL, URBTL_112, URBRL, URBDL, URBEL, URBCL, URBUL, URBFL, URBGL = (
+    64, 96, 128, 128, 112, 64, 32, 32, 48, 80, 112, 64)
+URBSUL = 32
+ISN_LEN, ISN_RANGE_LEN = 4, 12
+ISN_RANGE = 0xFFFFFFFF  # range indicator (S4 -1)
+URBHVER1 = "01"
+
+EBCDIC_URBH = bytes.fromhex("E4D9C2C8")
+ASCII_URBH = b"URBH"
+BORD_BIG, BORD_LITTLE = b"\x00\x01", b"\x01\x00"
+DEFAULT_EBCDIC, DEFAULT_ASCII = "cp037", "latin-1"
+RAW_SHOWN = 256  # bytes of unrecognised input kept in a RAW element
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+def _urbh(v: Variant) -> Layout:
+    return dsect(
+        "URBH",
+        "urbheye" / v.eye("URBH"),
+        "urbhlen" / v.S4,
+        "urbhvers" / v.text(2),
+        "urbhbord" / v.hexint(2),  # the value 1 in the message's byte order
+        "urbhlent" / v.U4,
+        "urbhmsnr" / v.U4,
+        "urbhtime" / v.stck(),
+        "urbhrpid" / v.U2,
+        "urbhrpni" / v.U2,
+        "urbhname" / v.text(8),
+        "urbhres" / Reserved(24),
+    )
+
+
+def _urbi(v: Variant) -> Layout:
+    return dsect(
+        "URBI",
+        "urbieye" / v.eye("URBI"),
+        "urbilen" / v.S4,
+        "urbilenh" / v.S4,
+        "urbilend" / v.S4,
+        "urbirtok" / v.text(8),
+        "urbirnam" / v.text(8),
+        "urbirt" / Means(v.text(4), request_type_meaning),
+        "urbidbid" / v.U2,
+        "urbifnr" / v.U2,
+        "urbiinam" / v.text(8),
+        "urbisnam" / v.text(8),
+        "urbidnam" / v.text(8),
+        "urbiacod" / Means(v.U4, ecs_meaning),
+        "urbiwcod" / Means(v.U4, ecs_meaning),
+        "urbiarc" / Means(v.hexint(1), arc_meaning),
+        "urbires1" / Reserved(3),
+        "urbitsnr" / v.U4,
+        "urbires2" / Reserved(16),
+    )
+
+
+def _isn(v: Variant) -> Layout:
+    """One single ISN of the ISN list after an INST URBI."""
+    return dsect("ISN", "urbiisn" / v.U4)
+
+
+def _isn_range(v: Variant) -> Layout:
+    """One ISN range of the ISN list: X'FFFFFFFF', first ISN, last ISN."""
+    return dsect(
+        "ISNRANGE",
+        "urbiirange" / Means(v.hexint(4), {ISN_RANGE: "range"}),
+        "urbiisn1" / v.U4,
+        "urbiisn2" / v.U4,
+    )
+
+
+def _urbs(v: Variant) -> Layout:
+    return dsect(
+        "URBS",
+        "urbseye" / v.eye("URBS"),
+        "urbslen" / v.S4,
+        "urbsrtok" / v.text(8),
+        "urbsrt" / Means(v.text(4), request_type_meaning),
+        "urbsst" / Means(v.text(4), STATUS),
+        "urbstime" / v.stck(),
+        "urbsrsp" / v.U4,
+        "urbssubc" / Means(v.U4, subcode_meaning("urbsrsp")),
+        "urbserri" / v.text(8),
+        "urbsinam" / v.text(8),
+        "urbssnam" / v.text(8),
+        "urbsdnam" / v.text(8),
+        "urbsptim" / v.stck(),
+        "urbsttim" / v.stck(),
+        "urbstsnr" / v.U4,
+        "urbsdbid" / v.U2,
+        "urbsfnr" / v.U2,
+        "urbslenh" / v.S4,
+        "urbslend" / v.S4,
+        "urbsutok" / v.U2,
+        "urbsorig" / Means(v.text(1), ORIGINS),
+        "urbsres1" / Reserved(5),
+        "urbsiqnm" / v.text(8),
+        "urbsres2" / Reserved(8),
+    )
+
+
+def _urbsu(v: Variant) -> Layout:
+    """Adabas utility detail header in the urbsdata of an AUTI status (§4.4.1)."""
+    return dsect(
+        "URBSU",
+        "urbsueye" / v.text(6),
+        "urbsutyp" / Means(v.hexint(1), UTILITY_FUNCTIONS),
+        "urbsures" / Reserved(25),
+    )
+
+
+def _urbt(v: Variant, length: int = URBTL) -> Layout:
+    """URBT of either generation: 112 bytes (the seed's) or 128 (16 reserved bytes more)."""
+    fields = [
+        "urbteye" / v.eye("URBT"),
+        "urbtlen" / v.S4,
+        "urbtsnam" / v.text(8),
+        "urbttsnr" / v.U4,
+        "urbtrcnt" / v.U4,
+        "urbtttim" / v.stck(),
+        "urbtptim" / v.stck(),
+        "urbtdbid" / v.U2,
+        "urbtnuci" / v.U2,
+        "urbtguid" / Hex(28),
+        "urbtrpid" / v.U2,
+        "urbtrpni" / v.U2,
+        "urbtusrv" / v.text(2),
+        "urbtrsnd" / Means(v.text(1), RESENT),
+        "urbtinst" / Means(v.text(1), INITIAL_STATE),
+        "urbtrtok" / v.text(8),
+        "urbtcont" / Means(v.text(1), CONTINUED),
+        "urbtarc" / Means(v.hexint(1), arc_meaning),
+        "urbtptrn" / Means(v.text(1), PRIOR_TRANSACTION),
+        "urbtsort" / Means(v.text(1), SORTED),
+        "urbtacod" / Means(v.U4, ecs_meaning),
+        "urbtwcod" / Means(v.U4, ecs_meaning),
+        "urbtutok" / v.U2,
+        "urbtorig" / Means(v.text(1), ORIGINS),
+        "urbtres1" / Reserved(1),
+        "urbtsuid" / v.text(8),
+    ]
+    if length == URBTL:
+        fields.append("urbtres2" / Reserved(16))
+    return dsect("URBT", *fields)
+
+
+def _urbr(v: Variant) -> Layout:
+    return dsect(
+        "URBR",
+        "urbreye" / v.eye("URBR"),
+        "urbrlen" / v.S4,
+        "urbrrsnr" / v.U4,
+        "urbrdcnt" / v.S2,
+        "urbrfnr" / v.U2,
+        "urbrisn" / v.U4,
+        "urbrtime" / v.stck(),
+        "urbrtyp" / Means(v.text(1), RECORD_TYPES),
+        "urbrrsnd" / Means(v.text(1), RESENT),
+        "urbrrsp" / v.U2,
+        "urbrsubc" / Means(v.U4, subcode_meaning("urbrrsp")),
+        "urbrerrc" / v.text(8),
+        "urbrdcu" / Means(v.text(1), DELETE_TO_UPDATE),
+        "urbruc" / Means(v.text(1), UPDATE_CONVERTED),
+        "urbrres" / Reserved(18),
+    )
+
+
+def _urbd(v: Variant) -> Layout:
+    return dsect(
+        "URBD",
+        "urbdeye" / v.eye("URBD"),
+        "urbdlen" / v.S4,
+        "urbdlenh" / v.S4,
+        "urbdlend" / v.S4,
+        "urbddsnr" / v.U4,
+        "urbdtyp" / Means(v.text(1), IMAGE_TYPES),
+        "urbdres" / Reserved(11),
+    )
+
+
+def _urbe(v: Variant) -> Layout:
+    return dsect(
+        "URBE",
+        "urbeeye" / v.eye("URBE"),
+        "urbelen" / v.S4,
+        "urbesnam" / v.text(8),
+        "urbetsnr" / v.U4,
+        "urberes" / Reserved(12),
+    )
+
+
+def _urbc(v: Variant) -> Layout:
+    return dsect(
+        "URBC",
+        "urbceye" / v.eye("URBC"),
+        "urbclen" / v.S4,
+        "urbcsnam" / v.text(8),
+        "urbctsnr" / v.U4,
+        "urbcrsnr" / v.U4,
+        "urbcdsnr" / v.U4,
+        "urbccont" / Means(v.text(1), CONTINUED),
+        "urbcres" / Reserved(19),
+    )
+
+
+def _urbu(v: Variant) -> Layout:
+    return dsect(
+        "URBU",
+        "urbueye" / v.eye("URBU"),
+        "urbulen" / v.S4,
+        "urbuvers" / v.text(2),
+        "urbuname" / v.text(8),
+        "urbutime" / v.stck(),
+        "urbudist" / v.text(22),
+        "urbures" / Reserved(32),
+    )
+
+
+def _urbf(v: Variant) -> Layout:
+    return dsect(
+        "URBF",
+        "urbfeye" / v.eye("URBF"),
+        "urbflen" / v.U4,
+        "urbflenh" / v.U4,
+        "urbflend" / v.U4,
+        "urbfvers" / v.text(2),
+        "urbffnre" / v.text(5),
+        "urbfflag" / Means(v.hexint(1), bits_meaning(GFFT_FLAGS)),
+        "urbfgfid" / v.text(8),
+        "urbfdbid" / v.U4,
+        "urbffnr" / v.U2,
+        "urbffnml" / v.U2,
+        "urbffnam" / v.text(32),
+        "urbftim1" / v.stck(),
+        "urbfcntg" / v.U2,
+        "urbfleng" / v.U2,
+        "urbftim2" / v.stck(),
+        "urbfres" / Reserved(20),
+    )
+
+
+def _urbg(v: Variant) -> Layout:
+    return dsect(
+        "URBG",
+        "urbgidx" / v.U2,
+        "urbgfid" / v.text(2),
+        "urbgffmt" / Means(v.hexint(1), GFFT_FORMATS),
+        "urbgtype" / Means(v.hexint(1), bits_meaning(FIELD_TYPE_BITS)),
+        "urbgflen" / v.U2,
+        "urbgfprc" / v.U2,
+        "urbgflag" / Means(v.hexint(1), bits_meaning(FIELD_FLAG_BITS)),
+        "urbgres1" / Reserved(1),
+        "urbgfrno" / v.U2,
+        "urbgfrfm" / v.U2,
+        "urbgfono" / v.U2,
+        "urbgfofm" / v.U2,
+        "urbgfnml" / v.U2,
+        "urbgfnam" / v.text(32),
+        "urbgfgrp" / v.text(2),
+        "urbgfmtx" / v.text(2),
+        "urbgfrpn" / v.text(2),
+        "urbgffon" / v.text(2),
+        "urbgres2" / Reserved(2),
+    )
+
+
+def _element(v: Variant) -> Layout:
+    """What every element starts with; shows elements whose eyecatcher is unknown."""
+    return dsect("ELEMENT", "eye" / Hex(4), "len" / v.S4)
+
+
+@dataclass(frozen=True)
+class Urb:
+    """Every URB layout of one variant (byte order x code page)."""
+
+    variant: Variant
+    URBH: Layout
+    URBI: Layout
+    ISN: Layout
+    ISNRANGE: Layout
+    URBS: Layout
+    URBSU: Layout
+    URBT: Layout  # 128 bytes
+    URBT112: Layout  # the seed's generation
+    URBR: Layout
+    URBD: Layout
+    URBE: Layout
+    URBC: Layout
+    URBU: Layout
+    URBF: Layout
+    URBG: Layout
+    ELEMENT: Layout
+
+
+# where the walker peeks before it knows the variant: offsets from the URBH declaration
+URBHLEN_AT, URBHVERS_AT, URBHBORD_AT, URBHLENT_AT = (
+    _urbh(Variant()).offset_of(n) for n in ("urbhlen", "urbhvers", "urbhbord", "urbhlent"))
+
+
+def _at(el: Element, name: str) -> int:
+    """Absolute offset of a field of a decoded element (for problems that point at it)."""
+    return next((sp.start for sp in el.spans if sp.name == name), el.offset)
+
+
+@lru_cache(maxsize=32)
+def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
+    """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
+    v = Variant(big, codec_name(codepage))
+    return Urb(v, _urbh(v), _urbi(v), _isn(v), _isn_range(v), _urbs(v), _urbsu(v), _urbt(v, URBTL),
+               _urbt(v, URBTL_112), _urbr(v), _urbd(v), _urbe(v), _urbc(v), _urbu(v), _urbf(v),
+               _urbg(v), _element(v))
+
+
+ELEMENT_TYPES = ("URBI", "URBS", "URBT", "URBR", "URBD", "URBE", "URBC", "URBU", "URBF")
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def charset_of(eye: bytes) -> str | None:
+    """``ebcdic`` / ``ascii`` from a URBH eyecatcher, None for anything else."""
+    if eye == EBCDIC_URBH:
+        return "ebcdic"
+    if eye == ASCII_URBH:
+        return "ascii"
+    return None
+
+
+def _element_charset(eye: bytes) -> str | None:
+    """Character set of a URB element eyecatcher other than URBH (ADARPE extracts)."""
+    for cs, cp in (("ebcdic", DEFAULT_EBCDIC), ("ascii", DEFAULT_ASCII)):
+        if eye.decode(cp) in ELEMENT_TYPES:  # both code pages decode every byte
+            return cs
+    return None
+
+
+def byte_order_of(bord: bytes) -> str | None:
+    return {BORD_BIG: "big", BORD_LITTLE: "little"}.get(bord)
+

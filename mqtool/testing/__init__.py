@@ -1,0 +1,1 @@
+"""Generators of test and benchmark inputs (not used by the tool itself)."""
