@@ -394,8 +394,8 @@ def _name_value_string(chain: Chain, body: bytes, start: int, end: int, el: Elem
     text = data.decode(codepage)
     prefix = el.type.lower()
     el.spans.append(Span(f"{prefix}.namevaluestring", start, end, text, "", TEXT, "", data))
-    tokens = [(q.replace('""', '"') if q is not None else w)
-              for q, w in _NVS_TOKEN.findall(text.rstrip(" \x00"))]
+    tokens = [m.group(1).replace('""', '"') if m.group(1) is not None else m.group(2)
+              for m in _NVS_TOKEN.finditer(text.rstrip(" \x00"))]
     if len(tokens) % 2:
         chain.problems.append(Problem(f"{prefix}.namevaluestring", start,
                                       f"NameValueString has {len(tokens)} tokens, not pairs"))
