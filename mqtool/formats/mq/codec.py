@@ -83,8 +83,9 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     names = " -> ".join(el.type for el in chain.elements) or "no headers"
     reason = chain.dead_letter_reason
     dl = f"; dead-letter reason {reason[0]} {reason[1]}".rstrip() if reason else ""
-    unit.title = (f"MQ message ({len(body)} bytes): {names}; payload {chain.payload_format or '-'}"
-                  f" at offset X'{chain.payload_offset:04X}', {chain.payload_length} bytes{dl}")
+    unit.title = (f"MQ message ({len(body)} bytes): {names}; payload "
+                  f"{chain.payload_format or '(no Format)'} at offset "
+                  f"X'{chain.payload_offset:04X}', {chain.payload_length} bytes{dl}")
     if chain.properties:
         props = Element(PROPERTIES, 0, 0, title="properties (MQRFH2 folders, MQRFH name/value "
                                                 "pairs)")
@@ -137,7 +138,7 @@ def detect(data: bytes) -> Detection | None:
     where = f"{'EBCDIC' if ebcdic else 'ASCII'}, {'big' if big else 'little'}-endian"
     return Detection(FORMAT, confidence,
                      f"MQ headers {names} ({where}{dl}); payload "
-                     f"{chain.payload_format or '-'} at offset {chain.payload_offset}, "
+                     f"{chain.payload_format or '(no Format)'} at offset {chain.payload_offset}, "
                      f"{chain.payload_length} bytes")
 
 
