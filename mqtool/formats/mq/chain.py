@@ -155,7 +155,7 @@ def starts_like_header(body: bytes) -> bool:
 # --------------------------------------------------------------------------- walking
 
 
-def _as_int(value: Any, default: int = 0) -> int:
+def as_int(value: Any, default: int = 0) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -174,8 +174,8 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
     header: lay.Header | None
     if mqmd is not None:
         fmt = str(mqmd.get("format") or "").strip()
-        enc = _as_int(mqmd.get("encoding"), ENC_BIG)
-        ccsid = _as_int(mqmd.get("codedcharsetid"), CCSID_ASCII)
+        enc = as_int(mqmd.get("encoding"), ENC_BIG)
+        ccsid = as_int(mqmd.get("codedcharsetid"), CCSID_ASCII)
         header = lay.BY_FORMAT.get(fmt)
     else:
         found = sniff(body)
@@ -260,7 +260,7 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
     chain.elements.append(el)
     length = layout.size or 0
     if header.length_field:
-        struclength = _as_int(el.value(header.length_field))
+        struclength = as_int(el.value(header.length_field))
         where = f"{name.lower()}.{header.length_field}"
         at = pos + layout.offset_of(header.length_field)
         if struclength < length:
@@ -281,8 +281,8 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
         return pos + length, fmt_n, enc_n, ccsid_n
     if not header.chained:
         return pos + length, "", enc, ccsid
-    next_ccsid = _as_int(el.value("codedcharsetid"))
-    next_enc = _as_int(el.value("encoding"))
+    next_ccsid = as_int(el.value("codedcharsetid"))
+    next_enc = as_int(el.value("encoding"))
     return (pos + length, str(el.value("format") or "").strip(),
             next_enc if byte_order_of(next_enc) else enc,
             ccsid if next_ccsid in (MQCCSI_INHERIT, 0) else next_ccsid)
@@ -316,8 +316,8 @@ def _trailing(chain: Chain, body: bytes, pos: int, fixed: int, length: int,
         chain.elements.append(md)
         size = fixed + (md_layout.size or 0)
         el.length = size
-        next_enc = _as_int(md.value("encoding"))
-        next_ccsid = _as_int(md.value("codedcharsetid"))
+        next_enc = as_int(md.value("encoding"))
+        next_ccsid = as_int(md.value("codedcharsetid"))
         return (size, str(md.value("format") or "").strip(),
                 next_enc if byte_order_of(next_enc) else (ENC_BIG if big else ENC_LITTLE),
                 next_ccsid if next_ccsid > 0 else (CCSID_EBCDIC if codepage == "cp037"
@@ -327,7 +327,7 @@ def _trailing(chain: Chain, body: bytes, pos: int, fixed: int, length: int,
 
 def _folders(chain: Chain, body: bytes, start: int, end: int, el: Element, big: bool) -> None:
     """MQRFH2 NameValueLength / NameValueData pairs between the fixed part and StrucLength."""
-    nv_ccsid = _as_int(el.value("namevalueccsid"))
+    nv_ccsid = as_int(el.value("namevalueccsid"))
     codec = ccsid_codec(nv_ccsid, big) or "utf-8"
     prefix = el.type.lower()
     folders: list[dict[str, Any]] = []
@@ -408,8 +408,8 @@ def _rmh_strings(chain: Chain, body: bytes, pos: int, start: int, end: int, el: 
     """MQRMH source/destination environment and name strings (offsets from the MQRMH)."""
     el.data, el.data_offset = bytes(body[start:end]), start
     for part in ("srcenv", "srcname", "destenv", "destname"):
-        n = _as_int(el.value(f"{part}length"))
-        off = _as_int(el.value(f"{part}offset"))
+        n = as_int(el.value(f"{part}length"))
+        off = as_int(el.value(f"{part}offset"))
         if n <= 0:
             continue
         if off < start - pos or pos + off + n > end:
@@ -423,12 +423,12 @@ def _dh_records(chain: Chain, body: bytes, pos: int, start: int, end: int, el: E
                 big: bool, codepage: str) -> None:
     """MQDH object records (MQOR) and put-message records (MQPMR)."""
     el.data, el.data_offset = bytes(body[start:end]), start
-    count = _as_int(el.value("recspresent"))
-    fields = _as_int(el.value("putmsgrecfields"))
+    count = as_int(el.value("recspresent"))
+    fields = as_int(el.value("putmsgrecfields"))
     for kind, offset_field, layout in (
             ("MQOR", "objectrecoffset", lay.header_layout("MQOR", big, codepage)),
             ("MQPMR", "putmsgrecoffset", lay.header_layout("MQPMR", big, codepage, fields))):
-        off = _as_int(el.value(offset_field))
+        off = as_int(el.value(offset_field))
         if off == 0 or not layout.size:
             continue
         for k in range(count):

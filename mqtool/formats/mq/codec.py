@@ -16,7 +16,17 @@ from typing import Any
 
 from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq.build import build_chain
-from mqtool.formats.mq.chain import CCSID_ASCII, CCSID_EBCDIC, ENC_BIG, ENC_LITTLE, Chain, sniff, walk
+from mqtool.formats.mq.chain import (
+    CCSID_ASCII,
+    CCSID_EBCDIC,
+    ENC_BIG,
+    ENC_LITTLE,
+    Chain,
+    as_int,
+    header_codepage,
+    sniff,
+    walk,
+)
 from mqtool.model import INT, TEXT, Decoded, Detection, Element, Problem, Span, unit_json
 
 FORMAT = lay.FORMAT
@@ -71,12 +81,14 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     a body with no header at all is an error (``decode mq`` was told it is one)."""
     chain = walk(body, mqmd) if chain is None else chain
     ctx = _context(mqmd, chain, body)
-    unit = MqMessage(FORMAT, 0, len(body), list(chain.elements), {"context": ctx},
+    codepage = header_codepage(as_int(ctx.get("codedcharsetid")))
+    unit = MqMessage(FORMAT, 0, len(body), list(chain.elements),
+                     {"context": ctx, "codepage": codepage},
                      list(chain.errors), list(chain.problems), chain=chain, body=body)
     for el in unit.elements:
         if el.length == 0 and el.spans:
             el.length = el.spans[-1].end - el.offset
-    if require_header and not chain.elements and not chain.errors:
+    if require_header and not (chain.elements or chain.errors or chain.problems):
         ids = ", ".join(repr(s) for s in lay.STRUC_IDS)
         unit.errors.append(Problem("strucid", 0, f"no MQ header here (StrucId {ids}, ASCII or "
                                                  "EBCDIC, with Version 1 to 3)"))
