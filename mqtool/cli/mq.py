@@ -238,10 +238,10 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
     if payload_format is not None:
         req["payload_format"] = payload_format
     if wrap_file:
-        if payload_text is not None or payload_file or with_mqmd:
-            raise click.UsageError("--wrap takes the payloads from the dump: no --text, "
-                                   "--payload or --mqmd")
-        return _wrap(env, wrap_file, headers, req, as_dump, output, force)
+        if payload_text is not None or payload_file or with_mqmd or as_dump:
+            raise click.UsageError("--wrap takes the payloads from the dump and writes "
+                                   "dmpmqmsg text: no --text, --payload, --mqmd or --dump")
+        return _wrap(env, wrap_file, headers, req, output, force)
     if payload_text is not None and payload_file:
         raise click.UsageError("give --text or --payload, not both")
     if payload_text is not None:
@@ -262,7 +262,9 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
     data = mq.build(req)
     if with_mqmd:
         data = _mqmd_for(headers, req) + data
-    return _write(env, data, as_dump, output, force)
+    from mqtool.formats.mq.chain import header_codepage
+
+    return _write(env, data, as_dump, output, force, header_codepage(int(req.get("ccsid", 819))))
 
 
 def _first_format(headers: list[dict[str, Any]]) -> str:
@@ -282,7 +284,7 @@ def _mqmd_for(headers: list[dict[str, Any]], req: dict[str, Any]) -> bytes:
 
 
 def _wrap(env: Env, path: str, headers: list[dict[str, Any]], req: dict[str, Any],
-          as_dump: bool, output: str | None, force: bool) -> int:
+          output: str | None, force: bool) -> int:
     """Every message of the dump at ``path`` with its body wrapped in ``headers``."""
     from dataclasses import replace
 
@@ -321,11 +323,12 @@ def _wrap(env: Env, path: str, headers: list[dict[str, Any]], req: dict[str, Any
     return ExitStatus.OK
 
 
-def _write(env: Env, data: bytes, as_dump: bool, output: str | None, force: bool) -> int:
+def _write(env: Env, data: bytes, as_dump: bool, output: str | None, force: bool,
+           codepage: str) -> int:
     if as_dump:
         from mqtool.render.hexdump import dump_bytes
 
-        text = dump_bytes(data)
+        text = dump_bytes(data, codepage=codepage)
         if output and output != "-":
             from mqtool.io.outputs import write_file
 

@@ -113,8 +113,9 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
 
 def _payload_element(chain: Chain, body: bytes) -> Element:
     at, n = chain.payload_offset, chain.payload_length
+    fmt = repr(chain.payload_format) if chain.payload_format else "(none)"
     el = Element(PAYLOAD, at, n, title=f"payload at offset X'{at:04X}': Format "
-                 f"{chain.payload_format or '(none)'!r}, Encoding {chain.payload_encoding}, "
+                 f"{fmt}, Encoding {chain.payload_encoding}, "
                  f"CCSID {chain.payload_ccsid}, {n} bytes")
     text = chain.payload_text(body)
     if text is not None:
