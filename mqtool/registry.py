@@ -240,18 +240,19 @@ def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
 
 
 def _header_chain(msg: Any) -> tuple[Any, Decoded] | None:
-    """``(chain, unit)`` when the message's body wears MQ headers: MQMD.Format names one,
-    or the dump gave no Format and the body starts with a header's StrucId."""
+    """``(chain, unit)`` when the message's body wears MQ headers or is a PCF message:
+    MQMD.Format names a header (or MQADMIN, MQEVENT, MQPCF), or the dump gave no Format
+    and the body starts with a header's StrucId."""
     from mqtool.formats.mq.chain import sniff, walk
     from mqtool.formats.mq.codec import unit_of
-    from mqtool.formats.mq.layout import BY_FORMAT
+    from mqtool.formats.mq.layout import BY_FORMAT, PCF_FORMATS
 
     fmt = msg.mqmd.get("format")
     if fmt is None:
         if sniff(msg.body) is None:
             return None
         mqmd = None
-    elif str(fmt).strip() in BY_FORMAT:
+    elif str(fmt).strip() in BY_FORMAT or str(fmt).strip() in PCF_FORMATS:
         mqmd = msg.mqmd
     else:
         return None

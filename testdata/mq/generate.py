@@ -140,6 +140,34 @@ def dh(v: Variant, fmt: str, enc: int, ccsid: int) -> bytes:
     return head + ors + pmrs
 
 
+def pcf_event(v: Variant) -> bytes:
+    """A queue-manager event (MQCFH 36 bytes: Type 7 MQCFT_EVENT, Command 44
+    MQCMD_Q_MGR_EVENT, Reason 2085 MQRC_UNKNOWN_OBJECT_NAME) with one parameter of each
+    kind: MQCFST (20 + string padded to 4), MQCFIN (16), MQCFIL (16 + 4 per value), MQCFSL
+    (24 + strings), MQCFBS (16 + bytes), MQCFIN64 (24), MQCFIL64 (16 + 8 per value), MQCFGR
+    (16, its members follow it), MQCFIF (20)."""
+    def st(pid: int, text: str) -> bytes:
+        raw = text.encode(v.cp)
+        pad = raw + " ".encode(v.cp) * (-len(raw) % 4)
+        return v.i(4, 20 + len(pad), pid, 0, len(raw)) + pad
+
+    e = v.e
+    params = [
+        st(2015, "QM1"),                                      # MQCA_Q_MGR_NAME
+        st(2016, "NO.SUCH.Q"),                                # MQCA_Q_NAME
+        v.i(3, 16, 1022, 16),                                 # MQIACF_OPEN_OPTIONS
+        v.i(5, 24, 1002, 2, 1, 2),                            # MQIACF_Q_ATTRS [1, 2]
+        v.i(6, 24 + 8, 3011, 0, 2, 4) + v.c("AB", 4) + v.c("CD", 4),  # MQCACF_Q_NAMES
+        v.i(9, 16 + 4, 7001, 3) + b"\x01\x02\x03\x00",        # MQBACF_EVENT_ACCOUNTING_TOKEN
+        v.i(23, 24, 1022, 0) + struct.pack(f"{e}q", 1 << 40),   # MQCFIN64
+        v.i(25, 16 + 16, 1002, 2) + struct.pack(f"{e}2q", -1, 7),  # MQCFIL64
+        v.i(20, 16, 8001, 1),                                 # MQCFGR MQGACF_COMMAND_CONTEXT
+        v.i(3, 16, 1, 28),                                    # its member: MQIA_APPL_TYPE 28
+        v.i(13, 20, 3, 4, 5),                                 # MQCFIF depth > 5
+    ]
+    return v.i(7, 36, 1, 44, 1, 1, 2, 2085, len(params) - 1) + b"".join(params)
+
+
 FOLDERS = [
     "<mcd><Msd>jms_text</Msd></mcd>",
     "<jms><Dst>queue:///PAYROLL.IN</Dst><Pri>4</Pri><Dlv>2</Dlv></jms>",
@@ -211,6 +239,19 @@ def vectors() -> dict[str, tuple[bytes, dict]]:
                              "destnameoffset": 108, "datalogicallength": 4096},
                    "MQDH": {"putmsgrecfields": 9, "recspresent": 2, "objectrecoffset": 48,
                             "putmsgrecoffset": 240}}})
+    for big in (True, False):
+        v = Variant(big, False)
+        body = pcf_event(v)
+        out[f"event.{'be' if big else 'le'}.ascii.bin"] = (body, {
+            "mqmd": {"format": "MQEVENT", "encoding": v.enc, "codedcharsetid": 819},
+            "chain": [], "payload_offset": 0, "payload_format": "MQEVENT",
+            "pcf": {"command": "MQCMD_Q_MGR_EVENT", "reason": 2085, "parameters": [
+                ["MQCA_Q_MGR_NAME", "QM1"], ["MQCA_Q_NAME", "NO.SUCH.Q"],
+                ["MQIACF_OPEN_OPTIONS", 16], ["MQIACF_Q_ATTRS", [1, 2]],
+                ["MQCACF_Q_NAMES", ["AB", "CD"]], ["MQBACF_EVENT_ACCOUNTING_TOKEN", "010203"],
+                ["MQIACF_OPEN_OPTIONS", 1 << 40], ["MQIACF_Q_ATTRS", [-1, 7]],
+                ["MQGACF_COMMAND_CONTEXT", [["MQIA_APPL_TYPE", 28]]],
+                ["MQIA_CURRENT_Q_DEPTH", 5]]}})
     v = Variant(False, False)
     body = rfh1(v, 'OPT_APP_GRP payroll OPT_MSG "two words"', "MQSTR", v.enc, v.ccsid) + b"x"
     out["rfh1.le.ascii.bin"] = (body, {

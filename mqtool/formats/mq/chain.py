@@ -23,6 +23,7 @@ from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.meanings import MQCCSI_INHERIT, ccsid_codec, is_ebcdic_ccsid, reason_name
 from mqtool.formats.mq.mqmd import byte_order_of
+from mqtool.formats.mq.pcf import Pcf, decode_pcf
 from mqtool.model import HEX, INT, TEXT, Element, Problem, Span, element_json
 
 FORMAT = lay.FORMAT
@@ -43,6 +44,7 @@ class Chain:
     errors: list[Problem] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     body_length: int = 0
+    pcf: Pcf | None = None  # the payload decoded when its Format is MQADMIN / MQEVENT / MQPCF
 
     def headers_json(self) -> list[dict]:
         """One object per header: ``type``, ``offset``, ``length``, ``fields``, ``meanings``."""
@@ -198,6 +200,11 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
         header = lay.BY_FORMAT.get(fmt)
     chain.payload_offset = pos
     chain.payload_format, chain.payload_encoding, chain.payload_ccsid = fmt, enc, ccsid
+    if fmt in lay.PCF_FORMATS and not chain.errors and pos < len(body):
+        chain.pcf = decode_pcf(body, pos, byte_order_of(enc) != "little", header_codepage(ccsid),
+                               ccsid)
+        chain.errors += chain.pcf.errors
+        chain.problems += chain.pcf.problems
     return chain
 
 

@@ -32,7 +32,7 @@ from mqtool.model import INT, TEXT, Decoded, Detection, Element, Problem, Span, 
 FORMAT = lay.FORMAT
 PAYLOAD = "payload"  # listing-only element: the application data after the chain
 PROPERTIES = "properties"  # listing-only element: the RFH2 properties, folder-qualified
-LISTING_ONLY = (PAYLOAD, PROPERTIES)
+LISTING_ONLY = (PAYLOAD, PROPERTIES, "MQCFH", *lay.PCF_BY_NAME)  # PCF: in "pcf" instead
 
 __all__ = ["FORMAT", "MqMessage", "build", "decode", "detect", "unit_of"]
 
@@ -57,6 +57,8 @@ class MqMessage(Decoded):
         if self.chain is not None:
             d["properties"] = self.chain.properties
             d["payload"] = self.chain.payload_json(self.body)
+            if self.chain.pcf is not None:
+                d["pcf"] = self.chain.pcf.to_json()
             reason = self.chain.dead_letter_reason
             if reason:
                 d["dead_letter_reason"] = {"reason": reason[0], "name": reason[1]}
@@ -88,7 +90,7 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     for el in unit.elements:
         if el.length == 0 and el.spans:
             el.length = el.spans[-1].end - el.offset
-    if require_header and not (chain.elements or chain.errors or chain.problems):
+    if require_header and not (chain.elements or chain.errors or chain.problems or chain.pcf):
         ids = ", ".join(repr(s) for s in lay.STRUC_IDS)
         unit.errors.append(Problem("strucid", 0, f"no MQ header here (StrucId {ids}, ASCII or "
                                                  "EBCDIC, with Version 1 to 3)"))
@@ -106,7 +108,9 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
             props.spans.append(Span(f"{PROPERTIES}.{name.replace('.', '/')}", 0, 0, value, "",
                                     kind))
         unit.elements.append(props)
-    if not chain.errors and chain.payload_length:
+    if chain.pcf is not None:
+        unit.elements += chain.pcf.elements
+    elif not chain.errors and chain.payload_length:
         unit.elements.append(_payload_element(chain, body))
     return unit
 

@@ -216,13 +216,56 @@ def _cfh(v: Variant, version: int) -> list:
         "type" / Means(v.S4, m.MQCFT),
         "struclength" / v.S4,
         "version" / v.S4,
-        "command" / v.S4,
+        "command" / Means(v.S4, _cfh_command),
         "msgseqnumber" / v.S4,
         "control" / v.S4,
         "compcode" / Means(v.S4, m.MQCC),
         "reason" / Means(v.S4, m.reason_meaning),
         "parametercount" / v.S4,
     ]
+
+
+def _cfh_command(value: object, fields: object) -> str:
+    from mqtool.formats.mq.pcf_names import COMMANDS
+
+    return COMMANDS.get(value, "") if isinstance(value, int) else ""
+
+
+def _parameter(value: object, fields: object) -> str:
+    from mqtool.formats.mq.pcf_names import PARAMETERS
+
+    return PARAMETERS.get(value, "") if isinstance(value, int) else ""
+
+
+def _pcf_head(v: Variant, type_name: str) -> list:
+    return ["type" / Means(v.S4, m.MQCFT), "struclength" / v.S4,
+            "parameter" / Means(v.S4, _parameter)]
+
+
+# PCF parameter structures: MQCFT_* type -> (name, fields after Type/StrucLength/Parameter,
+# what follows the fixed part: "string" (StringLength bytes), "ints"/"int64s" (Count
+# values), "strings" (Count strings of StringLength), "" nothing)
+PCF_PARAMETERS: dict[int, tuple[str, tuple[tuple[str, str], ...], str]] = {
+    3: ("MQCFIN", (("value", "S4"),), ""),
+    4: ("MQCFST", (("codedcharsetid", "S4"), ("stringlength", "S4")), "string"),
+    5: ("MQCFIL", (("count", "S4"),), "ints"),
+    6: ("MQCFSL", (("codedcharsetid", "S4"), ("count", "S4"), ("stringlength", "S4")),
+        "strings"),
+    9: ("MQCFBS", (("stringlength", "S4"),), "bytes"),
+    13: ("MQCFIF", (("operator", "S4"), ("filtervalue", "S4")), ""),
+    14: ("MQCFSF", (("operator", "S4"), ("codedcharsetid", "S4"), ("filtervaluelength", "S4")),
+         "string"),
+    15: ("MQCFBF", (("operator", "S4"), ("filtervaluelength", "S4")), "bytes"),
+    20: ("MQCFGR", (("parametercount", "S4"),), "group"),
+    23: ("MQCFIN64", (("reserved", "S4"), ("value", "S8")), ""),
+    25: ("MQCFIL64", (("count", "S4"),), "int64s"),
+}
+PCF_BY_NAME = {name: (type_, fields, rest) for type_, (name, fields, rest) in PCF_PARAMETERS.items()}
+
+
+def _pcf(v: Variant, version: int, name: str) -> list:
+    _type, fields, _rest = PCF_BY_NAME[name]
+    return [*_pcf_head(v, name), *(f / getattr(v, kind) for f, kind in fields)]
 
 
 # MQPMR fields in record order, with the MQPMRF_* flag that makes each present
@@ -272,7 +315,8 @@ STRUC_IDS = sorted({h.struc_id for h in HEADERS})
 
 # MQ format names of application data mqtool shows as text
 TEXT_FORMATS = frozenset({"MQSTR"})
-PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF", "MQCMD1", "MQCMD2"})
+PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF"})
+PCF_HEAD = ("type", "struclength")  # the two MQLONGs every PCF structure starts with
 
 # parts that are not headers of their own
 EMBEDDED: dict[str, Callable[[Variant, int], list]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}
@@ -288,6 +332,8 @@ def header_layout(type_: str, big: bool = True, codepage: str = "latin-1",
         return mqmd_layout(big, codepage != "latin-1", version or 1)
     if type_ in EMBEDDED:
         return dsect(type_, *EMBEDDED[type_](v, version))
+    if type_ in PCF_BY_NAME:
+        return dsect(type_, *_pcf(v, version, type_))
     h = BY_TYPE[type_]
     return dsect(type_, *h.declare(v, version or max(h.versions)))
 
@@ -320,7 +366,7 @@ def layouts() -> dict[str, Layout]:
             for version in h.versions:
                 out[f"{h.type}.v{version}.{'be' if big else 'le'}"] = header_layout(
                     h.type, big, "latin-1", version)
-        for name in ("MQOR", "MQCFH"):
+        for name in ("MQOR", "MQCFH", *PCF_BY_NAME):
             out[f"{name}.{'be' if big else 'le'}"] = header_layout(name, big)
         out[f"MQPMR.{'be' if big else 'le'}"] = header_layout("MQPMR", big, "latin-1", 0x1F)
         out[f"MQMD.v1.{'be' if big else 'le'}"] = mqmd_layout(big, False, 1)
