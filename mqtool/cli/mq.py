@@ -39,7 +39,8 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
     psc, ... as XML, properties by folder-qualified name with their dt types), MQRFH,
     MQXQH with its MQMD, MQTM, MQTMC2, MQCIH, MQIIH, MQMDE, MQWIH, MQRMH, MQDH with its
     MQOR/MQPMR records. Each header's Format, Encoding and CodedCharSetId say what follows
-    it; the payload is shown last (text for MQSTR, in its CCSID).
+    it; the payload is shown last (text for MQSTR, in its CCSID; PCF command, response and
+    event messages -- MQADMIN, MQEVENT, MQPCF -- as the MQCFH and its named parameters).
 
     FILE is a message body (the first header recognised by its StrucId, ASCII or EBCDIC,
     either byte order; or --format) or a queue dump (dmpmqmsg, amqsbcg, MQMD-prefixed,
@@ -68,7 +69,7 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
                 yield unit_of(src.data, given, require_header=True), src.data
                 continue
             msg = src.message
-            mqmd = given or (msg.mqmd if "format" in msg.mqmd else None)
+            mqmd = given or msg.mqmd
             yield label_unit(unit_of(msg.body, mqmd), msg), msg.body
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,

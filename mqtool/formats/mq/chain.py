@@ -168,12 +168,14 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
     """The header chain of ``body``.
 
     ``mqmd``: lower-case MQMD names (``format``, ``encoding``, ``codedcharsetid`` ...) as the
-    queue-dump readers give them (``Message.mqmd``); None = detect the first header by
-    StrucId. Never raises for bad input: what could not be walked is in ``errors``, what
+    queue-dump readers give them (``Message.mqmd``); None, or no ``format`` in it = detect
+    the first header by StrucId. Never raises for bad input: what could not be walked is in ``errors``, what
     looks wrong but was walked past is in ``problems``.
     """
     chain = Chain(body_length=len(body))
     header: lay.Header | None
+    if mqmd is not None and mqmd.get("format") is None:  # the dump did not say: look
+        mqmd = None
     if mqmd is not None:
         fmt = str(mqmd.get("format") or "").strip()
         enc = as_int(mqmd.get("encoding"), ENC_BIG)
