@@ -81,6 +81,19 @@ def _rfh2(folders: list[bytes], big: bool = True) -> bytes:
             + struct.pack(f"{o}ll", 0, 1208) + data)
 
 
+def test_utf16_folders_follow_the_header_byte_order() -> None:
+    for nv_ccsid in (1200, 13488, 17584):
+        for big, codec_ in ((True, "utf-16-be"), (False, "utf-16-le")):
+            o = ">" if big else "<"
+            folder = "<usr><Ünï>ß</Ünï></usr> ".encode(codec_)  # 24 characters: 48 bytes
+            body = (b"RFH " + struct.pack(f"{o}llll", 2, 36 + 4 + len(folder), 273, 819)
+                    + b"MQSTR   " + struct.pack(f"{o}lll", 0, nv_ccsid, len(folder)) + folder)
+            chain = walk(body, {"format": "MQHRF2", "encoding": 273 if big else 546,
+                                "codedcharsetid": 819})
+            assert (chain.errors, chain.problems) == ([], [])
+            assert chain.properties == {"usr.Ünï": "ß"}
+
+
 def test_folder_that_is_not_xml_is_kept_as_text() -> None:
     bad = b"<usr><A>1</B></usr>"
     bad += b" " * (-len(bad) % 4)
