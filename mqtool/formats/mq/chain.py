@@ -120,6 +120,7 @@ def _version_at(body: bytes, pos: int, big: bool) -> int | None:
     return _int(raw, big) if len(raw) == lay.STRUC_ID_SIZE else None
 
 
+@lru_cache(maxsize=256)
 def _eye_codepage(eye: bytes, struc_id: str, ccsid: int | None) -> tuple[str, bool] | None:
     """``(codepage, as announced)`` in which ``eye`` spells ``struc_id``, None if in none."""
     declared = header_codepage(ccsid)
@@ -169,8 +170,8 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
 
     ``mqmd``: lower-case MQMD names (``format``, ``encoding``, ``codedcharsetid`` ...) as the
     queue-dump readers give them (``Message.mqmd``); None, or no ``format`` in it = detect
-    the first header by StrucId. Never raises for bad input: what could not be walked is in ``errors``, what
-    looks wrong but was walked past is in ``problems``.
+    the first header by StrucId. Never raises for bad input: what could not be walked is
+    in ``errors``, what looks wrong but was walked past is in ``problems``.
     """
     chain = Chain(body_length=len(body))
     header: lay.Header | None
@@ -216,11 +217,14 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
     when the walk stops here (errors / problems recorded)."""
     left = len(body) - pos
     name = header.type
-    what = f"{name} (announced by Format {fmt!r})" if fmt else name
+
+    def what() -> str:
+        return f"{name} (announced by Format {fmt!r})" if fmt else name
+
     need = lay.STRUC_ID_SIZE + lay.STRUC_ID_SIZE  # StrucId and Version
     if left < need:
         chain.errors.append(Problem(f"{name.lower()}.strucid", pos,
-                                    f"{what} truncated: {left} bytes left, needs "
+                                    f"{what()} truncated: {left} bytes left, needs "
                                     f"{lay.fixed_size(name)}"))
         return None
     eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
@@ -264,12 +268,13 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
     except DecodeError as e:
         if isinstance(e.partial, Element):
             chain.elements.append(e.partial)
-        chain.errors.append(Problem(e.path, e.offset, f"{what}: {e.reason}"))
+        chain.errors.append(Problem(e.path, e.offset, f"{what()}: {e.reason}"))
         return None
     chain.elements.append(el)
+    values = dict(zip(layout.names, [sp.value for sp in el.spans], strict=False))
     length = layout.size or 0
     if header.length_field:
-        struclength = as_int(el.value(header.length_field))
+        struclength = as_int(values[header.length_field])
         where = f"{name.lower()}.{header.length_field}"
         at = pos + layout.offset_of(header.length_field)
         if struclength < length:
@@ -290,9 +295,9 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
         return pos + length, fmt_n, enc_n, ccsid_n
     if not header.chained:
         return pos + length, "", enc, ccsid
-    next_ccsid = as_int(el.value("codedcharsetid"))
-    next_enc = as_int(el.value("encoding"))
-    return (pos + length, str(el.value("format") or "").strip(),
+    next_ccsid = as_int(values["codedcharsetid"])
+    next_enc = as_int(values["encoding"])
+    return (pos + length, str(values["format"] or "").strip(),
             next_enc if byte_order_of(next_enc) else enc,
             ccsid if next_ccsid in (MQCCSI_INHERIT, 0) else next_ccsid)
 

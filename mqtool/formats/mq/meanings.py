@@ -4,6 +4,7 @@ the Python codec that reads them. Names are the IBM MQ constants' (cmqc.h, cmqcf
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from mqtool.formats.mq.reason_codes import MQFB, MQRC
@@ -166,6 +167,7 @@ def appltype_meaning(value: Any, fields: Any = None) -> str:
     return ""
 
 
+@lru_cache(maxsize=256)
 def ccsid_codec(ccsid: Any, big: bool = True) -> str | None:
     """The Python codec of a CCSID (``500`` -> ``cp500``, ``1208`` -> ``utf-8``, ``1200`` ->
     ``utf-16-be`` or ``-le`` by ``big``), None when there is none."""
@@ -184,6 +186,7 @@ def ccsid_codec(ccsid: Any, big: bool = True) -> str | None:
     return name
 
 
+@lru_cache(maxsize=256)
 def is_ebcdic_ccsid(ccsid: Any) -> bool:
     from mqtool.codepages import is_ebcdic
 
