@@ -206,6 +206,7 @@ def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
     recognises is shown as text in its CCSID by the header unit."""
     from dataclasses import replace
 
+    from mqtool.formats.mq.chain import payload_message
     from mqtool.formats.mq.dumps.read import label_unit
 
     stateful: dict[str, Any] = {}
@@ -216,10 +217,7 @@ def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
             yield label_unit(unit, msg), msg.body
             if chain.errors or not chain.payload_length:
                 continue
-            msg = replace(msg, body=msg.body[chain.payload_offset:], problems=[],
-                          mqmd={**msg.mqmd, "format": chain.payload_format,
-                                "encoding": chain.payload_encoding,
-                                "codedcharsetid": chain.payload_ccsid})
+            msg = payload_message(replace(msg, problems=[]), chain)
         body, fmt = msg.body, MSGTYPE_FORMATS.get(msg.msgtype)
         if fmt in available():
             if fmt not in stateful:
@@ -240,21 +238,12 @@ def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
 
 
 def _header_chain(msg: Any) -> tuple[Any, Decoded] | None:
-    """``(chain, unit)`` when the message's body wears MQ headers or is a PCF message:
-    MQMD.Format names a header (or MQADMIN, MQEVENT, MQPCF), or the dump gave no Format
-    and the body starts with a header's StrucId."""
-    from mqtool.formats.mq.chain import sniff, walk
+    """``(chain, unit)`` when the message's body wears MQ headers or is a PCF message
+    (``formats.mq.chain.announces_headers``)."""
+    from mqtool.formats.mq.chain import announces_headers, walk
     from mqtool.formats.mq.codec import unit_of
-    from mqtool.formats.mq.layout import BY_FORMAT, PCF_FORMATS
 
-    fmt = msg.mqmd.get("format")
-    if fmt is None:
-        if sniff(msg.body) is None:
-            return None
-        mqmd = None
-    elif str(fmt).strip() in BY_FORMAT or str(fmt).strip() in PCF_FORMATS:
-        mqmd = msg.mqmd
-    else:
+    if not announces_headers(msg.mqmd, msg.body):
         return None
-    chain = walk(msg.body, mqmd)
-    return chain, unit_of(msg.body, mqmd, chain)
+    chain = walk(msg.body, msg.mqmd)
+    return chain, unit_of(msg.body, msg.mqmd, chain)

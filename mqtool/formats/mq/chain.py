@@ -211,6 +211,38 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
     return chain
 
 
+def announces_headers(mqmd: Mapping[str, Any] | None, body: bytes = b"") -> bool:
+    """Does this MQMD's Format name a header (or a PCF message), or, when the dump gave no
+    Format, does ``body`` start with a header's StrucId?"""
+    fmt = None if mqmd is None else mqmd.get("format")
+    if fmt is None:
+        return sniff(body) is not None
+    name = str(fmt).strip()
+    return name in lay.BY_FORMAT or name in lay.PCF_FORMATS
+
+
+def unwrap(msg: Any) -> tuple[Any, Chain | None]:
+    """A queue-dump message without its MQ headers: ``(message whose body is the payload and
+    whose MQMD format / encoding / codedcharsetid are the payload's, chain)``; the message
+    itself and None when it has no headers. A chain with ``errors`` leaves the body as is.
+    ``msg`` is a dataclass with ``body`` and ``mqmd`` (``formats.mq.dumps.read.Message``)."""
+    if not announces_headers(msg.mqmd, msg.body):
+        return msg, None
+    chain = walk(msg.body, msg.mqmd)
+    return (msg if chain.errors else payload_message(msg, chain)), chain
+
+
+def payload_message(msg: Any, chain: Chain) -> Any:
+    """``msg`` with the payload ``chain`` found as its body and the payload's Format,
+    Encoding and CCSID in its MQMD."""
+    from dataclasses import replace
+
+    return replace(msg, body=msg.body[chain.payload_offset:],
+                   mqmd={**msg.mqmd, "format": chain.payload_format,
+                         "encoding": chain.payload_encoding,
+                         "codedcharsetid": chain.payload_ccsid})
+
+
 def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str, enc: int,
               ccsid: int) -> tuple[int, str, int, int] | None:
     """Decode the header at ``pos``; the next position and what it says follows, or None

@@ -281,3 +281,21 @@ def test_builder_refuses_with_its_own_error(fields: list[str], value: Any) -> No
         build_chain([{"type": "MQDLH", "fields": dict.fromkeys(fields, value)}])
     except MqtoolError as e:
         assert str(e).startswith("mq: ")
+
+
+def test_unwrap_gives_the_payload_message() -> None:
+    from mqtool.formats.mq.chain import unwrap
+    from mqtool.formats.mq.dumps.read import Message
+
+    body = (VECTORS / "dlh-rfh2-mqstr.be.ebcdic.bin").read_bytes()
+    msg = Message(1, body, {"format": "MQDEAD", "encoding": 785, "codedcharsetid": 500,
+                            "msgtype": 8})
+    inner, chain = unwrap(msg)
+    assert chain is not None and chain.dead_letter_reason == (2051, "MQRC_PUT_INHIBITED")
+    assert inner.body == "salary run 2026-11 rejected".encode("cp500")
+    assert inner.mqmd == {"format": "MQSTR", "encoding": 785, "codedcharsetid": 500, "msgtype": 8}
+    plain = Message(2, b"hello", {"format": "MQSTR"})
+    assert unwrap(plain) == (plain, None)
+    cut = Message(3, body[:200], dict(msg.mqmd))
+    same, chain = unwrap(cut)
+    assert same is cut and chain is not None and chain.errors[0].offset == 172 + 28  # Flags
