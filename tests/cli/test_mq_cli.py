@@ -176,3 +176,20 @@ def test_wrap_dead_letters_every_message_of_a_dump(tmp_path: Path) -> None:
     assert len(titles) == 12  # each of the 6 messages: its MQDLH, then its SAS payload
     assert titles[0].endswith("dead-letter reason 2053 MQRC_Q_FULL")
     assert titles[1].endswith(": attachment header")
+
+
+def test_from_json_of_the_wrong_shape_is_a_usage_error(tmp_path: Path) -> None:
+    js = tmp_path / "bad.json"
+    for text, message in (
+            ('{"elements": [{"type": "MQDLH", "fields": "x"}]}',
+             "mqtool: mq: headers[0].fields: expected an object\n"),
+            ('{"elements": [{"type": "MQDLH"}], "context": {"encoding": "big"}}',
+             "mqtool: mq: encoding: 'big' is not an integer\n"),
+            ('{"elements": [{"type": "MQRFH2", "folders": [3]}], "payload": {"ccsid": [1]}}',
+             "mqtool: mq: headers[0].folders[0]: expected an object, not 3\n"),
+            ('[1, 2]', None)):
+        js.write_text(text)
+        r = mq("build-request", "mq", "--from", js, "--text", "x")
+        assert r.status == 1, (text, r.stderr)
+        if message:
+            assert r.stderr == message

@@ -48,80 +48,134 @@ def build_chain(headers: Sequence[Mapping[str, Any]], payload: bytes = b"", *,
     """The bytes of ``headers`` followed by ``payload``. ``encoding`` and ``ccsid`` are what
     the MQMD says (the first header is written in them); the last header announces
     ``payload_format``, ``payload_encoding`` and ``payload_ccsid`` (default: its own)."""
+    headers = _normalise(headers)
+    for name, value in (("encoding", encoding), ("ccsid", ccsid),
+                        ("payload_encoding", payload_encoding), ("payload_ccsid", payload_ccsid)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise _fail(name, f"{value!r} is not an integer")
+    if not isinstance(payload_format, str):
+        raise _fail("payload_format", f"{payload_format!r} is not a format name")
     out = bytearray()
     enc, cc = encoding, ccsid
     i = 0
     while i < len(headers):
-        spec = headers[i]
-        type_ = str(spec.get("type", ""))
-        where = f"headers[{i}]"
-        if type_ in PARTS:  # a part whose header built it already
-            i += 1
-            continue
-        info = lay.BY_TYPE.get(type_)
-        if info is None:
-            known = ", ".join(h.type for h in lay.HEADERS)
-            raise _fail(f"{where}.type", f"{type_!r} is not a header mqtool builds ({known})")
-        last = all(h.get("type") in PARTS for h in headers[i + 1:])
-        big = byte_order_of(enc) != "little"
-        codepage = header_codepage(cc)
-        fields = {k: v for k, v in dict(spec.get("fields") or {}).items()
-                  if not k.startswith(NOT_FIELDS)}
-        version = fields.get("version")
-        if type_ == "MQTMC2":
-            v = int(str(version or "2").strip() or 2)
-            fields["version"] = f"{v:>4}"
-            version = v
-        elif version is None:
-            version = max(info.versions)
-            fields["version"] = version
-        if not isinstance(version, int) or version not in info.versions:
-            raise _fail(f"{where}.version", f"{type_} version {version!r} is not one of "
-                                            f"{', '.join(map(str, info.versions))}")
-        layout = lay.header_layout(type_, big, codepage, version)
-        next_fmt = _next_format(headers, i, payload_format)
-        if info.chained and info.type != "MQXQH":
-            fields.setdefault("format", next_fmt)
-            fields.setdefault("encoding", payload_encoding if last and payload_encoding is not None
-                              else enc)
-            fields.setdefault("codedcharsetid", payload_ccsid if last and payload_ccsid is not None
-                              else cc)
-        trailing = b""
-        if info.trailing == "folders":
-            fields.setdefault("namevalueccsid", RFH2_DEFAULT_NV_CCSID)
-            trailing = _folders(spec, int(fields["namevalueccsid"]), big, where)
-        elif info.trailing == "namevaluestring":
-            text = str(spec.get("namevaluestring", (spec.get("fields") or {}).get(
-                "namevaluestring", "")))
-            trailing = rfh2.padded(_encode(text, codepage, f"{where}.namevaluestring"),
-                                   lay.FOLDER_ALIGN, " ".encode(codepage))
-            fields.pop("namevaluestring", None)
-        elif info.trailing in ("strings", "records"):
-            trailing = _hex(spec.get("data"), f"{where}.data")
-            if info.trailing == "records" and not trailing:
-                trailing = _dh_records(headers, i, fields, big, codepage, layout.size or 0)
-        if info.length_field:
-            fields[info.length_field] = (layout.size or 0) + len(trailing)
-        out += layout.build(fields, fmt=FORMAT)
-        out += trailing
-        if info.trailing == "msgdesc":
-            md = dict(spec.get("msgdesc") or {})
-            if not md and i + 1 < len(headers) and headers[i + 1].get("type") == "MQMD":
-                md = dict(headers[i + 1].get("fields") or {})
-            md.setdefault("strucid", "MD  ")
-            md.setdefault("version", lay.XQH_MSGDESC_VERSION)
-            md.setdefault("format", next_fmt)
-            md.setdefault("encoding", payload_encoding if last and payload_encoding is not None
-                          else enc)
-            md.setdefault("codedcharsetid", payload_ccsid if last and payload_ccsid is not None
-                          else cc)
-            md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
-            out += md_layout.build(md, fmt=FORMAT)
-            enc, cc = _next(md, enc, cc)
-        elif info.chained:
-            enc, cc = _next(fields, enc, cc)
-        i += 1
+        try:
+            i, enc, cc = _build_one(out, headers, i, enc, cc, payload_format, payload_encoding,
+                                    payload_ccsid)
+        except (TypeError, ValueError, OverflowError, LookupError) as e:
+            raise _fail(f"headers[{i}]", f"cannot be built: {e}") from None
     return bytes(out) + bytes(payload)
+
+
+def _normalise(headers: Any) -> list[dict[str, Any]]:
+    """The chain description checked for shape: a list of objects whose parts have the
+    types the builder reads (BuildError naming the part otherwise)."""
+    if not isinstance(headers, Sequence) or isinstance(headers, str | bytes):
+        raise _fail("headers", "expected a list of header objects")
+    out = []
+    for i, h in enumerate(headers):
+        where = f"headers[{i}]"
+        if not isinstance(h, Mapping):
+            raise _fail(where, f"expected an object with a \"type\", not {h!r}")
+        h = dict(h)
+        for key in ("fields", "msgdesc", "notes"):
+            if h.get(key) is not None and not isinstance(h[key], Mapping):
+                raise _fail(f"{where}.{key}", "expected an object")
+        for key in ("folders", "records", "putmsgrecs"):
+            value = h.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, list):
+                raise _fail(f"{where}.{key}", "expected a list")
+            for k, item in enumerate(value):
+                ok = isinstance(item, Mapping) or (key == "folders" and isinstance(item, str))
+                if not ok:
+                    raise _fail(f"{where}.{key}[{k}]", f"expected an object, not {item!r}")
+                if isinstance(item, Mapping) and key == "folders":
+                    for part in ("properties", "dt"):
+                        if item.get(part) is not None and not isinstance(item[part], Mapping):
+                            raise _fail(f"{where}.{key}[{k}].{part}", "expected an object")
+        if h.get("data") is not None and not isinstance(h["data"], str | bytes | bytearray):
+            raise _fail(f"{where}.data", "expected hex text")
+        out.append(h)
+    return out
+
+
+def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, cc: int,
+               payload_format: str, payload_encoding: int | None,
+               payload_ccsid: int | None) -> tuple[int, int, int]:
+    """Append header ``i`` (and the parts it owns); the next index, Encoding and CCSID."""
+    spec = headers[i]
+    type_ = str(spec.get("type", ""))
+    where = f"headers[{i}]"
+    if type_ in PARTS:  # a part whose header built it already
+        return i + 1, enc, cc
+    info = lay.BY_TYPE.get(type_)
+    if info is None:
+        known = ", ".join(h.type for h in lay.HEADERS)
+        raise _fail(f"{where}.type", f"{type_!r} is not a header mqtool builds ({known})")
+    last = all(h.get("type") in PARTS for h in headers[i + 1:])
+    big = byte_order_of(enc) != "little"
+    codepage = header_codepage(cc)
+    fields = {k: v for k, v in dict(spec.get("fields") or {}).items()
+              if not k.startswith(NOT_FIELDS)}
+    version = fields.get("version")
+    if type_ == "MQTMC2":
+        v = int(str(version or "2").strip() or 2)
+        fields["version"] = f"{v:>4}"
+        version = v
+    elif version is None:
+        version = max(info.versions)
+        fields["version"] = version
+    if not isinstance(version, int) or version not in info.versions:
+        raise _fail(f"{where}.version", f"{type_} version {version!r} is not one of "
+                                        f"{', '.join(map(str, info.versions))}")
+    layout = lay.header_layout(type_, big, codepage, version)
+    next_fmt = _next_format(headers, i, payload_format)
+    if info.chained and info.type != "MQXQH":
+        fields.setdefault("format", next_fmt)
+        fields.setdefault("encoding", payload_encoding if last and payload_encoding is not None
+                          else enc)
+        fields.setdefault("codedcharsetid", payload_ccsid if last and payload_ccsid is not None
+                          else cc)
+    trailing = b""
+    if info.trailing == "folders":
+        fields.setdefault("namevalueccsid", RFH2_DEFAULT_NV_CCSID)
+        if not isinstance(fields["namevalueccsid"], int):
+            raise _fail(f"{where}.namevalueccsid", f"{fields['namevalueccsid']!r} is not "
+                                                   "a CCSID")
+        trailing = _folders(spec, fields["namevalueccsid"], big, where)
+    elif info.trailing == "namevaluestring":
+        text = str(spec.get("namevaluestring", (spec.get("fields") or {}).get(
+            "namevaluestring", "")))
+        trailing = rfh2.padded(_encode(text, codepage, f"{where}.namevaluestring"),
+                               lay.FOLDER_ALIGN, " ".encode(codepage))
+        fields.pop("namevaluestring", None)
+    elif info.trailing in ("strings", "records"):
+        trailing = _hex(spec.get("data"), f"{where}.data")
+        if info.trailing == "records" and not trailing:
+            trailing = _dh_records(headers, i, fields, big, codepage, layout.size or 0)
+    if info.length_field:
+        fields[info.length_field] = (layout.size or 0) + len(trailing)
+    out += layout.build(fields, fmt=FORMAT)
+    out += trailing
+    if info.trailing == "msgdesc":
+        md = dict(spec.get("msgdesc") or {})
+        if not md and i + 1 < len(headers) and headers[i + 1].get("type") == "MQMD":
+            md = dict(headers[i + 1].get("fields") or {})
+        md.setdefault("strucid", "MD  ")
+        md.setdefault("version", lay.XQH_MSGDESC_VERSION)
+        md.setdefault("format", next_fmt)
+        md.setdefault("encoding", payload_encoding if last and payload_encoding is not None
+                      else enc)
+        md.setdefault("codedcharsetid", payload_ccsid if last and payload_ccsid is not None
+                      else cc)
+        md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
+        out += md_layout.build(md, fmt=FORMAT)
+        enc, cc = _next(md, enc, cc)
+    elif info.chained:
+        enc, cc = _next(fields, enc, cc)
+    return i + 1, enc, cc
 
 
 def _next(fields: Mapping[str, Any], enc: int, cc: int) -> tuple[int, int]:

@@ -96,10 +96,14 @@ class Chain:
 # --------------------------------------------------------------------------- variants
 
 
-@lru_cache(maxsize=64)
 def header_codepage(ccsid: int | None) -> str:
     """The code page a header's character fields are read in: the CCSID's, when it is a
     single-byte page that maps every byte; else cp037 for EBCDIC and latin-1 otherwise."""
+    return _header_codepage(ccsid if isinstance(ccsid, int) else None)
+
+
+@lru_cache(maxsize=64)
+def _header_codepage(ccsid: int | None) -> str:
     codec = ccsid_codec(ccsid)
     if codec:
         try:

@@ -167,12 +167,16 @@ def appltype_meaning(value: Any, fields: Any = None) -> str:
     return ""
 
 
-@lru_cache(maxsize=256)
 def ccsid_codec(ccsid: Any, big: bool = True) -> str | None:
     """The Python codec of a CCSID (``500`` -> ``cp500``, ``1208`` -> ``utf-8``, ``1200`` ->
     ``utf-16-be`` or ``-le`` by ``big``), None when there is none."""
-    if not isinstance(ccsid, int) or ccsid <= 0:
+    if not isinstance(ccsid, int) or isinstance(ccsid, bool) or ccsid <= 0:
         return None
+    return _ccsid_codec(ccsid, bool(big))
+
+
+@lru_cache(maxsize=256)
+def _ccsid_codec(ccsid: int, big: bool) -> str | None:
     name = CCSID_CODECS.get(ccsid)
     if name == UTF16:
         return "utf-16-be" if big else "utf-16-le"
@@ -186,8 +190,12 @@ def ccsid_codec(ccsid: Any, big: bool = True) -> str | None:
     return name
 
 
-@lru_cache(maxsize=256)
 def is_ebcdic_ccsid(ccsid: Any) -> bool:
+    return isinstance(ccsid, int) and _is_ebcdic_ccsid(ccsid)
+
+
+@lru_cache(maxsize=256)
+def _is_ebcdic_ccsid(ccsid: int) -> bool:
     from mqtool.codepages import is_ebcdic
 
     codec = ccsid_codec(ccsid)

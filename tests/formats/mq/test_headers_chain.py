@@ -299,3 +299,27 @@ def test_unwrap_gives_the_payload_message() -> None:
     cut = Message(3, body[:200], dict(msg.mqmd))
     same, chain = unwrap(cut)
     assert same is cut and chain is not None and chain.errors[0].offset == 172 + 28  # Flags
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-(1 << 40), 1 << 40) | TEXT | st.floats(width=32),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["type", "fields", "folders", "name", "properties", "data", "records",
+                         "putmsgrecs", "msgdesc", "notes", "version", "reason",
+                         "namevaluedata[0]", "namevalueccsid", "struclength", "dt"]),
+        inner, max_size=4), max_leaves=12)
+TYPES = st.sampled_from(["MQDLH", "MQRFH2", "MQRFH", "MQXQH", "MQDH", "MQRMH", "MQTMC2",
+                         "MQCIH", "MQMD", "MQOR", "bogus"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(JSONISH, st.fixed_dictionaries({"type": TYPES}, optional={
+    "fields": JSONISH, "folders": JSONISH, "records": JSONISH, "putmsgrecs": JSONISH,
+    "msgdesc": JSONISH, "data": JSONISH, "notes": JSONISH})), max_size=3),
+    st.integers(-5, 70000), st.integers(-5, 70000))
+def test_builder_takes_any_json_and_raises_only_its_error(headers: list, enc: int,
+                                                          ccsid: int) -> None:
+    try:
+        build_chain(headers, b"x", encoding=enc, ccsid=ccsid)
+    except MqtoolError as e:
+        assert str(e).startswith("mq: ")
