@@ -323,3 +323,24 @@ def test_builder_takes_any_json_and_raises_only_its_error(headers: list, enc: in
         build_chain(headers, b"x", encoding=enc, ccsid=ccsid)
     except MqtoolError as e:
         assert str(e).startswith("mq: ")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=600), st.one_of(st.none(), st.fixed_dictionaries({}, optional={
+    "format": st.one_of(st.sampled_from(["MQDEAD", "MQHRF2", "MQHRF", "MQXMIT", "MQTRIG",
+                                         "MQCICS", "MQIMS", "MQHMDE", "MQHWIH", "MQHREF",
+                                         "MQHDIST", "MQEVENT", "MQADMIN", "MQSTR", ""]), TEXT),
+    "encoding": st.integers(-(1 << 33), 1 << 33),
+    "codedcharsetid": st.one_of(st.integers(-(1 << 33), 1 << 33),
+                                st.sampled_from([37, 500, 819, 1200, 1208, 1047, 1140, 13488])),
+})), st.sampled_from([b"", b"DLH \x00\x00\x00\x01", b"RFH \x00\x00\x00\x02",
+                      b"\xc4\xd3\xc8\x40\x01\x00\x00\x00", b"XQH \x00\x00\x00\x01",
+                      b"DH  \x01\x00\x00\x00"]))
+def test_any_body_and_mqmd_never_raise(data: bytes, mqmd: dict | None, head: bytes) -> None:
+    body = head + data
+    chain = walk(body, mqmd)
+    for p in chain.errors + chain.problems:
+        assert 0 <= p.offset <= len(body) and p.reason
+    unit = next(codec.decode(body, mqmd))
+    json.dumps(unit.to_json())
+    assert chain.payload_offset <= len(body)
