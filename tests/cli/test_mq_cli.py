@@ -193,3 +193,22 @@ def test_from_json_of_the_wrong_shape_is_a_usage_error(tmp_path: Path) -> None:
         assert r.status == 1, (text, r.stderr)
         if message:
             assert r.stderr == message
+
+
+def test_sas_header_behind_a_dlh_is_recognised(tmp_path: Path) -> None:
+    from mqtool.formats.mq.dumps.read import QueueDump
+
+    header = next(iter(QueueDump(str(TESTDATA / "sas" / "mytext-zos.qmsg")))).body
+    payload, wrapped = tmp_path / "h.bin", tmp_path / "dlh-sas.bin"
+    payload.write_bytes(header)
+    assert mq("build-request", "mq", "--dlh", "reason=2053", "--encoding", "785", "--ccsid", "37",
+              "--payload", payload, "-o", wrapped).status == 0
+    assert wrapped.read_bytes()[:4] == "DLH ".encode("cp037")
+    assert wrapped.read_bytes()[172:] == header
+    r = mq("identify", wrapped)
+    assert "MQ headers MQDLH (EBCDIC, big-endian, dead-letter reason 2053 MQRC_Q_FULL)" in r.text
+    assert "; payload: sas-attachment (0.95) SAS attachment header, 1 attachment" in r.text
+    r = mq("decode", "auto", "--json", wrapped)
+    objs = [json.loads(line) for line in r.text.splitlines()]
+    assert [o["format"] for o in objs] == ["mq", "sas-attachment"]
+    assert objs[1]["payload_offset"] == 172
