@@ -56,12 +56,12 @@ types:
       size: 4
       doc: reserved, binary zero
     - id: key
-      size: 0
+      size: _root.key_bytes
       type: str
       encoding: cp037
       pad-right: 64
     - id: text
-      size: 0
+      size: _root.text_bytes
       type: str
       encoding: cp037
       pad-right: 64
@@ -84,7 +84,7 @@ types:
       size: 5
       doc: reserved, binary zero
     - id: key
-      size: 0
+      size: _io.size - _io.pos
       type: str
       encoding: cp037
       pad-right: 64

@@ -86,5 +86,5 @@ def layouts(selector: str | None, style: str | None, output: str | None, force: 
     if style == "ksy" and len(chosen) > 1:
         raise InputError("--ksy describes one format: name it (mqtool layouts urb --ksy), "
                          "or write them all with -o DIR")
-    env.write("\n".join(text_of(f) for f in chosen))
+    env.write(("" if style == "json" else "\n").join(text_of(f) for f in chosen))
     return ExitStatus.OK

@@ -497,7 +497,7 @@ def _ksy_field(fmt: FormatDoc, record: RecordDoc, fd: FieldDoc, enums: dict[str,
             enums[name] = {k: {"id": _enum_id(t, taken), "doc": t} for k, t in ints}
             item["enum"] = name
     else:
-        size = fd.length if fd.size is None else fd.size
+        size = fd.length if fd.size is None or fd.name in record.sizes else fd.size
         item["size"] = int(size) if isinstance(size, str) and size.isdigit() else size
         if isinstance(main, Text) or (fd.kind in (TEXT, EYE) and getattr(main, "codec", None)):
             item["type"] = "str"
