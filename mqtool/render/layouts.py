@@ -198,9 +198,12 @@ def type_name(f: FieldInfo) -> str:
 
 
 def _constant_text(fn: Callable[..., Any]) -> str:
-    """The text a meaning function returns whatever the value (``lambda x, f: "key name"``)."""
+    """The text a one-line meaning returns whatever the value (``lambda x, f: "key name"``);
+    named functions are not probed (their tables may not contain the probes)."""
+    if getattr(fn, "__name__", "") != "<lambda>":
+        return ""
     seen = set()
-    for probe in (0, 1):
+    for probe in (0, 1, 0x80, 0x8000, 0x80000000):
         try:
             seen.add(fn(probe, {}))
         except Exception:  # noqa: BLE001 - a probe, not a decode: any failure means "not constant"
