@@ -15,6 +15,79 @@ from functools import cache
 from mqtool.errors import InputError
 from mqtool.render.layouts import Elements, FormatDoc, Frame, Member, Part, RecordDoc
 
+# What the documents say each field holds, in a few words (names, offsets and sizes are the
+# declarations'; a test checks every name here is a declared field).
+URBH_TEXT = {
+    "urbhlen": "length of the URBH (URBHL, 64)",
+    "urbhvers": "version, '01'",
+    "urbhbord": "the value 1 in the sender's byte order: X'0001' big-, X'0100' little-endian",
+    "urbhlent": "total message length: the URBH and every element after it",
+    "urbhmsnr": "message number",
+    "urbhtime": "when the message was sent",
+    "urbhrpid": "Event Replicator ID",
+    "urbhrpni": "Event Replicator nucleus ID",
+    "urbhname": "name of the sender",
+}
+URBI_TEXT = {
+    "urbilen": "length of the element (URBIL, 96, plus the data after it)",
+    "urbilenh": "length of the fixed part",
+    "urbilend": "length of the data after the fixed part (selection data or ISN list)",
+    "urbirtok": "request token: lets a client recognise the answer to each request",
+    "urbirnam": "response destination name",
+    "urbirt": "request type",
+    "urbidbid": "database ID",
+    "urbifnr": "file number",
+    "urbiinam": "initial-state definition name",
+    "urbisnam": "subscription name",
+    "urbidnam": "destination name",
+    "urbiacod": "alpha (A) field encoding (ECS code page number)",
+    "urbiwcod": "wide (W) field encoding (ECS code page number)",
+    "urbiarc": "architecture key: byte order, character set, float format",
+    "urbitsnr": "transaction sequence number (prior-transaction request)",
+}
+LOGD_TEXT = {
+    "csrecorddate": "approximate time the log was written, yyyy.ddd hh:mm:ss.thm",
+    "cstimedelta": "approximate milliseconds from the start of the unit of work, right-justified, "
+                   "blank-padded",
+    "dtodout": "estimated time the log record was created",
+    "csurid": "queue manager's unique identifier of the unit of work that created the record",
+    "cscorrelator": "thread correlation identifier",
+    "csauth": "authorization identifier (user ID of the unit of work)",
+    "dtime": "time the unit of work started",
+    "csresource": "resource name",
+    "cscnty": "connection type",
+    "cscnid": "connection ID of the thread that created the unit of work",
+    "csstatus": "unit of work type",
+    "ldatalen": "length of the message data (if any)",
+    "csqmgrname": "queue manager name",
+    "csqueuename": "queue name, for got, put or expired messages",
+    "cssqdmcp": "shared queue message key; blank if not a shared queue",
+    "csdmcp": "non-shared queue message key; blank if a shared queue",
+    "csverb": "activity",
+    "cscmitstatus": "status of the unit of work",
+    "csshunt": "shunted indicator",
+    "cslogrba": "RBA of the log record",
+    "csshuntrba": "RBA of the shunted log record",
+    "lsegment": "segment number of the data, from 1",
+}
+MQMD_TEXT = {
+    "strucid": "structure identifier", "version": "structure version (1 or 2)",
+    "report": "report options", "msgtype": "message type", "expiry": "lifetime in tenths of a "
+    "second, -1 unlimited", "feedback": "feedback or reason code", "encoding": "numeric "
+    "encoding of the body", "codedcharsetid": "character set of the body (CCSID)",
+    "format": "format name of the body", "priority": "priority", "persistence": "persistence",
+    "msgid": "message identifier", "correlid": "correlation identifier",
+    "backoutcount": "backout counter", "replytoq": "reply-to queue",
+    "replytoqmgr": "reply-to queue manager", "useridentifier": "user identifier",
+    "accountingtoken": "accounting token", "applidentitydata": "application identity data",
+    "putappltype": "type of the putting application", "putapplname": "name of the putting "
+    "application", "putdate": "put date, YYYYMMDD (GMT)", "puttime": "put time, HHMMSSTH (GMT)",
+    "applorigindata": "application origin data", "groupid": "group identifier",
+    "msgseqnumber": "sequence number of the message in its group", "offset": "offset of a "
+    "segment in its logical message", "msgflags": "message flags",
+    "originallength": "length of the original message",
+}
+
 
 def _urb() -> FormatDoc:
     from mqtool.formats.urb.layout import DEFAULT_EBCDIC, ELEMENT_TYPES, layouts
@@ -44,8 +117,9 @@ def _urb() -> FormatDoc:
     records = []
     for name, title in titles.items():
         layout = getattr(lay, name)
+        texts = {"URBH": URBH_TEXT, "URBI": URBI_TEXT}.get(name, {})
         records.append(RecordDoc(name, layout, title, data=data.get(name, ""),
-                                 members=members.get(name, ())))
+                                 members=members.get(name, ()), descriptions=texts))
     cases = {t: ("URBT112" if t == "URBT" else t) for t in ELEMENT_TYPES}
     return FormatDoc(
         name="urb", title="Adabas Event Replicator URB messages", big=True,
@@ -105,15 +179,21 @@ def _csq1logp() -> FormatDoc:
                "and refuses it."),
         records=(
             RecordDoc("RDW", lay.rdw, "record descriptor word: length of the record including "
-                      "the RDW, spanning flags"),
-            RecordDoc("BDW", lay.bdw, "block descriptor word of a BDW + RDW block"),
+                      "the RDW, spanning flags",
+                      descriptions={"length": "record length, the RDW's 4 bytes included",
+                                    "spanning": "segment flags of a spanned record (zero)"}),
+            RecordDoc("BDW", lay.bdw, "block descriptor word of a BDW + RDW block",
+                      descriptions={"length": "block length, the BDW's 4 bytes included",
+                                    "flags": "zero"}),
             RecordDoc("CSQ4LOGD", lay.logd, "fixed part of an EXTRACT record",
-                      data="csvardata",
+                      data="csvardata", descriptions=LOGD_TEXT,
                       members=(Member("csbora", "CSBORA",
                                       when=f"_io.size == {fixed + bora} + ldatalen",
                                       doc=f"present when the record has {fixed + bora} + "
                                           "ldatalen bytes after the RDW"),)),
-            RecordDoc("CSBORA", lay.bora, "before/after image flag of ALTER records"),
+            RecordDoc("CSBORA", lay.bora, "before/after image flag of ALTER records",
+                      descriptions={"csbora": "if csverb is ALTER: whether the data is the "
+                                    "before or the after copy of the object"}),
         ),
         frame=Frame("RDW", "length", "CSQ4LOGD"),
         top=(Part("records", "record", repeat="eos"),),
@@ -140,11 +220,28 @@ def _sas() -> FormatDoc:
         "VARIABLE": "one variable definition (data set message type 2)",
         "INDEX": "one index definition (data set message type 4)",
     }
+    texts = {
+        "HEADER": {"header_correlid": "CorrelId of this header message",
+                   "original_msgtype": "MsgType of the application message",
+                   "original_correlid": "CorrelId the application message was sent with",
+                   "message_correlid": "CorrelId of the application message in this set",
+                   "num_attachments": "number of ATTACHMENT entries that follow"},
+        "ATTACHMENT": {"type": "attachment type",
+                       "correlid": "CorrelId of the attachment's messages: a 16-byte prefix, "
+                                   "the sequence number, 4 bytes of zero",
+                       "qualifier1": "FILENAME or FILEREF (external file), library (data set)",
+                       "qualifier2": "the sender's file name, or the member (data set)",
+                       "description": "the sender's description",
+                       "minor_version": "version, minor part", "major_version": "version, major part"},
+        "COUNT": {"count": "number of sequenced messages of the attachment"},
+        "FILEINFO": {"lrecl": "record length", "filesize": "file size in bytes"},
+    }
     records = []
     for attr, name in names.items():
         members = (Member("attachments", "ATTACHMENT", repeat="num_attachments"),) \
             if name == "HEADER" else ()
-        records.append(RecordDoc(name, getattr(lay, attr), titles[name], members=members))
+        records.append(RecordDoc(name, getattr(lay, attr), titles[name], members=members,
+                                 descriptions=texts.get(name, {})))
     profiles = ", ".join(f"{k} ({s.describe()})" for k, s in PROFILES.items())
     return FormatDoc(
         name="sas-attachment",
@@ -225,13 +322,31 @@ def _matqmsg() -> FormatDoc:
                "enqueue_time is an MI time-of-day value: bit 51 counts microseconds, "
                "X'8000000000000000' is 2000-01-01 00:00 UTC (IBM i keeps its clock in UTC)."),
         records=(
-            RecordDoc("RECEIVER", RECEIVER, "receiver (materialization) template header"),
+            RecordDoc("RECEIVER", RECEIVER, "receiver (materialization) template header",
+                      descriptions={
+                          "bytes_provided": "bytes the caller provided for the template",
+                          "bytes_available": "bytes the complete materialization needs",
+                          "messages_available": "number of messages materialized",
+                          "messages_on_queue": "number of messages on the queue",
+                          "max_message_size": "maximum size of a message on the queue",
+                          "key_size": "key length of the queue"}),
             RecordDoc("MESSAGE", message_layout(0, 0),
                       "one message entry of the receiver",
-                      sizes={"key": "_root.key_bytes", "text": "_root.text_bytes"}),
+                      sizes={"key": "_root.key_bytes", "text": "_root.text_bytes"},
+                      descriptions={"enqueue_time": "when the message was enqueued (MI time)",
+                                    "message_length": "length of the whole message text",
+                                    "key": "the message's key, K bytes",
+                                    "text": "the message text, T bytes (as much as fits)"}),
             RecordDoc("SELECTION", selection_layout(0, 0),
                       "message selection template (operand 3), its key after it",
-                      sizes={"key": "_io.size - _io.pos"}),
+                      sizes={"key": "_io.size - _io.pos"},
+                      descriptions={
+                          "selection": "bits 0-3 selection type (all, first, last, keyed), "
+                                       "bits 4-7 key relationship",
+                          "key_bytes": "K: key bytes to materialize per message",
+                          "text_bytes": "T: message text bytes to materialize per message",
+                          "options": "materialize options: bit 0 on = concurrent mode",
+                          "key": "the key to compare with (keyed selection)"}),
         ),
         params={"key_bytes": "K: key bytes per message entry (selection template key_bytes)",
                 "text_bytes": "T: text bytes per message entry (selection template text_bytes)"},
@@ -254,7 +369,8 @@ def _mq() -> FormatDoc:
         notes=("Queue dumps (dmpmqmsg files, amqsbcg listings, MQMD-prefixed binaries, "
                "mqtool directories) carry each message's MQMD; MsgType, CorrelId, Encoding and "
                "CodedCharSetId choose and steer the decoder of the body.",),
-        records=(RecordDoc("MQMD", layout, "message descriptor, version 2"),),
+        records=(RecordDoc("MQMD", layout, "message descriptor, version 2",
+                           descriptions=MQMD_TEXT),),
         top=(Part("mqmd", "MQMD"),),
         commands=("decode auto", "reassemble attachment", "decode sas-attachment"),
     )

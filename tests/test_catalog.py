@@ -86,7 +86,8 @@ def test_parameter_sized_fields_make_later_offsets_variable() -> None:
     obj = json.loads(render.to_json(catalog.format_doc("matqmsg"), catalog.format_doc("matqmsg")
                                     .record("MESSAGE")))
     assert obj["size"] is None and obj["fields"][3] == {
-        "name": "key", "offset": 16, "size": None, "length": "key_bytes", "type": "char", "kind": "text"}
+        "name": "key", "offset": 16, "size": None, "length": "key_bytes", "type": "char", "kind": "text",
+        "description": "the message's key, K bytes"}
 
 
 def test_lookup() -> None:
@@ -166,3 +167,15 @@ def test_ksy_types_sizes_enums_and_chains() -> None:
     assert sas["qualifier1"]["size"] == "qualifier1_len"
     osb = {i["id"]: i for i in _ksy("redolog")["types"]["r1bf"]["seq"]}
     assert osb["r1bfl"]["type"] == "varlen" and osb["r1bfv"]["size"] == "r1bfl.value"
+
+
+def test_descriptions_name_declared_fields() -> None:
+    """A description for a field the declaration no longer has would document nothing."""
+    described = 0
+    for fmt in catalog.formats():
+        for rec in fmt.records:
+            assert set(rec.descriptions) <= set(rec.layout.names), (fmt.name, rec.name)
+            described += len(rec.descriptions)
+    assert described > 100
+    logd = {fd.name: fd for fd in render.fields(catalog.format_doc("csq1logp").record("CSQ4LOGD"))}
+    assert logd["lsegment"].description == "segment number of the data, from 1"

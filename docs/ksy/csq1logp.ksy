@@ -22,15 +22,19 @@ types:
     seq:
     - id: length
       type: u2
+      doc: record length, the RDW's 4 bytes included
     - id: spanning
       type: u2
+      doc: segment flags of a spanned record (zero)
   bdw:
     doc: 'BDW: block descriptor word of a BDW + RDW block'
     seq:
     - id: length
       type: u2
+      doc: block length, the BDW's 4 bytes included
     - id: flags
       type: u2
+      doc: zero
   csq4logd:
     doc: 'CSQ4LOGD: fixed part of an EXTRACT record'
     seq:
@@ -39,76 +43,96 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+      doc: approximate time the log was written, yyyy.ddd hh:mm:ss.thm
     - id: cstimedelta
       size: 7
       type: str
       encoding: cp037
       pad-right: 64
+      doc: approximate milliseconds from the start of the unit of work, right-justified, blank-padded
     - id: dtodout
       type: u8
-      doc: 8-byte TOD clock value
+      doc: 'estimated time the log record was created
+
+        8-byte TOD clock value'
     - id: csurid
       size: 6
+      doc: queue manager's unique identifier of the unit of work that created the record
     - id: cscorrelator
       size: 12
       type: str
       encoding: cp037
       pad-right: 64
+      doc: thread correlation identifier
     - id: csauth
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: authorization identifier (user ID of the unit of work)
     - id: dtime
       type: u8
-      doc: 8-byte TOD clock value
+      doc: 'time the unit of work started
+
+        8-byte TOD clock value'
     - id: csresource
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: resource name
     - id: cscnty
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
-      doc: "BATCH: batch\nRRSBATCH: RRS batch\nIMS: IMS\nCICS: CICS\nCHIN: channel initiator\n\0\0\0\0\
-        \0\0\0\0: internal task (nulls)"
+      doc: "connection type\nBATCH: batch\nRRSBATCH: RRS batch\nIMS: IMS\nCICS: CICS\nCHIN: channel initiator\n\
+        \0\0\0\0\0\0\0\0: internal task (nulls)"
     - id: cscnid
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: connection ID of the thread that created the unit of work
     - id: csstatus
       size: 3
       type: str
       encoding: cp037
       pad-right: 64
-      doc: 'BUR: begin unit of recovery
+      doc: 'unit of work type
+
+        BUR: begin unit of recovery
 
         CP: checkpoint information'
     - id: ldatalen
       type: s4
+      doc: length of the message data (if any)
     - id: csqmgrname
       size: 4
       type: str
       encoding: cp037
       pad-right: 64
+      doc: queue manager name
     - id: csqueuename
       size: 48
       type: str
       encoding: cp037
       pad-right: 64
+      doc: queue name, for got, put or expired messages
     - id: cssqdmcp
       size: 12
+      doc: shared queue message key; blank if not a shared queue
     - id: csdmcp
       size: 8
+      doc: non-shared queue message key; blank if a shared queue
     - id: csverb
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
-      doc: 'ALTER: the object was changed
+      doc: 'activity
+
+        ALTER: the object was changed
 
         DEFINE: the object was created
 
@@ -128,7 +152,9 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
-      doc: 'B: backed out
+      doc: 'status of the unit of work
+
+        B: backed out
 
         C: committed
 
@@ -138,15 +164,20 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
-      doc: 'S: shunted record
+      doc: 'shunted indicator
+
+        S: shunted record
 
         N: not shunted'
     - id: cslogrba
       size: 6
+      doc: RBA of the log record
     - id: csshuntrba
       size: 6
+      doc: RBA of the shunted log record
     - id: lsegment
       type: s4
+      doc: segment number of the data, from 1
     - id: csbora
       type: csbora
       if: _io.size == 200 + ldatalen
@@ -161,7 +192,9 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
-      doc: 'B: before image
+      doc: 'if csverb is ALTER: whether the data is the before or the after copy of the object
+
+        B: before image
 
         A: after image
 

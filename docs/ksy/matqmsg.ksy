@@ -31,16 +31,22 @@ types:
     seq:
     - id: bytes_provided
       type: s4
+      doc: bytes the caller provided for the template
     - id: bytes_available
       type: s4
+      doc: bytes the complete materialization needs
     - id: messages_available
       type: s4
+      doc: number of messages materialized
     - id: messages_on_queue
       type: s4
+      doc: number of messages on the queue
     - id: max_message_size
       type: s4
+      doc: maximum size of a message on the queue
     - id: key_size
       type: s4
+      doc: key length of the queue
     - id: reserved
       size: 8
       doc: reserved, binary zero
@@ -49,9 +55,12 @@ types:
     seq:
     - id: enqueue_time
       type: u8
-      doc: 8-byte time value
+      doc: 'when the message was enqueued (MI time)
+
+        8-byte time value'
     - id: message_length
       type: s4
+      doc: length of the whole message text
     - id: reserved
       size: 4
       doc: reserved, binary zero
@@ -60,26 +69,31 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+      doc: the message's key, K bytes
     - id: text
       size: _root.text_bytes
       type: str
       encoding: cp037
       pad-right: 64
+      doc: the message text, T bytes (as much as fits)
   selection:
     doc: 'SELECTION: message selection template (operand 3), its key after it'
     seq:
     - id: selection
       type: u1
+      doc: bits 0-3 selection type (all, first, last, keyed), bits 4-7 key relationship
     - id: reserved_01
       size: 1
       doc: reserved, binary zero
     - id: key_bytes
       type: s4
+      doc: 'K: key bytes to materialize per message'
     - id: text_bytes
       type: s4
+      doc: 'T: message text bytes to materialize per message'
     - id: options
       type: u1
-      doc: blocked mode
+      doc: 'materialize options: bit 0 on = concurrent mode'
     - id: reserved_0b
       size: 5
       doc: reserved, binary zero
@@ -88,3 +102,4 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+      doc: the key to compare with (keyed selection)

@@ -23,88 +23,116 @@ types:
       type: str
       encoding: latin-1
       valid: '"MD  "'
-      doc: eyecatcher 'MD  '
+      doc: structure identifier; eyecatcher 'MD  '
     - id: version
       type: s4
+      doc: structure version (1 or 2)
     - id: report
       type: s4
+      doc: report options
     - id: msgtype
       type: s4
+      doc: message type
     - id: expiry
       type: s4
+      doc: lifetime in tenths of a second, -1 unlimited
     - id: feedback
       type: s4
+      doc: feedback or reason code
     - id: encoding
       type: s4
-      doc: '``MQMD.Encoding`` in words: ``785`` -> ``integer normal, float S390``'
+      doc: 'numeric encoding of the body; ``MQMD.Encoding`` in words: ``785`` -> ``integer normal, float
+        S390``'
     - id: codedcharsetid
       type: s4
+      doc: character set of the body (CCSID)
     - id: format
       size: 8
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: format name of the body
     - id: priority
       type: s4
+      doc: priority
     - id: persistence
       type: s4
+      doc: persistence
     - id: msgid
       size: 24
+      doc: message identifier
     - id: correlid
       size: 24
+      doc: correlation identifier
     - id: backoutcount
       type: s4
+      doc: backout counter
     - id: replytoq
       size: 48
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: reply-to queue
     - id: replytoqmgr
       size: 48
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: reply-to queue manager
     - id: useridentifier
       size: 12
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: user identifier
     - id: accountingtoken
       size: 32
+      doc: accounting token
     - id: applidentitydata
       size: 32
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: application identity data
     - id: putappltype
       type: s4
+      doc: type of the putting application
     - id: putapplname
       size: 28
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: name of the putting application
     - id: putdate
       size: 8
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: put date, YYYYMMDD (GMT)
     - id: puttime
       size: 8
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: put time, HHMMSSTH (GMT)
     - id: applorigindata
       size: 4
       type: str
       encoding: latin-1
       pad-right: 32
+      doc: application origin data
     - id: groupid
       size: 24
+      doc: group identifier
     - id: msgseqnumber
       type: s4
+      doc: sequence number of the message in its group
     - id: offset
       type: s4
+      doc: offset of a segment in its logical message
     - id: msgflags
       type: s4
+      doc: message flags
     - id: originallength
       type: s4
+      doc: length of the original message

@@ -17,7 +17,7 @@ types:
     seq:
     - id: shared_storage_ptr
       type: u4
-      doc: pointer to shared storage acquired by the Initialization exit (inferred)
+      doc: (inferred)
     - id: exit_1_ptr
       type: u4
       doc: (unknown)
@@ -78,7 +78,7 @@ types:
       type: u2
     - id: rl_time
       type: u8
-      doc: 'not set (inferred)
+      doc: '(inferred)
 
         8-byte TOD clock value'
     - id: rl_seq
@@ -143,7 +143,7 @@ types:
       doc: (inferred)
     - id: r2b_req
       type: u1
-      doc: request code (meaning unknown) (inferred)
+      doc: (inferred)
     - id: unk_0f
       type: u1
       doc: (unknown)

@@ -26,14 +26,19 @@ types:
     seq:
     - id: header_correlid
       size: 24
+      doc: CorrelId of this header message
     - id: original_msgtype
       type: s4
+      doc: MsgType of the application message
     - id: original_correlid
       size: 24
+      doc: CorrelId the application message was sent with
     - id: message_correlid
       size: 24
+      doc: CorrelId of the application message in this set
     - id: num_attachments
       type: s4
+      doc: number of ATTACHMENT entries that follow
     - id: attachments
       type: attachment
       repeat: expr
@@ -44,8 +49,11 @@ types:
     - id: type
       type: s4
       enum: attachment_type
+      doc: attachment type
     - id: correlid
       size: 24
+      doc: 'CorrelId of the attachment''s messages: a 16-byte prefix, the sequence number, 4 bytes of
+        zero'
     - id: qualifier1_len
       type: s4
     - id: qualifier1
@@ -53,6 +61,7 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+      doc: FILENAME or FILEREF (external file), library (data set)
     - id: qualifier1_nul
       size: 1
       doc: reserved, binary zero
@@ -63,6 +72,7 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+      doc: the sender's file name, or the member (data set)
     - id: qualifier2_nul
       size: 1
       doc: reserved, binary zero
@@ -73,25 +83,31 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+      doc: the sender's description
     - id: description_nul
       size: 1
       doc: reserved, binary zero
     - id: minor_version
       type: s4
+      doc: version, minor part
     - id: major_version
       type: s4
+      doc: version, major part
   count:
     doc: 'COUNT: count message: the number of sequenced messages of an attachment'
     seq:
     - id: count
       type: s4
+      doc: number of sequenced messages of the attachment
   fileinfo:
     doc: 'FILEINFO: first message of an external file: record length and file size'
     seq:
     - id: lrecl
       type: s4
+      doc: record length
     - id: filesize
       type: s4
+      doc: file size in bytes
   record:
     doc: 'RECORD: one record of an external binary file'
     seq:

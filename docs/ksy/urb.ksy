@@ -35,29 +35,39 @@ types:
       doc: eyecatcher 'URBH'
     - id: urbhlen
       type: s4
+      doc: length of the URBH (URBHL, 64)
     - id: urbhvers
       size: 2
       type: str
       encoding: cp037
       pad-right: 64
+      doc: version, '01'
     - id: urbhbord
       type: u2
+      doc: 'the value 1 in the sender''s byte order: X''0001'' big-, X''0100'' little-endian'
     - id: urbhlent
       type: u4
+      doc: 'total message length: the URBH and every element after it'
     - id: urbhmsnr
       type: u4
+      doc: message number
     - id: urbhtime
       type: u8
-      doc: 8-byte TOD clock value
+      doc: 'when the message was sent
+
+        8-byte TOD clock value'
     - id: urbhrpid
       type: u2
+      doc: Event Replicator ID
     - id: urbhrpni
       type: u2
+      doc: Event Replicator nucleus ID
     - id: urbhname
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: name of the sender
     - id: urbhres
       size: 24
       doc: reserved, binary zero
@@ -72,56 +82,71 @@ types:
       doc: eyecatcher 'URBI'
     - id: urbilen
       type: s4
+      doc: length of the element (URBIL, 96, plus the data after it)
     - id: urbilenh
       type: s4
+      doc: length of the fixed part
     - id: urbilend
       type: s4
+      doc: length of the data after the fixed part (selection data or ISN list)
     - id: urbirtok
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: 'request token: lets a client recognise the answer to each request'
     - id: urbirnam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: response destination name
     - id: urbirt
       size: 4
       type: str
       encoding: cp037
       pad-right: 64
+      doc: request type
     - id: urbidbid
       type: u2
+      doc: database ID
     - id: urbifnr
       type: u2
+      doc: file number
     - id: urbiinam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: initial-state definition name
     - id: urbisnam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: subscription name
     - id: urbidnam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: destination name
     - id: urbiacod
       type: u4
+      doc: alpha (A) field encoding (ECS code page number)
     - id: urbiwcod
       type: u4
+      doc: wide (W) field encoding (ECS code page number)
     - id: urbiarc
       type: u1
-      doc: '``9`` -> ``low-order byte first, ASCII, IEEE float``; 0 (not set) -> empty'
+      doc: 'architecture key: byte order, character set, float format; ``9`` -> ``low-order byte first,
+        ASCII, IEEE float``; 0 (not set) -> empty'
     - id: urbires1
       size: 3
       doc: reserved, binary zero
     - id: urbitsnr
       type: u4
+      doc: transaction sequence number (prior-transaction request)
     - id: urbires2
       size: 16
       doc: reserved, binary zero
@@ -933,54 +958,68 @@ types:
     seq:
     - id: urbilenh
       type: s4
+      doc: length of the fixed part
     - id: urbilend
       type: s4
+      doc: length of the data after the fixed part (selection data or ISN list)
     - id: urbirtok
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: 'request token: lets a client recognise the answer to each request'
     - id: urbirnam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: response destination name
     - id: urbirt
       size: 4
       type: str
       encoding: cp037
       pad-right: 64
+      doc: request type
     - id: urbidbid
       type: u2
+      doc: database ID
     - id: urbifnr
       type: u2
+      doc: file number
     - id: urbiinam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: initial-state definition name
     - id: urbisnam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: subscription name
     - id: urbidnam
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
+      doc: destination name
     - id: urbiacod
       type: u4
+      doc: alpha (A) field encoding (ECS code page number)
     - id: urbiwcod
       type: u4
+      doc: wide (W) field encoding (ECS code page number)
     - id: urbiarc
       type: u1
-      doc: '``9`` -> ``low-order byte first, ASCII, IEEE float``; 0 (not set) -> empty'
+      doc: 'architecture key: byte order, character set, float format; ``9`` -> ``low-order byte first,
+        ASCII, IEEE float``; 0 (not set) -> empty'
     - id: urbires1
       size: 3
       doc: reserved, binary zero
     - id: urbitsnr
       type: u4
+      doc: transaction sequence number (prior-transaction request)
     - id: urbires2
       size: 16
       doc: reserved, binary zero

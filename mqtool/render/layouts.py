@@ -58,6 +58,7 @@ class RecordDoc:
     sizes: Mapping[str, str] = field(default_factory=dict)  # field -> size set by a parameter
     data: str = ""  # name of the bytes after the fields, to the end of the unit
     members: tuple[Member, ...] = ()
+    descriptions: Mapping[str, str] = field(default_factory=dict)  # field -> what it holds
 
 
 @dataclass(frozen=True)
@@ -222,14 +223,14 @@ def _bits_table(fn: Callable[..., Any]) -> tuple[tuple[Any, str], ...]:
     return ()
 
 
-def describe(f: FieldInfo, sizes: Mapping[str, str] | None = None) -> FieldDoc:
-    """The documentation of one declared field."""
+def describe(f: FieldInfo, sizes: Mapping[str, str] | None = None, text: str = "") -> FieldDoc:
+    """The documentation of one declared field (``text``: what the document says it holds)."""
     main = _main(f.con)
     length = (sizes or {}).get(f.name) or (str(f.size) if f.size is not None
                                             else expression(_length_of(f.con)))
     if length == "None":
         length = "1-2" if type(main).__name__ == "VarLen" else "var"
-    words: list[str] = []
+    words: list[str] = [text] if text else []
     meanings: tuple[tuple[Any, str], ...] = ()
     if isinstance(main, Eye):
         words.append(f"eyecatcher '{main.expected}'")
@@ -249,12 +250,12 @@ def describe(f: FieldInfo, sizes: Mapping[str, str] | None = None) -> FieldDoc:
             words.append("flag bits")
         elif doc:
             words.append(doc[0].rstrip("."))
-        elif constant:
+        elif constant and not text:
             words.append(constant)
-    text = "; ".join(w for w in words if w)
+    said = "; ".join(w for w in words if w)
     if f.note:
-        text = f"{text} ({f.note})" if text else f"({f.note})"
-    return FieldDoc(f.name, f.start, f.size, length, type_name(f), f.kind, f.note, text, meanings, f)
+        said = f"{said} ({f.note})" if said else f"({f.note})"
+    return FieldDoc(f.name, f.start, f.size, length, type_name(f), f.kind, f.note, said, meanings, f)
 
 
 def shown(length: str) -> str:
@@ -268,7 +269,7 @@ def fields(record: RecordDoc) -> list[FieldDoc]:
     """The record's fields; offsets after a field sized by a parameter are variable."""
     out, variable = [], False
     for f in record.layout.fields:
-        fd = describe(f, record.sizes)
+        fd = describe(f, record.sizes, record.descriptions.get(f.name, ""))
         if variable:
             fd = replace(fd, offset=None)
         variable = variable or f.name in record.sizes

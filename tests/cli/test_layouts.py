@@ -31,7 +31,9 @@ def test_one_record_as_the_manual_prints_it() -> None:
                         "time, sender; 64 bytes")
     assert lines[1].split() == ["Dec", "Hex", "Type", "Len", "Name", "Description"]
     assert lines[2].split() == ["0", "0000", "char", "4", "urbheye", "eyecatcher", "'URBH'"]
-    assert lines[5].split() == ["10", "000A", "X", "U2", "2", "urbhbord"]
+    assert lines[5].split()[:6] == ["10", "000A", "X", "U2", "2", "urbhbord"]
+    assert lines[5].endswith("urbhbord  the value 1 in the sender's byte order: X'0001' big-, "
+                             "X'0100' little-endian")
     assert lines[-1].split() == ["40", "0028", "reserved", "24", "urbhres", "reserved,", "binary", "zero"]
 
 
