@@ -18,7 +18,8 @@ SUFFIX = {"table": ".txt", "markdown": ".md", "json": ".json", "ksy": ".ksy"}
 @click.option("--ksy", "style", flag_value="ksy",
               help="A Kaitai Struct spec of the whole format (for ImHex, Kaitai's Web IDE, "
                    "visualizers and compilers).")
-@click.option("-o", "--output", type=click.Path(file_okay=False, dir_okay=True, writable=True),
+@click.option("-o", "--output", metavar="DIR",
+              type=click.Path(file_okay=False, dir_okay=True, writable=True),
               help="Write one file per format into this directory (FORMAT.md, FORMAT.json, "
                    "ID.ksy, FORMAT.txt) instead of printing.")
 @click.option("--force", is_flag=True, help="Overwrite existing files in the output directory.")
