@@ -22,11 +22,11 @@ URBH_TEXT = {
     "urbhvers": "version, '01'",
     "urbhbord": "the value 1 in the sender's byte order: X'0001' big-, X'0100' little-endian",
     "urbhlent": "total message length: the URBH and every element after it",
-    "urbhmsnr": "message number",
+    "urbhmsnr": "message sequence number per destination",
     "urbhtime": "when the message was sent",
-    "urbhrpid": "Event Replicator ID",
-    "urbhrpni": "Event Replicator nucleus ID",
-    "urbhname": "name of the sender",
+    "urbhrpid": "target ID (DBID) of the sending Event Replicator Server",
+    "urbhrpni": "nucleus ID of the sending server",
+    "urbhname": "sender name; 'REPTOR' when the server sends",
 }
 URBI_TEXT = {
     "urbilen": "length of the element (URBIL, 96, plus the data after it)",

@@ -50,7 +50,7 @@ types:
       doc: 'total message length: the URBH and every element after it'
     - id: urbhmsnr
       type: u4
-      doc: message number
+      doc: message sequence number per destination
     - id: urbhtime
       type: u8
       doc: 'when the message was sent
@@ -58,16 +58,16 @@ types:
         8-byte TOD clock value'
     - id: urbhrpid
       type: u2
-      doc: Event Replicator ID
+      doc: target ID (DBID) of the sending Event Replicator Server
     - id: urbhrpni
       type: u2
-      doc: Event Replicator nucleus ID
+      doc: nucleus ID of the sending server
     - id: urbhname
       size: 8
       type: str
       encoding: cp037
       pad-right: 64
-      doc: name of the sender
+      doc: sender name; 'REPTOR' when the server sends
     - id: urbhres
       size: 24
       doc: reserved, binary zero

@@ -401,7 +401,7 @@ def markdown(fmt: FormatDoc) -> str:
         out += [f"Elements: each starts with the {el.head} fields; the eyecatcher selects the "
                 "record: " + ", ".join(f"`{e}` {r}" for e, r in el.cases.items()) + ".", ""]
         if el.doc:
-            out += [el.doc, ""]
+            out += [el.doc[0].upper() + el.doc[1:] + ".", ""]
     out += ["Offsets are from the start of each record; `var` follows a field of variable "
             "length. Type: `S`/`U` signed/unsigned binary integer of 1, 2, 4 or 8 bytes; `X` the "
             "same shown in hex; `char` characters in the message's code page; `STCK` an 8-byte "
