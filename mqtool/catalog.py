@@ -122,7 +122,7 @@ def _urb() -> FormatDoc:
                                  members=members.get(name, ()), descriptions=texts))
     cases = {t: ("URBT112" if t == "URBT" else t) for t in ELEMENT_TYPES}
     return FormatDoc(
-        name="urb", title="Adabas Event Replicator URB messages", big=True,
+        name="urb", title="Adabas Event Replicator URB messages", big=True, both_orders=True,
         encoding=DEFAULT_EBCDIC,
         variants=("EBCDIC (code page 037; any EBCDIC page with --codepage) or ASCII "
                   "(latin-1): chosen by the URBH eyecatcher",
@@ -246,7 +246,7 @@ def _sas() -> FormatDoc:
     return FormatDoc(
         name="sas-attachment",
         title="SAS Application Messaging attachments over IBM MQ and MSMQ",
-        big=True, encoding="cp037",
+        big=True, both_orders=True, encoding="cp037",
         variants=("byte order big or little, C `long` of 4 or 8 bytes, code page, and whether "
                   "each character string is followed by a NUL byte: detected from the header "
                   "(each variant is tried; the one that parses it exactly wins), or from the "
@@ -361,7 +361,7 @@ def _mq() -> FormatDoc:
     layout = mqmd_layout()
     return FormatDoc(
         name="mq", title="IBM MQ message descriptor (MQMD) of queue dumps",
-        big=True, encoding="latin-1",
+        big=True, both_orders=True, encoding="latin-1",
         variants=("version 1: the first " + str(V1_FIELD_COUNT) + " fields "
                   f"({mqmd_layout(version=1).size} bytes); version 2: all "
                   f"({layout.size} bytes)",

@@ -130,7 +130,12 @@ def test_ksy_is_valid_yaml_with_the_required_keys(name: str) -> None:
     spec = _ksy(name)
     fmt = catalog.format_doc(name)
     assert spec["meta"]["id"] == render.ksy_id(name)
-    assert spec["meta"]["endian"] == "be"
+    if fmt.both_orders:  # byte order is a parameter of the parser
+        assert spec["meta"]["endian"] == {"switch-on": "_root.is_le",
+                                          "cases": {"true": "le", "false": "be"}}
+        assert {"id": "is_le", "type": "bool", "doc": "true for the little-endian variant"} in spec["params"]
+    else:
+        assert spec["meta"]["endian"] == "be"
     assert spec["meta"]["encoding"] == fmt.encoding
     ident = re.compile(r"^[a-z][a-z0-9_]*$")
     for tname, t in spec["types"].items():
@@ -143,6 +148,12 @@ def test_ksy_is_valid_yaml_with_the_required_keys(name: str) -> None:
         assert ids[:len(rec.layout.names)] == [render.ksy_id(n) for n in rec.layout.names]
     for p in spec["seq"]:
         assert p["type"] in spec["types"], p
+
+
+def test_byte_order_variants_are_a_parameter() -> None:
+    assert [f.name for f in catalog.formats() if f.both_orders] == ["urb", "sas-attachment", "mq"]
+    assert "params" not in _ksy("csq1logp")
+    assert [p["id"] for p in _ksy("matqmsg")["params"]] == ["key_bytes", "text_bytes"]
 
 
 def test_ksy_types_sizes_enums_and_chains() -> None:

@@ -24,7 +24,7 @@ from mqtool.formats.mq.mqmd import build_mqmd
 from mqtool.model import RESERVED, Element
 from mqtool.render.layouts import ksy_id
 from mqtool.tod import Tod
-from tests.helpers import seed_bytes
+from tests.helpers import ROOT, seed_bytes
 
 COMPILE_JS = """
 const compiler = require("kaitai-struct-compiler");
@@ -100,7 +100,7 @@ def same_values(obj: Any, el: Element) -> int:
 def test_urb_message_chain(parsers: dict[str, Any]) -> None:
     data = seed_bytes("urb/inst-color.data.dump")
     (unit,) = api.decode("urb", data)
-    parsed = parsers["urb"].Urb(_stream(data))
+    parsed = parsers["urb"].Urb(False, _stream(data))
     (msg,) = parsed.messages
     assert same_values(msg.urbh, unit.elements[0]) == 10
     items = msg.elements.items
@@ -128,11 +128,24 @@ def test_csq1logp_record_and_the_199_200_rule(parsers: dict[str, Any]) -> None:
 def test_sas_header_and_its_attachments(parsers: dict[str, Any]) -> None:
     data = seed_bytes("sas/seed-zos.header.dump")
     (unit,) = api.decode("sas-attachment", data)
-    header = parsers["sas-attachment"].SasAttachment(_stream(data)).header
+    header = parsers["sas-attachment"].SasAttachment(False, _stream(data)).header
     assert same_values(header, unit.elements[0]) == 5
     (att,) = header.attachments
     assert same_values(att, unit.elements[1]) == 10
     assert (att.qualifier2, att.type.name) == ("d:\\mytext.txt", "external_binary_file")
+
+
+def test_sas_little_endian_header(parsers: dict[str, Any]) -> None:
+    """The Windows sender's header (little-endian): the is_le parameter reads its integers."""
+    from mqtool.formats.mq.dumps.read import read_messages
+
+    msgs = list(read_messages(str(ROOT / "testdata/sas/mytext-win.qmsg")))
+    body = msgs[0].body
+    (unit,) = api.decode("sas-attachment", body)
+    header = parsers["sas-attachment"].SasAttachment(True, _stream(body)).header
+    ints = [s for s in unit.elements[0].spans if s.kind == "int"]
+    assert [getattr(header, s.name) for s in ints] == [s.value for s in ints]
+    assert header.num_attachments == 1 and header.attachments[0].type.value == 3
 
 
 def test_redolog_header(parsers: dict[str, Any]) -> None:
@@ -159,11 +172,12 @@ def test_matqmsg_receiver_with_k_and_t(parsers: dict[str, Any]) -> None:
         assert m.key.rstrip("\x00").rstrip(" ") == el.value("key")
 
 
-def test_mqmd(parsers: dict[str, Any]) -> None:
+@pytest.mark.parametrize("big", [True, False], ids=["big-endian", "little-endian"])
+def test_mqmd(parsers: dict[str, Any], big: bool) -> None:
     values = {"msgtype": 100001, "encoding": 785, "codedcharsetid": 500, "format": "MQSTR",
               "correlid": bytes(range(24)), "putapplname": "mqtool", "msgseqnumber": 3}
-    data = build_mqmd(values)
-    md = parsers["mq"].Mq(_stream(data)).mqmd
+    data = build_mqmd(values, big=big)
+    md = parsers["mq"].Mq(not big, _stream(data)).mqmd
     assert (md.strucid, md.version, md.msgtype, md.encoding, md.codedcharsetid) == (
         "MD  ", 2, 100001, 785, 500)
     assert (md.format, md.correlid, md.putapplname, md.msgseqnumber) == (
