@@ -60,6 +60,8 @@ TOP = {
     "spark-extract": ("mqtool.cli.csq1logp:spark_extract",
                       "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
     "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
+    "layouts": ("mqtool.cli.layouts:layouts",
+                "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
 }
 
 

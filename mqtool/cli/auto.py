@@ -75,7 +75,7 @@ def _why_not(file: str, data: bytes, found: list) -> str:  # type: ignore[type-a
 
 
 @click.command(short_help="Say which format each input file holds.")
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...", type=click.Path(allow_dash=True))
 @click.option("--json", "json_out", is_flag=True,
               help='JSON lines: {"file", "format", "confidence", "reason", "candidates"}.')
 @click.option("--all", "show_all", is_flag=True, help="Also list the other candidates.")
