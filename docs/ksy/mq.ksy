@@ -37,7 +37,7 @@ types:
       doc: structure version (1 or 2)
     - id: report
       type: s4
-      doc: report options
+      doc: 'report options; MQMD.Report: the MQRO_* options set, ``+``-joined (``MQRO_NONE`` for 0)'
     - id: msgtype
       type: s4
       doc: message type
@@ -46,14 +46,14 @@ types:
       doc: lifetime in tenths of a second, -1 unlimited
     - id: feedback
       type: s4
-      doc: feedback or reason code
+      doc: 'feedback or reason code; MQMD.Feedback: MQFB_* (0 is MQFB_NONE), or an MQRC_* a report carries'
     - id: encoding
       type: s4
       doc: 'numeric encoding of the body; ``MQMD.Encoding`` in words: ``785`` -> ``integer normal, float
         S390``'
     - id: codedcharsetid
       type: s4
-      doc: character set of the body (CCSID)
+      doc: character set of the body (CCSID); ``500`` -> ``cp500 (EBCDIC)``, ``-2`` -> ``MQCCSI_INHERIT``
     - id: format
       size: 8
       type: str
@@ -65,6 +65,7 @@ types:
       doc: priority
     - id: persistence
       type: s4
+      enum: mqmd_persistence
       doc: persistence
     - id: msgid
       size: 24
@@ -144,3 +145,17 @@ types:
     - id: originallength
       type: s4
       doc: length of the original message
+enums:
+  mqmd_persistence:
+    -1:
+      id: mqper_persistence_as_parent
+      doc: MQPER_PERSISTENCE_AS_PARENT
+    0:
+      id: mqper_not_persistent
+      doc: MQPER_NOT_PERSISTENT
+    1:
+      id: mqper_persistent
+      doc: MQPER_PERSISTENT
+    2:
+      id: mqper_persistence_as_q_def
+      doc: MQPER_PERSISTENCE_AS_Q_DEF

@@ -149,11 +149,12 @@ def _from_json(path: str) -> dict[str, Any]:
                    "usr.Count:i4=5; DT is i1, i2, i4, i8, r4, r8, boolean, bin.hex, string.")
 @click.option("--tm", metavar="F=V,...", help="MQTM fields (qname, processname, applid, ...); "
                                                "the chain ends with it.")
-@click.option("--from", "from_file", metavar="FILE",
+@click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Start from the --json output of 'decode mq' (its elements, context and "
                    "payload); header options add to it.")
 @click.option("--text", "payload_text", metavar="TEXT", help="The payload as text (Format MQSTR).")
-@click.option("--payload", "payload_file", metavar="FILE", help="The payload bytes from FILE.")
+@click.option("--payload", "payload_file", metavar="FILE", type=click.Path(allow_dash=True),
+              help="The payload bytes from FILE.")
 @click.option("--format", "payload_format", metavar="NAME",
               help="Format of the payload (default MQSTR with --text, else blank).")
 @click.option("--encoding", type=int, metavar="N",
@@ -164,14 +165,14 @@ def _from_json(path: str) -> dict[str, Any]:
                    "1047 for EBCDIC).")
 @click.option("--payload-ccsid", type=int, metavar="N",
               help="CCSID of the payload (default: --ccsid).")
-@click.option("--wrap", "wrap_file", metavar="DUMP",
+@click.option("--wrap", "wrap_file", metavar="DUMP", type=click.Path(allow_dash=True),
               help="Wrap the body of every message of a queue dump in the chain (the headers "
                    "take over each message's Format, Encoding and CCSID) and write dmpmqmsg "
                    "text: a dead-letter queue from --dlh.")
 @click.option("--mqmd", "with_mqmd", is_flag=True,
               help="Put an MQMD version 2 in front (an MQMD-prefixed binary queue dumps read).")
 @click.option("--dump", "as_dump", is_flag=True, help="Print a hex dump instead of the bytes.")
-@click.option("-o", "--output", metavar="FILE", help="Write to FILE.")
+@click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write to FILE.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
              iih: str | None, wih: str | None, rfh2_props: tuple[str, ...], tm: str | None,
