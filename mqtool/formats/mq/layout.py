@@ -226,12 +226,14 @@ def _cfh(v: Variant, version: int) -> list:
 
 
 def _cfh_command(value: object, fields: object) -> str:
+    """MQCMD_* names"""
     from mqtool.formats.mq.pcf_names import COMMANDS
 
     return COMMANDS.get(value, "") if isinstance(value, int) else ""
 
 
 def _parameter(value: object, fields: object) -> str:
+    """MQIA_*, MQCA_*, MQIACF_*, ... parameter names"""
     from mqtool.formats.mq.pcf_names import PARAMETERS
 
     return PARAMETERS.get(value, "") if isinstance(value, int) else ""

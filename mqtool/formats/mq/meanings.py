@@ -115,6 +115,7 @@ def reason_name(value: Any) -> str:
 
 
 def reason_meaning(value: Any, fields: Any = None) -> str:
+    """the MQRC_* name of a reason code, or the MQFB_* name of a feedback code"""
     return reason_name(value)
 
 
@@ -144,6 +145,7 @@ def report_meaning(value: Any, fields: Any = None) -> str:
 
 
 def pmrf_meaning(value: Any, fields: Any = None) -> str:
+    """the MQPMRF_* bits set, ``+``-joined"""
     if not isinstance(value, int):
         return ""
     if value == 0:
@@ -152,6 +154,7 @@ def pmrf_meaning(value: Any, fields: Any = None) -> str:
 
 
 def msgtype_meaning(value: Any, fields: Any = None) -> str:
+    """MQMT_* names; 65536 to 999999999 application-defined"""
     if isinstance(value, int) and value in MQMT:
         return MQMT[value]
     if isinstance(value, int) and 65536 <= value <= 999_999_999:
@@ -160,6 +163,7 @@ def msgtype_meaning(value: Any, fields: Any = None) -> str:
 
 
 def appltype_meaning(value: Any, fields: Any = None) -> str:
+    """MQAT_* names; 65536 to 999999999 user-defined"""
     if isinstance(value, int) and value in MQAT:
         return MQAT[value]
     if isinstance(value, int) and 65536 <= value <= 999_999_999:
@@ -218,4 +222,5 @@ def ccsid_meaning(value: Any, fields: Any = None) -> str:
 
 
 def persistence_meaning(value: Any, fields: Any = None) -> str:
+    """MQPER_* names"""
     return MQPER.get(value, "") if isinstance(value, int) else ""
