@@ -212,3 +212,15 @@ def test_sas_header_behind_a_dlh_is_recognised(tmp_path: Path) -> None:
     objs = [json.loads(line) for line in r.text.splitlines()]
     assert [o["format"] for o in objs] == ["mq", "sas-attachment"]
     assert objs[1]["payload_offset"] == 172
+
+
+def test_dump_text_of_a_cut_display_is_read_with_hex(tmp_path: Path) -> None:
+    """A DLH + MQTM display cut at 384 of its 856 bytes, as hex dump text."""
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes((V / "dlh-tm.be.ebcdic.bin").read_bytes()[:384])
+    text = tmp_path / "cut.dump"
+    text.write_bytes(mq("dump", cut).stdout)
+    r = mq("decode", "mq", "--hex", text)
+    assert r.status == 2
+    assert '  destqname      = "PAYROLL.IN"' in r.text.splitlines()
+    assert r.stderr.endswith("at mqtm.applid, offset X'0158' (344)\n")
