@@ -40,7 +40,7 @@ types:
       doc: 'report options; MQMD.Report: the MQRO_* options set, ``+``-joined (``MQRO_NONE`` for 0)'
     - id: msgtype
       type: s4
-      doc: message type; MQMT_* names, the SAS attachment types 100000 and 100001; 65536 to 999999999
+      doc: message type; MQMT_* names, SAS attachment types 100000/100001, 65536+ application-defined
     - id: expiry
       type: s4
       doc: lifetime in tenths of a second, -1 unlimited

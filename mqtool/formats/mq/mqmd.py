@@ -30,8 +30,7 @@ MQENC_FLOAT_IEEE_NORMAL, MQENC_FLOAT_IEEE_REVERSED, MQENC_FLOAT_S390 = 0x100, 0x
 
 
 def _msgtype(value: Any, fields: Any) -> str:
-    """MQMT_* names, the SAS attachment types 100000 and 100001; 65536 to 999999999
-    application-defined"""
+    """MQMT_* names, SAS attachment types 100000/100001, 65536+ application-defined"""
     if value in MSGTYPES:
         return MSGTYPES[value]
     if isinstance(value, int) and 65536 <= value <= 999_999_999:
