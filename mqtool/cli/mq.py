@@ -151,7 +151,7 @@ def _from_json(path: str) -> dict[str, Any]:
                                                "the chain ends with it.")
 @click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Start from the --json output of 'decode mq' (its elements, context and "
-                   "payload); header options add to it.")
+                   "payload: with --raw its bytes, else its text); header options add to it.")
 @click.option("--text", "payload_text", metavar="TEXT", help="The payload as text (Format MQSTR).")
 @click.option("--payload", "payload_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="The payload bytes from FILE.")
@@ -204,7 +204,12 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
         req = {"encoding": ctx.get("encoding", 273), "ccsid": ctx.get("codedcharsetid", 819),
                "payload_format": pay.get("format", ""), "payload_encoding": pay.get("encoding"),
                "payload_ccsid": pay.get("ccsid")}
-        if "text" in pay:
+        if isinstance(pay.get("hex"), str):
+            try:
+                payload = bytes.fromhex(pay["hex"])
+            except ValueError:
+                raise InputError(f"{from_file}: payload.hex is not hex") from None
+        elif "text" in pay:
             from mqtool.formats.mq.meanings import ccsid_codec
 
             payload = str(pay["text"]).encode(ccsid_codec(pay.get("ccsid")) or "latin-1",

@@ -224,3 +224,16 @@ def test_dump_text_of_a_cut_display_is_read_with_hex(tmp_path: Path) -> None:
     assert r.status == 2
     assert '  destqname      = "PAYROLL.IN"' in r.text.splitlines()
     assert r.stderr.endswith("at mqtm.applid, offset X'0158' (344)\n")
+
+
+def test_raw_json_rebuilds_without_the_payload_file(tmp_path: Path) -> None:
+    for name in ("dlh-rfh2-mqstr.be.ebcdic.bin", "event.le.ascii.bin", "tmc2.ascii.bin"):
+        js, out = tmp_path / "d.json", tmp_path / "o.bin"
+        args = ("--format", "MQEVENT", "--encoding", "546") if name.startswith("event") else ()
+        js.write_bytes(mq("decode", "mq", "--json", "--raw", *args, V / name).stdout)
+        r = mq("build-request", "mq", "--from", js, "-o", out, "--force")
+        if name.startswith("event"):  # no header to build: a usage error, said so
+            assert r.status == 1 and "give at least one header" in r.stderr
+            continue
+        assert r.status == 0, r.stderr
+        assert out.read_bytes() == (V / name).read_bytes(), name

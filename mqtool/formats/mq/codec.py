@@ -57,6 +57,8 @@ class MqMessage(Decoded):
         if self.chain is not None:
             d["properties"] = self.chain.properties
             d["payload"] = self.chain.payload_json(self.body)
+            if raw:  # the bytes too: build-request mq --from rebuilds the message alone
+                d["payload"]["hex"] = self.body[self.chain.payload_offset:].hex().upper()
             if self.chain.pcf is not None:
                 d["pcf"] = self.chain.pcf.to_json()
             reason = self.chain.dead_letter_reason
