@@ -135,20 +135,23 @@ def _eye_codepage(eye: bytes, struc_id: str, ccsid: int | None) -> tuple[str, bo
     return None
 
 
+# StrucId bytes (ASCII and EBCDIC) -> (StrucId, EBCDIC?)
+_EYES = {s.encode(cp): (s, cp == "cp037") for s in lay.STRUC_IDS for cp in ("latin-1", "cp037")}
+
+
 def sniff(body: bytes, pos: int = 0) -> tuple[lay.Header, bool, bool] | None:
     """``(header, big, ebcdic)`` when a header StrucId with a plausible Version is at ``pos``."""
-    eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
-    for struc_id in lay.STRUC_IDS:
-        for cp, ebcdic in (("latin-1", False), ("cp037", True)):
-            if eye != struc_id.encode(cp):
-                continue
-            if struc_id == "TMC ":
-                return lay.BY_TYPE["MQTMC2"], True, ebcdic
-            for big in (True, False):
-                version = _version_at(body, pos, big)
-                if version in lay.PLAUSIBLE_VERSIONS:
-                    h = lay.header_for(struc_id, version)
-                    return (h, big, ebcdic) if h else None
+    found = _EYES.get(bytes(body[pos:pos + lay.STRUC_ID_SIZE]))
+    if found is None:
+        return None
+    struc_id, ebcdic = found
+    if struc_id == "TMC ":
+        return lay.BY_TYPE["MQTMC2"], True, ebcdic
+    for big in (True, False):
+        version = _version_at(body, pos, big)
+        if version in lay.PLAUSIBLE_VERSIONS:
+            h = lay.header_for(struc_id, version)
+            return (h, big, ebcdic) if h else None
     return None
 
 
