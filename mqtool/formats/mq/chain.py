@@ -487,8 +487,10 @@ def _dh_records(chain: Chain, body: bytes, pos: int, start: int, end: int, el: E
         for k in range(count):
             at = pos + off + k * layout.size
             if at < start or at + layout.size > end:
-                chain.problems.append(Problem(f"mqdh.{offset_field}", at,
-                                              f"{kind} {k + 1} of {count} lies outside the MQDH"))
+                field_at = el.offset + lay.header_layout("MQDH").offset_of(offset_field)
+                chain.problems.append(Problem(f"mqdh.{offset_field}", field_at,
+                                              f"{kind} {k + 1} of {count} (at {at}) lies "
+                                              "outside the MQDH"))
                 break
             rec = layout.parse(body, at, fmt=FORMAT, prefix=f"{kind.lower()}[{k}]")
             rec.title = f"{kind} {k + 1} of {count} at offset X'{at:04X}'"
