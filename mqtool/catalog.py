@@ -355,12 +355,81 @@ def _matqmsg() -> FormatDoc:
     )
 
 
+# The MQ headers' chained fields: what each says about the data that follows the header
+MQ_CHAINED_TEXT = {
+    "strucid": "structure identifier", "version": "structure version",
+    "struclength": "length of the header, with what trails its fixed part",
+    "encoding": "numeric encoding of the data that follows",
+    "codedcharsetid": "character set (CCSID) of the data that follows",
+    "format": "format name of the data that follows", "flags": "flags",
+}
+MQ_HEADERS = {  # record -> (title, descriptions beyond the chained fields)
+    "MQDLH": ("dead-letter header (Format MQDEAD)", {
+        "reason": "why the message was put on the dead-letter queue (MQRC_* or MQFB_*)",
+        "destqname": "queue the message was for", "destqmgrname": "its queue manager",
+        "putappltype": "type of the application that put it on the dead-letter queue",
+        "putapplname": "its name", "putdate": "date put on the dead-letter queue, YYYYMMDD",
+        "puttime": "time put on the dead-letter queue, HHMMSSTH"}),
+    "MQRFH2": ("rules and formatting header version 2 (Format MQHRF2), then NameValueLength "
+               "+ NameValueData (one XML folder) pairs to StrucLength", {
+                   "namevalueccsid": "CCSID of the folders: 1208, 1200, 13488 or 17584"}),
+    "MQRFH": ("rules and formatting header version 1 (Format MQHRF), then the "
+              "NameValueString to StrucLength", {}),
+    "MQXQH": ("transmission-queue header (Format MQXMIT), then the original MQMD version 1", {
+        "remoteqname": "destination queue at the remote queue manager",
+        "remoteqmgrname": "the remote queue manager"}),
+    "MQTM": ("trigger message (Format MQTRIG); nothing follows it", {
+        "qname": "queue that triggered", "processname": "process definition",
+        "triggerdata": "trigger data", "appltype": "type of the application to start",
+        "applid": "application to start", "envdata": "environment data",
+        "userdata": "user data"}),
+    "MQTMC2": ("trigger message, character form (what a triggered program is passed)", {
+        "qmgrname": "queue manager name (version 2)"}),
+    "MQCIH": ("CICS bridge header (Format MQCICS), version 2", {
+        "returncode": "bridge return code (MQCRC_*)", "reason": "MQRC_* of a failed call",
+        "uowcontrol": "unit-of-work control (MQCUOWC_*)", "function": "MQ call name",
+        "transactionid": "CICS transaction to attach"}),
+    "MQIIH": ("IMS bridge header (Format MQIMS)", {
+        "ltermoverride": "logical terminal override", "mfsmapname": "MFS map name",
+        "transtate": "transaction state", "commitmode": "commit mode",
+        "securityscope": "security scope"}),
+    "MQMDE": ("message descriptor extension (Format MQHMDE): the MQMD version 2 fields", {
+        "groupid": "group identifier", "msgseqnumber": "sequence number in the group",
+        "offset": "segment offset", "msgflags": "message flags",
+        "originallength": "length of the original message"}),
+    "MQWIH": ("work information header (Format MQHWIH)", {
+        "servicename": "service name", "servicestep": "service step name",
+        "msgtoken": "message token"}),
+    "MQRMH": ("reference message header (Format MQHREF), then the strings its offsets "
+              "point to", {"objecttype": "object type", "datalogicallength": "length of the "
+                           "data the message refers to"}),
+    "MQDH": ("distribution header (Format MQHDIST), then RecsPresent MQOR and MQPMR records", {
+        "putmsgrecfields": "which MQPMR fields are present (MQPMRF_*)",
+        "recspresent": "number of MQOR (and MQPMR) records",
+        "objectrecoffset": "offset of the first MQOR from the MQDH",
+        "putmsgrecoffset": "offset of the first MQPMR from the MQDH"}),
+    "MQOR": ("object record of an MQDH: one destination", {
+        "objectname": "queue name", "objectqmgrname": "queue manager name"}),
+}
+
+
+def _mq_headers() -> tuple[RecordDoc, ...]:
+    from mqtool.formats.mq.layout import header_layout
+
+    out = []
+    for name, (title, texts) in MQ_HEADERS.items():
+        layout = header_layout(name)
+        known = {k: v for k, v in MQ_CHAINED_TEXT.items() if k in layout.names}
+        out.append(RecordDoc(name, layout, title, descriptions={**known, **texts}))
+    return tuple(out)
+
+
 def _mq() -> FormatDoc:
     from mqtool.formats.mq.mqmd import V1_FIELD_COUNT, mqmd_layout
 
     layout = mqmd_layout()
     return FormatDoc(
-        name="mq", title="IBM MQ message descriptor (MQMD) of queue dumps",
+        name="mq", title="IBM MQ message descriptor (MQMD) and the MQ headers that follow it",
         big=True, both_orders=True, encoding="latin-1",
         variants=("version 1: the first " + str(V1_FIELD_COUNT) + " fields "
                   f"({mqmd_layout(version=1).size} bytes); version 2: all "
@@ -368,11 +437,17 @@ def _mq() -> FormatDoc:
                   "big- or little-endian; eyecatcher and character fields in ASCII or EBCDIC"),
         notes=("Queue dumps (dmpmqmsg files, amqsbcg listings, MQMD-prefixed binaries, "
                "mqtool directories) carry each message's MQMD; MsgType, CorrelId, Encoding and "
-               "CodedCharSetId choose and steer the decoder of the body.",),
+               "CodedCharSetId choose and steer the decoder of the body.",
+               "The MQMD's Format names the first MQ header of the body (MQDEAD: MQDLH, "
+               "MQHRF2: MQRFH2, MQXMIT: MQXQH, ...); each header's Format, Encoding and "
+               "CodedCharSetId describe what follows it, and its own integers and characters "
+               "are in the Encoding and CCSID of the structure before it. The chain ends at a "
+               "Format that names no header: the application data."),
         records=(RecordDoc("MQMD", layout, "message descriptor, version 2",
-                           descriptions=MQMD_TEXT),),
+                           descriptions=MQMD_TEXT), *_mq_headers()),
         top=(Part("mqmd", "MQMD"),),
-        commands=("decode auto", "reassemble attachment", "decode sas-attachment"),
+        commands=("decode mq", "build-request mq", "decode auto", "reassemble attachment",
+                  "decode sas-attachment"),
     )
 
 
