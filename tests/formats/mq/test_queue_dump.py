@@ -64,13 +64,14 @@ X 00
 
 A MST 8
 A COI 000000000000000000000000000000000000000000000000
-S "Tilde ~~ and ~0D~0A bytes"
+S "Tilde ~~ and ~" quote"
 S "second"
 T a text line
 T another
 
 N
 X 48656C6C6F
+
 """
 
 
@@ -101,7 +102,7 @@ def test_dmpmqmsg_attributes_and_hex_lines(tmp_path: Path) -> None:
 def test_dmpmqmsg_string_text_and_body_only_messages(tmp_path: Path) -> None:
     _, strings, bare = _messages(DMPMQMSG, tmp_path)
     assert strings.msgtype == 8
-    assert strings.body == b"Tilde ~ and \r\n bytessecond" + b"a text line\nanother"
+    assert strings.body == b'Tilde ~ and " quote' + b"second" + b"a text line\nanother\n"
     assert not strings.usable  # T lines are lossy: never trusted byte-exact
     assert "T (text) lines" in strings.problems[0].reason
     assert bare.body == b"Hello" and bare.mqmd == {}
@@ -143,7 +144,8 @@ def test_dmpmqmsg_empty_bodies_stay_separate_messages(tmp_path: Path) -> None:
 def test_dmpmqmsg_bad_attribute_value_names_the_line(tmp_path: Path) -> None:
     m = _messages(DMPMQMSG.replace("A MST 100001", "A MST one"), tmp_path)
     assert m[0].msgtype is None
-    assert m[0].problems[0].reason == "dmpmqmsg: A MST value 'one' is not a number; field left out"
+    assert m[0].problems[0].reason == ("dmpmqmsg: line 7: A MST value 'one' is not a number; "
+                                       "field left out")
     assert m[0].problems[0].path.endswith("line 7")
 
 

@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from mqtool import __version__
-from mqtool.formats.mq.dumps.read import DMPMQMSG_CODES, Message
+from mqtool.formats.mq.dumps.dmpmqmsg import CODES as DMPMQMSG_CODES
+from mqtool.formats.mq.dumps.message import Message
 from mqtool.formats.mq.mqmd import build_mqmd, byte_order_of
 
 # dmpmqmsg writes the attributes in amqsbcg's field order
