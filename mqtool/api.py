@@ -49,6 +49,14 @@ def identify(data: bytes) -> list[Any]:
     return _identify(data)
 
 
+def messages(path: str, input_format: str | None = None, progress: Any = None) -> Any:
+    """The messages of a queue dump (``formats.mq.dumps.read.QueueDump``: iterate it for
+    ``Message`` objects; ``errors``, ``count`` and ``truncated`` once read)."""
+    from mqtool.formats.mq.dumps.read import QueueDump
+
+    return QueueDump(path, input_format, progress)
+
+
 def reassemble_attachments(*args: Any, **kwargs: Any) -> Any:
     """SAS attachments from a queue dump (``reassemble.attachment.reassemble``)."""
     from mqtool.formats.sas.reassemble import reassemble
