@@ -96,6 +96,7 @@ class DmpmqmsgReader:
         self.text_lines = 0
         self.codes: set[bytes] = set()
         self.last: Line | None = None
+        self.last_kind: str | None = None
 
     def read(self, head: bytes, f: IO[bytes] | None) -> Iterator[Message]:
         for ln in read_lines(head, f, self.advance):
@@ -138,7 +139,7 @@ class DmpmqmsgReader:
             msg.cut(f"dmpmqmsg: the file ends at line {ln.number} inside the MQMD of message "
                     f"{msg.position}, before its data lines: the message is truncated",
                     ln.offset, self._where(ln))
-        elif ln.end == EOF and line_kind(ln.text) not in ("blank", "comment"):
+        elif ln.end == EOF and self.last_kind not in ("blank", "comment", "lost"):
             msg.cut(f"dmpmqmsg: the file ends inside line {ln.number} (no line end): the "
                     f"message is truncated", ln.offset, self._where(ln))
         elif not self.closed:
@@ -200,10 +201,15 @@ class DmpmqmsgReader:
         else:
             shown = t[:24].decode("latin-1")
             reason = f"dmpmqmsg: line {ln.number} is not a dmpmqmsg line ({shown!r}); ignored"
-            if self.cur is not None:
+            if ln.end == EOF and (self.cur is None or self.closed):
+                reason = (f"dmpmqmsg: the file ends inside line {ln.number} ({shown!r}): the "
+                          "next message is cut")
+            if self.cur is not None and not self.closed:
                 self.cur.problem(reason, ln.offset, self._where(ln), usable=not self.has_data)
             else:
                 self._lost(reason, ln)
+                kind = "lost"
+        self.last_kind = kind
         return done
 
     def _comment(self, t: bytes, ln: Line) -> None:

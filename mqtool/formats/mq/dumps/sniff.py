@@ -80,15 +80,15 @@ def dmpmqmsg_score(text: bytes, cut: bool = False) -> float:
     """0..1: how much of ``text`` reads as dmpmqmsg lines (0 when it has no A, N or header
     line: plain hex is not a queue dump). ``cut``: the last line may be incomplete."""
     lines = text.splitlines()
-    if cut and len(lines) > 1:
-        lines.pop()
+    if (cut or not text.endswith((b"\n", b"\r"))) and len(lines) > 1:
+        lines.pop()  # the last line may be incomplete
     good = bad = anchors = 0
+    header = False
     comment_only = True
     for ln in lines:
         kind = line_kind(ln)
         if kind in ("blank", "comment"):
-            if kind == "comment" and _HEADER.match(ln):
-                anchors += 1
+            header = header or (kind == "comment" and bool(_HEADER.match(ln)))
             continue
         comment_only = False
         if kind is None:
@@ -98,6 +98,8 @@ def dmpmqmsg_score(text: bytes, cut: bool = False) -> float:
         else:
             good += 1
             anchors += kind in ("A", "N")
+    if header:
+        return 1.0  # the writer's own header line
     if not anchors:
         # all comments (a long first comment line, a header-less comment-only file)
         return 0.5 if comment_only and text.lstrip()[:1] == b"*" else 0.0
