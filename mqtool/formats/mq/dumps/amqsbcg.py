@@ -22,9 +22,11 @@ from typing import Any
 
 from mqtool.formats.mq.dumps.lines import Line
 from mqtool.formats.mq.dumps.message import Message
-from mqtool.formats.mq.mqmd import FIELD_NAMES, HEX_FIELDS, INT_FIELDS, TEXT_FIELDS
+from mqtool.formats.mq.mqmd import FIELD_NAMES, HEX_FIELDS, INT_FIELDS, TEXT_FIELDS, mqmd_layout
 
 _NAMES = {n: n for n in FIELD_NAMES}
+# amqsbcg prints character fields at their full width ('%.*s'): a quote inside stays inside
+_WIDTHS = {f.name: f.size for f in mqmd_layout().fields if f.kind == "text"}
 _FIELD = re.compile(r"(?<!\w)(\w+)[ \t]*:[ \t]*")
 _LENGTH = re.compile(r"length[ \t]*-[ \t]*(\d{1,12})(\d*)(?:[ \t]+of[ \t]+(\d{1,12})(\d*))?[ \t]+bytes",
                      re.IGNORECASE)
@@ -205,7 +207,7 @@ class AmqsbcgReader:
                 break
             found = True
             name = _NAMES.get(m.group(1).lower())
-            value, pos = _value(line, m.end())
+            value, pos = _value(line, m.end(), _WIDTHS.get(name or ""))
             if name is None:
                 continue
             if not value:
@@ -344,13 +346,16 @@ def hex_words(line: str, start: int) -> Iterator[str]:
         pos = end
 
 
-def _value(line: str, at: int) -> tuple[str, int]:
-    """The value of a field that starts at ``at``, and where the next field may start."""
+def _value(line: str, at: int, width: int | None = None) -> tuple[str, int]:
+    """The value of a field that starts at ``at``, and where the next field may start
+    (``width``: a character field's size, for values that hold a quote)."""
     rest = line[at:at + 2]
     if rest.startswith("X'"):
         end = line.find("'", at + 2)
         return (line[at:end + 1], end + 1) if end >= 0 else (line[at:].rstrip(), len(line))
     if rest.startswith("'"):
+        if width and line[at + width + 1:at + width + 2] == "'":
+            return line[at:at + width + 2], at + width + 2
         end = line.find("'", at + 1)
         return (line[at:end + 1], end + 1) if end >= 0 else (line[at:].rstrip(), len(line))
     end = at

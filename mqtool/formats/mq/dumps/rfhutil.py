@@ -103,6 +103,11 @@ class RfhutilReader:
                 pass
             if self.buf[j:j + 4] in _EYES or (len(self.buf) <= j) or self._props_end(j) is not None:
                 return i
+            if props_like(bytes(self.buf[j:j + MAX_PROPERTIES])):
+                if self.eof or not self._more():
+                    return i  # the file ends in the properties of a next message
+                pos = i
+                continue
             pos = i + 1
 
     def _message(self) -> tuple[Message, int | None]:
@@ -118,6 +123,11 @@ class RfhutilReader:
             while len(self.buf) < at + 400 and self._more():
                 pass
             variant = sniff_mqmd(bytes(self.buf[at:at + 400]))
+            if props_end is None and self.buf[:4] not in _EYES and self.eof and \
+                    props_like(bytes(self.buf[:MAX_PROPERTIES])):
+                msg.cut(f"rfhutil: the file ends in the properties of message {msg.position} "
+                        f"(offset {self.base})", 0)
+                return msg, None
             if variant is None:
                 if self.buf[at:at + 4] in _EYES and len(self.buf) - at < MQMD_V2_SIZE:
                     msg.cut(f"rfhutil: the file ends inside the MQMD of message {msg.position} "
@@ -133,6 +143,13 @@ class RfhutilReader:
         end = self._boundary(at)
         msg.body = bytes(self.buf[at:end] if end is not None else self.buf[at:])
         return msg, end
+
+
+def props_like(tail: bytes) -> bool:
+    """Text of ``name=value`` lines (what a save file cut in its properties ends with)."""
+    lines = [ln for ln in tail.split(b"\n") if ln.strip()]
+    return (bool(lines) and b"\x00" not in tail and b"=" in lines[0]
+            and all(b"=" in ln for ln in lines[:-1]))
 
 
 _TYPES = {b"i1": int, b"i2": int, b"i4": int, b"i8": int, b"r4": float, b"r8": float}

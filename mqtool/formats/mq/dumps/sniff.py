@@ -12,6 +12,7 @@ import json
 import re
 
 from mqtool.formats.mq.dumps.dmpmqmsg import ATTRS, line_kind
+from mqtool.formats.mq.dumps.rfhutil import props_like
 from mqtool.formats.mq.mqmd import EYE_ASCII, EYE_EBCDIC, sniff_mqmd
 
 HEAD = 65536
@@ -51,7 +52,7 @@ def _rfh_delimited(head: bytes) -> bool:
     at = head.find(RFH_DELIMITER)
     while at >= 0:
         nxt = head[at + len(RFH_DELIMITER):]
-        if nxt[:4] in _EYES or _rfh_properties_first(nxt) or len(nxt) < 4:
+        if nxt[:4] in _EYES or _rfh_properties_first(nxt) or len(nxt) < 4 or props_like(nxt):
             return True
         at = head.find(RFH_DELIMITER, at + 1)
     return False
