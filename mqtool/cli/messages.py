@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -167,9 +168,7 @@ def _write_dmpmqmsg(msgs: Iterator[Any], output: str, force: bool) -> int:
             n = write_dmpmqmsg(msgs, f)
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return n

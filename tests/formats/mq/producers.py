@@ -97,7 +97,7 @@ def qload_file(msgs: list[Msg], mode: str = "hex", width: int = 25, ascii_cols: 
 def _qload_mqmd(md: dict[str, Any], char_appl: bool) -> bytes:
     out = bytearray()
     for kind, code, name, length, ver in FLDS:
-        if ver == "c" and not char_appl or ver == "x" and char_appl:
+        if (ver == "c" and not char_appl) or (ver == "x" and char_appl):
             continue
         if isinstance(ver, int) and ver and md["version"] < ver:
             continue

@@ -136,7 +136,7 @@ def test_escapes_the_loader_refuses_are_errors(tmp_path: Path) -> None:
 def test_unknown_lines_are_problems_with_their_line_and_recognition_holds(tmp_path: Path) -> None:
     data = qload_file(MSGS[:2]).replace(b"A PRI 0\n", b"garbage here\n", 1)
     assert sniff(data) == "dmpmqmsg"
-    got, dump = read(data, tmp_path)
+    got, _dump = read(data, tmp_path)
     assert [m.body for m in got] == [m.body for m in MSGS[:2]]
     line = data.split(b"\n").index(b"garbage here") + 1
     assert got[0].problems[0].reason == (f"dmpmqmsg: line {line} is not a dmpmqmsg line "
@@ -166,7 +166,7 @@ def test_a_file_cut_anywhere_is_read_up_to_the_cut(tmp_path: Path) -> None:
     ends = [data.index(b"\n\n", data.index(b"X ")) + 2]
     ends.append(len(data))
     for cut in range(1, len(data) + 1):
-        got, dump = read(data[:cut], tmp_path, f"cut{cut}")
+        got, _dump = read(data[:cut], tmp_path, f"cut{cut}")
         complete = sum(1 for e in ends if e <= cut)
         assert all(not m.truncated and m.usable for m in got[:complete])
         assert [m.body for m in got[:complete]] == [m.body for m in msgs[:complete]]

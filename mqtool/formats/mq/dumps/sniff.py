@@ -92,9 +92,7 @@ def dmpmqmsg_score(text: bytes, cut: bool = False) -> float:
             header = header or (kind == "comment" and bool(_HEADER.match(ln)))
             continue
         comment_only = False
-        if kind is None:
-            bad += 1
-        elif kind == "A" and ln[2:5] not in _KNOWN_CODES:
+        if kind is None or (kind == "A" and ln[2:5] not in _KNOWN_CODES):
             bad += 1
         else:
             good += 1

@@ -7,6 +7,7 @@ MQMD's format.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from dataclasses import dataclass
@@ -140,10 +141,8 @@ def _needles(text: str, ccsid: int | None) -> set[bytes]:
     if codec:
         codecs.add(codec)
     for c in codecs:
-        try:
+        with contextlib.suppress(UnicodeError, LookupError):
             out.add(text.encode(c))
-        except (UnicodeError, LookupError):
-            pass
     return {n for n in out if n}
 
 

@@ -6,10 +6,9 @@ writer sits with its reader in ``queue_dump``. Every writer streams: one message
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import IO, Any
-
-import json
 
 from mqtool import __version__
 from mqtool.formats.mq.dumps.dmpmqmsg import CODES as DMPMQMSG_CODES
