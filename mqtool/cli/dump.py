@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from mqtool.cli._common import Env, color_option, get_env, write_binary
@@ -120,11 +122,114 @@ def _colored(env: Env, blocks, opts: DumpOptions) -> None:  # type: ignore[no-un
 
 
 def _reverse(env: Env, file: str, output: str | None, force: bool) -> int:
-    from mqtool.io.inputs import read_text
-    from mqtool.io.undump import undump
+    """Dump text back to bytes. Line styles (xxd, hexdump -C, amqsbcg, plain hex, X'..')
+    stream; the documents' style is read whole (its lines may run together)."""
+    import io
+    import sys
 
-    text = read_text(file)
-    if not text.strip():
-        raise InputError(f"{file}: empty input, no dump to read")
-    write_binary(env, undump(text), output, force)
+    from mqtool.io.undump import SCAN, detect_lines, iter_undump, undump
+
+    raw = _open_input(file)
+    try:
+        text = io.TextIOWrapper(raw if raw is not sys.stdin.buffer else _Unclosed(raw),
+                                encoding="utf-8", errors="replace", newline=None)
+        head: list[str] = []
+        for line in text:
+            head.append(line)
+            if len(head) >= SCAN:
+                break
+        if not "".join(head).strip():
+            raise InputError(f"{file}: empty input, no dump to read")
+        kind = detect_lines([h.rstrip("\n") for h in head])
+        if kind in ("document",):
+            whole = "".join(head) + text.read()
+            chunks: Any = iter([undump(whole)])
+        else:
+            ended = [True]
+
+            def lines() -> Any:
+                for ln in _chain(head, text):
+                    ended[0] = ln.endswith("\n")
+                    yield ln.rstrip("\n")
+
+            chunks = iter_undump(lines(), kind, cut=lambda: not ended[0])
+        _write_chunks(env, chunks, output, force)
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
     return ExitStatus.OK
+
+
+def _open_input(file: str) -> Any:
+    import sys
+    from pathlib import Path
+
+    if file == "-":
+        return sys.stdin.buffer
+    p = Path(file)
+    if not p.exists():
+        raise InputError(f"{file}: no such file")
+    if p.is_dir():
+        raise InputError(f"{file}: is a directory")
+    try:
+        return p.open("rb")
+    except OSError as e:
+        raise InputError(f"{file}: {e.strerror}") from None
+
+
+class _Unclosed:
+    """stdin for a TextIOWrapper that must not close it."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+
+def _chain(head: list[str], rest: Any) -> Any:
+    yield from head
+    yield from rest
+
+
+def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> None:
+    """Stream to stdout (what was read stays written when an error follows), or to FILE
+    through a temporary file renamed at the end (no half-written FILE)."""
+    import contextlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from mqtool.errors import EnvError
+    from mqtool.io.outputs import OutputExistsError
+
+    if not output or output == "-":
+        env.refuse_binary_to_terminal()
+        for c in chunks:
+            env.stdout.write(c)
+        env.stdout.flush()
+        return
+    target = Path(output)
+    if target.exists() and not force:
+        raise OutputExistsError(f"{output} exists (use --force to overwrite)")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                   dir=target.parent if str(target.parent) else ".")
+    except OSError as e:
+        raise EnvError(f"{output}: cannot write: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for c in chunks:
+                f.write(c)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
