@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mqtool.cli._common import Env, color_option, get_env, write_binary
+from mqtool.cli._common import Env, color_option, get_env
 from mqtool.errors import ExitStatus, InputError
 from mqtool.render.hexdump import STYLES, DumpOptions
 
@@ -29,8 +29,8 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-s", "--seek", callback=_int, metavar="N",
               help="Start at byte N (negative: from the end of the file).")
 @click.option("-l", "--length", callback=_int, metavar="N", help="Dump N bytes only.")
-@click.option("-c", "--cols", type=click.IntRange(1, 256), default=16, show_default=True,
-              help="Bytes per line.")
+@click.option("-c", "--cols", type=click.IntRange(0, 256), default=None,
+              help="Bytes per line (16; xxd -b 6, -i 12, -p 30).")
 @click.option("-g", "--group", type=click.IntRange(0, 256), default=None,
               help="Bytes per group (document 4, xxd 2, canonical 1; 0 = one group).")
 @click.option("-u", "upper", is_flag=True, default=None, help="Upper-case hex (xxd style).")
@@ -41,7 +41,15 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
                    "1140, ..., or ascii (default for xxd and canonical).")
 @click.option("--dual", is_flag=True, help="Document style: EBCDIC and ASCII columns.")
 @click.option("-v", "--no-squeeze", is_flag=True,
-              help="Print repeated lines instead of 'N identical line(s) suppressed'.")
+              help="Print repeated lines instead of 'N identical line(s) suppressed' (document) "
+                   "or '*' (canonical). xxd style never squeezes unless -a.")
+@click.option("-a", "autoskip", is_flag=True,
+              help="xxd -a: a run of all-zero lines becomes '*' (implies --style xxd).")
+@click.option("-p", "plain", is_flag=True, help="xxd -p: plain hex, 30 bytes a line.")
+@click.option("-i", "include", is_flag=True, help="xxd -i: a C include file.")
+@click.option("-b", "bits", is_flag=True, help="xxd -b: bits instead of hex, 6 bytes a line.")
+@click.option("-e", "little", is_flag=True,
+              help="xxd -e: little-endian groups (4 bytes unless -g).")
 @click.option("--base", callback=_int, metavar="ADDR",
               help="Print storage addresses from ADDR (8 digits, lines aligned to the address).")
 @click.option("-r", "--reverse", is_flag=True,
@@ -49,33 +57,73 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
-def dump(file: str, seek: int | None, length: int | None, cols: int, group: int | None,
+def dump(file: str, seek: int | None, length: int | None, cols: int | None, group: int | None,
          upper: bool | None, style: str, codepage: str | None, dual: bool, no_squeeze: bool,
+         autoskip: bool, plain: bool, include: bool, bits: bool, little: bool,
          base: int | None, reverse: bool, output: str | None, force: bool) -> int:
     """Hex dump FILE (or stdin) in the documents' style:
 
     \b
       0000 E4D9C2C8 00000040 F0F10001 000000A0 *URBH... 01.....-*
 
-    Repeated lines are squeezed into 'N identical line(s) suppressed'. With -r, dump text
-    is read back into bytes: the documents' dumps as printed (character columns garbled or
-    missing, several lines run together, storage dumps that start mid-line), xxd and
-    hexdump -C output. Only the hex words are trusted.
+    Repeated lines are squeezed into 'N identical line(s) suppressed'. --style xxd is
+    byte-identical to xxd (-a, -p, -i, -b, -e, -c, -g, -u, -s, -l as xxd has them);
+    --style canonical to hexdump -C. With -r, dump text is read back into bytes: the
+    documents' dumps as printed (character columns garbled or missing, several lines run
+    together, storage dumps that start mid-line), xxd (offsets honoured, gaps zero-filled),
+    hexdump -C, amqsbcg data lines, plain hex of any length and X'...' literals. Only the
+    hex words are trusted; a cut last line is an error naming its line.
     """
     env = get_env()
     if reverse:
         return _reverse(env, file, output, force)
     if length is not None and length < 0:
         raise click.BadParameter("must not be negative", param_hint="--length")
+    mode = ("include" if include else "plain" if plain else "little" if little
+            else "bits" if bits else "normal")
+    if mode != "normal" or autoskip:
+        if style not in ("document", "xxd") or base is not None or dual:
+            raise click.UsageError("-a, -p, -i, -b and -e are xxd options: they go with "
+                                   "--style xxd only (no --base, --dual)")
+        return _xxd(env, file, seek or 0, length, output, force, mode, cols, group,
+                    bool(upper), autoskip)
     try:
-        opts = DumpOptions(style=style, cols=cols, group=group, upper=upper, codepage=codepage,
-                           dual=dual, squeeze=not no_squeeze, base=base).resolved()
+        opts = DumpOptions(style=style, cols=cols or 16, group=group, upper=upper,
+                           codepage=codepage, dual=dual,
+                           squeeze=not no_squeeze and style != "xxd", base=base).resolved()
         from mqtool.codepages import char_table
 
         char_table(opts.codepage or "cp037")
     except (ValueError, LookupError) as e:
         raise click.BadParameter(str(e).strip("'\""), param_hint="--codepage") from None
     return _dump(env, file, opts, seek or 0, length, output, force)
+
+
+def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None, force: bool,
+         mode: str, cols: int | None, group: int | None, upper: bool, autoskip: bool) -> int:
+    from mqtool.io.inputs import iter_chunks, size_of
+    from mqtool.render.xxd import XxdOptions, xxd
+
+    try:
+        opts = XxdOptions(mode, cols, group, upper, autoskip,
+                          None if file == "-" else file).resolved()
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    size = size_of(file)
+    start = seek if seek >= 0 or size is None else max(0, size + seek)
+    blocks = xxd(iter_chunks(file, seek, length), opts, start=start)
+    if output and output != "-":
+        from mqtool.io.outputs import open_new
+
+        with open_new(output, force) as f:
+            for block in blocks:
+                f.write(block)
+        return ExitStatus.OK
+    write = env.stdout.write
+    for block in blocks:
+        write(block)
+    env.stdout.flush()
+    return ExitStatus.OK
 
 
 def _dump(env: Env, file: str, opts: DumpOptions, seek: int, length: int | None,
