@@ -60,7 +60,7 @@ def _correlid(ctx: click.Context, param: click.Parameter, value: str | None) -> 
                    "page).")
 @click.option("-o", "--output", metavar="DIR|FILE",
               help="Write the selected messages: an mqtool directory (index.jsonl + bodies), "
-                   "or with --to dmpmqmsg a dmpmqmsg file.")
+                   "or with --to dmpmqmsg a dmpmqmsg file (- for stdout).")
 @click.option("--to", "to", type=click.Choice(["mqtool-dir", "dmpmqmsg"]), default="mqtool-dir",
               show_default=True, help="What -o writes.")
 @click.option("--force", is_flag=True, help="Overwrite existing output.")
@@ -107,7 +107,12 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
                     yield msg
             _report(env, dump, state)
 
-    if output:
+    if output == "-" and to == "dmpmqmsg":
+        from mqtool.formats.mq.dumps.write import write_dmpmqmsg
+
+        write_dmpmqmsg(selected(), env.stdout)
+        env.stdout.flush()
+    elif output:
         if to == "dmpmqmsg":
             n = _write_dmpmqmsg(selected(), output, force)
         else:
