@@ -129,7 +129,7 @@ def looks_like_dump(text: str) -> bool:
 
 def _hexdump_refused() -> UndumpError:
     return UndumpError(1, 1, "plain hexdump output (16-bit words in the byte order of the "
-                             "machine that ran it) cannot be read back reliably; dump with "
+                             "machine that ran it) cannot be read back reliably; use "
                              "'hexdump -C' (or xxd) instead")
 
 
@@ -261,8 +261,22 @@ class _XxdReader(_LineReader):
         area = m.group(2)
         if cut and "  " not in area.rstrip():
             raise UndumpError(ln, 1, "the line has no character column")
-        chunk = _hex_tokens(area.split("  ", 1)[0], ln, m.start(2))
-        return self.place(int(m.group(1), 16), chunk, ln, fill_gaps=True)
+        hexpart = area.split("  ", 1)[0]
+        try:
+            chunk = bytes.fromhex(hexpart)
+            if len(hexpart.replace(" ", "")) != 2 * len(chunk) or "\t" in hexpart:
+                raise ValueError
+        except ValueError:
+            chunk = _hex_tokens(hexpart, ln, m.start(2))
+        if not self.count and self.pos is None:
+            self.pos = int(m.group(1), 16)
+        off = int(m.group(1), 16)
+        if off == self.pos and not self.repeat:  # the common case: the next line
+            self.pos = off + len(chunk)
+            if chunk:
+                self.prev = chunk
+            return chunk
+        return self.place(off, chunk, ln, fill_gaps=True)
 
     def finish(self, ln: int) -> Iterator[bytes]:
         if self.repeat:
@@ -331,7 +345,8 @@ class _LiteralReader(_PlainReader):
             out += bytes.fromhex(digits)
             pos = m.end()
         if line[pos:].strip():
-            raise UndumpError(ln, pos + 1, f"{line[pos:].strip()[:20]!r} is not an X'...' literal"
+            lead = len(line[pos:]) - len(line[pos:].lstrip())
+            raise UndumpError(ln, pos + lead + 1, f"{line[pos:].strip()[:20]!r} is not an X'...' literal"
                               + (" (no closing quote)" if "X'" in line[pos:] else ""))
         return bytes(out)
 
