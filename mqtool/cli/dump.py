@@ -189,9 +189,10 @@ def _reverse(env: Env, file: str, output: str | None, force: bool) -> int:
         if not "".join(head).strip():
             raise InputError(f"{file}: empty input, no dump to read")
         kind = detect_lines([h.rstrip("\n") for h in head])
-        if kind in ("document",):
-            whole = "".join(head) + text.read()
-            chunks: Any = iter([undump(whole)])
+        if kind == "document" and file != "-":
+            chunks: Any = _document_chunks(file, _chain(head, text))
+        elif kind == "document":
+            chunks = iter([undump("".join(head) + text.read())])
         else:
             ended = [True]
 
@@ -240,6 +241,30 @@ class _Unclosed:
     @property
     def closed(self) -> bool:
         return False
+
+
+def _document_chunks(file: str, lines: Any) -> Any:
+    """A document-style file: streamed while its lines are one plain dump; otherwise read
+    whole (its lines run together, hold several dumps, ...) and the rest written."""
+    import hashlib
+
+    from mqtool.errors import UndumpError
+    from mqtool.io.inputs import read_text
+    from mqtool.io.undump import NotPlainError, iter_document, undump
+
+    done = hashlib.sha256()
+    n = 0
+    try:
+        for chunk in iter_document(line.rstrip("\n") for line in lines):
+            done.update(chunk)
+            n += len(chunk)
+            yield chunk
+    except NotPlainError:
+        full = undump(read_text(file))
+        if hashlib.sha256(full[:n]).digest() != done.digest():
+            raise UndumpError(1, 1, "the text reads differently as a whole than line by line; "
+                                    "nothing after the first bytes written is certain") from None
+        yield full[n:]
 
 
 def _chain(head: list[str], rest: Any) -> Any:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
-from mqtool.errors import UndumpError
+from mqtool.errors import ExitStatus, MqtoolError, UndumpError
 
 _HEX = re.compile(r"^[0-9A-Fa-f]+$")
 _HEXCHARS = re.compile(r"[0-9A-Fa-f]+")
@@ -544,6 +544,84 @@ class _Document:
         tok = self.t[i]
         return UndumpError(tok.line, tok.col, f"offset X'{int(tok.text, 16):X}' where "
                            f"X'{expected:X}' was expected: lines are missing")
+
+
+# --------------------------------------------------------------------------- documents, streamed
+
+
+class NotPlainError(MqtoolError):
+    """The document-style text needs the full reader (its lines are not one plain dump)."""
+
+    status = ExitStatus.DECODE
+
+
+_DOC_COLS = (4, 8, 16, 24, 32, 48, 64)
+_DOC_REST = 2 * 64 + 4  # the longest character column(s): --dual, 64 bytes a line
+_RUN_ON = re.compile(r"[0-9A-Fa-f]{4,16} +[0-9A-Fa-f]{2}")  # an offset and a word
+
+
+def iter_document(lines: Iterable[str]) -> Iterator[bytes]:
+    """A document-style dump read a line at a time, when it is one well-formed dump (what
+    ``mqtool dump`` prints, IPCS storage lines): offset, 4-byte words, a ``*...*`` column,
+    ``N identical line(s) suppressed``. Anything else raises ``NotPlainError`` (read the whole
+    text with ``undump`` then); what was yielded before is the same as ``undump`` gives."""
+    expected: int | None = None
+    cols = 0
+    prev = b""
+    short = False  # a line shorter than the width: must be the last
+    pending: list[bytes] = []  # held until the width is known (first two lines)
+    for line in lines:
+        if not line.strip():
+            continue
+        m = _SUPPRESSED.match(line.strip())
+        if m:
+            if not cols or len(prev) != cols or short:
+                raise NotPlainError("a suppressed-lines note before the width is known")
+            out = prev * int(m.group(1))
+            expected = (expected or 0) + len(out)
+            if pending:
+                pending.append(out)
+            else:
+                yield out
+            continue
+        left, star, rest = line.partition(" *")
+        if star and (len(rest) > _DOC_REST or not rest.rstrip().endswith("*")
+                     or _RUN_ON.search(rest)):
+            raise NotPlainError("a character column that may hold another dump line")
+        words = left.split()
+        if len(words) < 2 or not _OFFSET.match(words[0]) or short:
+            raise NotPlainError("not a plain dump line")
+        for w in words[1:-1]:
+            if len(w) != 8 or not _HEX.match(w):
+                raise NotPlainError("a word that is not 8 hex digits")
+        last = words[-1]
+        if not (_HEX.match(last) and len(last) % 2 == 0 and len(last) <= 8):
+            raise NotPlainError("a last word that is not hex")
+        off = int(words[0], 16)
+        data = bytes.fromhex("".join(words[1:]))
+        if expected is not None and off != expected:
+            raise NotPlainError("offsets do not follow each other")
+        if expected is None:
+            pending.append(data)
+        elif not cols:
+            # the second line fixes the width: the first may start mid-line (storage)
+            cols = len(data)
+            if cols not in _DOC_COLS:
+                if len(data) < len(prev) or len(prev) not in _DOC_COLS:
+                    raise NotPlainError("no line width")
+                cols, short = len(prev), True
+            pending.append(data)
+            yield b"".join(pending)
+            pending = []
+        else:
+            if len(data) > cols:
+                raise NotPlainError("a line longer than the others")
+            short = len(data) < cols
+            yield data
+        expected = off + len(data)
+        prev = data
+    if pending:
+        yield b"".join(pending)
 
 
 # --------------------------------------------------------------------------- hex words
