@@ -346,3 +346,26 @@ def test_unknown_input_is_refused_with_the_kinds_listed(tmp_path: Path) -> None:
         list(QueueDump(str(p)))
     with pytest.raises(InputError, match="no such file"):
         list(QueueDump(str(tmp_path / "missing")))
+
+
+def test_mqtool_dir_refuses_fifos_and_devices_without_opening_them(tmp_path: Path) -> None:
+    import os
+    import time
+
+    d = tmp_path / "d"
+    d.mkdir()
+    os.mkfifo(d / "fifo")
+    (d / "dev").symlink_to("/dev/zero")  # a device inside the tree by name: refused
+    (d / "ok.bin").write_bytes(b"fine")
+    cid = "11" * 24
+    (d / "index.jsonl").write_text(
+        f'{{"seq":1,"file":"fifo","msgtype":100000,"correlid":"{cid}"}}\n'
+        f'{{"seq":2,"file":"ok.bin","msgtype":8,"correlid":"{cid}","truncated":true}}\n'
+        f'{{"seq":3,"file":"dev","msgtype":8,"correlid":"{cid}"}}\n')
+    t = time.perf_counter()
+    got = list(QueueDump(str(d)))
+    assert time.perf_counter() - t < 5  # a FIFO read would block forever
+    assert not got[0].usable and "not a regular file" in got[0].problems[0].reason
+    assert got[0].problems[0].path.endswith("index.jsonl line 1")
+    assert got[1].body == b"fine" and got[1].truncated and not got[1].usable
+    assert not got[2].usable and got[2].body == b""  # /dev/zero is never read
