@@ -32,6 +32,7 @@ _LENGTH = re.compile(r"length[ \t]*-[ \t]*(\d{1,12})(\d*)(?:[ \t]+of[ \t]+(\d{1,
                      re.IGNORECASE)
 _DATA = re.compile(r"[ \t]*([0-9A-Fa-f]{8}):")
 _HEXWORD = re.compile(r"[0-9A-Fa-f]+")
+_DATA_B = re.compile(rb"[ \t]*([0-9A-Fa-f]{8}):")
 _PROPERTY = re.compile(r"[ \t]+(\S+) : ")
 _NUMBER = re.compile(r"[-+]?\d+")
 _FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)", re.IGNORECASE)
@@ -101,6 +102,8 @@ class AmqsbcgReader:
         return f"{self.name} line {n}"
 
     def _line(self, ln: Line) -> Message | None:
+        if self.section == "body" and self.msg is not None and self._fast_data(ln):
+            return None
         line, pasted = _text(ln.text)
         stripped = line.strip()
         n = ln.number
@@ -145,6 +148,28 @@ class AmqsbcgReader:
         elif self.section == "body":
             self._length(line, n)
         return None
+
+    def _fast_data(self, ln: Line) -> bool:
+        """A plain data line in the body, read from its bytes (the common case); False to
+        take the careful path."""
+        m = _DATA_B.match(ln.text)
+        if m is None:
+            return False
+        raw = ln.text
+        q = raw.find(b"'", m.end())
+        if q < 0:
+            return False
+        try:
+            got = bytes.fromhex(raw[m.end():q].decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            return False
+        msg = self.msg
+        assert msg is not None
+        if len(got) > MAX_LINE_BYTES or int(m.group(1), 16) != len(msg.body):
+            return False
+        self.data_lines += 1
+        msg.body += got  # type: ignore[operator]
+        return True
 
     def _pasted(self, pasted: bool, n: int) -> None:
         if pasted and not self.pasted and self.msg is not None:
