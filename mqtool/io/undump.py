@@ -18,6 +18,7 @@ Plain ``hexdump`` output (16-bit words in the machine's byte order) is refused: 
 
 from __future__ import annotations
 
+import io
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -65,17 +66,55 @@ def undump(text: str, cols: int | None = None) -> bytes:
 
 
 def undump_segments(text: str, cols: int | None = None) -> list[Segment]:
-    """The dumps in ``text``; raises ``UndumpError`` naming line and column on bad text."""
+    """The dumps in ``text``; raises ``UndumpError`` naming line and column on bad text.
+
+    Line styles, and document text that is one plain dump, are read a line at a time
+    (no token list: memory is the text and the bytes)."""
     kind = detect(text)
     if kind == "hexdump":
         raise _hexdump_refused()
     if kind in LINE_STYLES:
-        lines = text.splitlines()
         cut = bool(text) and not text.endswith(("\n", "\r"))
-        data = b"".join(iter_undump(lines, kind, cut=cut))
-        first = next((i for i, ln in enumerate(lines, 1) if ln.strip()), 1)
-        return [Segment(_first_address(lines, kind), data, first)]
+        data = b"".join(iter_undump(_lines(text), kind, cut=cut))
+        first, address = _first_line(text, kind)
+        return [Segment(address, data, first)]
+    if cols is None and len(text) > _STREAM_FROM:
+        try:
+            data = b"".join(iter_document(_lines(text)))
+        except NotPlainError:
+            pass
+        else:
+            first, address = _first_line(text, kind)
+            return [Segment(address, data, first)]
     return _Document(_tokens(text), cols or _infer_cols(text)).read()
+
+
+_STREAM_FROM = 1 << 20  # smaller document texts take the token reader directly
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` without a list of them."""
+    for line in io.StringIO(text, newline=None):
+        yield line.rstrip("\n")
+
+
+def _first_line(text: str, kind: str) -> tuple[int, int]:
+    """The number and address of the first dump line."""
+    pattern = {"xxd": _XXD_LINE, "canonical": _CANON_LINE, "amqsbcg": _AMQSBCG_LINE}.get(kind)
+    for n, ln in enumerate(_lines(text), 1):
+        if not ln.strip():
+            continue
+        if kind == "document":
+            words = ln.split()
+            if _OFFSET.match(words[0]):
+                return n, int(words[0], 16)
+            continue
+        if pattern is None:
+            return n, 0
+        hit = pattern.match(ln)
+        if hit and ln.strip() != "*":
+            return n, int(hit.group(1), 16)
+    return 1, 0
 
 
 def detect(text: str) -> str:
@@ -120,28 +159,24 @@ def _is_plain(lines: list[str]) -> bool:
 
 
 def looks_like_dump(text: str) -> bool:
-    """True when ``text`` reads back as at least one dump line (for ``identify``)."""
+    """True when ``text`` reads back as at least one dump line (for ``identify``); looks
+    at the first 256 KiB only (whole lines)."""
+    if len(text) > _LOOK:
+        cut = max(text.rfind("\n", 0, _LOOK), text.rfind("\r", 0, _LOOK))
+        text = text[:cut + 1] if cut > 0 else text[:_LOOK]
     try:
         return bool(undump_segments(text))
     except UndumpError:
         return False
 
 
+_LOOK = 256 << 10
+
+
 def _hexdump_refused() -> UndumpError:
     return UndumpError(1, 1, "plain hexdump output (16-bit words in the byte order of the "
                              "machine that ran it) cannot be read back reliably; use "
                              "'hexdump -C' (or xxd) instead")
-
-
-def _first_address(lines: list[str], kind: str) -> int:
-    for ln in lines:
-        m = {"xxd": _XXD_LINE, "canonical": _CANON_LINE, "amqsbcg": _AMQSBCG_LINE}.get(kind)
-        if m is None:
-            return 0
-        hit = m.match(ln)
-        if hit and ln.strip() != "*":
-            return int(hit.group(1), 16)
-    return 0
 
 
 # --------------------------------------------------------------------------- streaming
