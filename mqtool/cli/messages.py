@@ -93,16 +93,18 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
     def selected() -> Iterator[Any]:
         from mqtool.formats.mq.dumps.summary import summarize
 
-        if not json_out and not output:
-            env.line(_ROW.format("#", "MsgType", "Format", "Put", "CorrelId", "Length",
-                                 "Headers", "Payload", "Problems").rstrip())
+        table = not json_out and not output
+        headed = False
         for dump in opened:
             for msg in dump:
                 s = summarize(msg)
                 if filters.match(s):
                     if json_out:
                         env.line(json.dumps(s.to_json(), ensure_ascii=False))
-                    elif not output:
+                    elif table:
+                        if not headed:
+                            env.line(_HEADER)
+                            headed = True
                         env.line(_row(s))
                     yield msg
             _report(env, dump, state)
@@ -126,6 +128,10 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
             pass
     status = state["status"]
     return int(status)
+
+
+_HEADER = _ROW.format("#", "MsgType", "Format", "Put", "CorrelId", "Length", "Headers",
+                      "Payload", "Problems").rstrip()
 
 
 def _report(env: Env, dump: Any, state: dict[str, Any]) -> None:

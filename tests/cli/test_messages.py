@@ -201,3 +201,15 @@ def test_read_of_write_is_the_messages(tmp_path: Path, msgs: list[Message], to: 
                [{k: full_mqmd(m)[k] for k in keep} for m in msgs]
     else:
         assert [m.mqmd for m in back] == [m.mqmd for m in msgs]
+
+
+def test_other_formats_empty_input_and_missing_files(tmp_path: Path) -> None:
+    other = tmp_path / "x.txt"
+    other.write_text("just some prose\nnothing else\n")
+    empty = tmp_path / "e.qmsg"
+    empty.write_bytes(b"")
+    for p, words in ((other, "not a queue dump"), (empty, "empty input")):
+        r = mq("messages", p)
+        assert r.status == ExitStatus.DECODE and words in r.stderr and r.stdout == b""
+    r = mq("messages", tmp_path / "missing")
+    assert r.status == ExitStatus.USAGE and "no such file" in r.stderr

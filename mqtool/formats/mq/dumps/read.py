@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from mqtool.errors import InputError
+from mqtool.errors import ExitStatus, InputError
 from mqtool.formats.mq.dumps.amqsbcg import AmqsbcgReader
 from mqtool.formats.mq.dumps.dmpmqmsg import CODES as DMPMQMSG_CODES
 from mqtool.formats.mq.dumps.dmpmqmsg import DmpmqmsgReader
@@ -55,6 +55,13 @@ KINDS = "dmpmqmsg, amqsbcg, RFHUtil, MQMD-prefixed binary, mqtool directory"
 Progress = Callable[[int], None]  # bytes of the dump read so far
 
 
+class NotADumpError(InputError):
+    """The input is no queue dump mqtool knows (empty, or another format): exit 2, as
+    every command says of input it cannot read as what it expects."""
+
+    status = ExitStatus.DECODE
+
+
 def detect_format(path: str, head: bytes | None = None) -> str:
     """The kind of a dump file or directory; ``InputError`` when it is none of them."""
     if path != "-" and Path(path).is_dir():
@@ -66,8 +73,8 @@ def detect_format(path: str, head: bytes | None = None) -> str:
             head = f.read(HEAD)
     kind = sniff(head)
     if kind is None:
-        raise InputError(f"{path}: not a queue dump mqtool knows ({KINDS}); --input-format "
-                         "forces one")
+        what = "empty input" if not head.strip() else "not a queue dump mqtool knows"
+        raise NotADumpError(f"{path}: {what} ({KINDS}); --input-format forces one")
     if kind == "mqtool-dir":
         raise InputError(f"{path}: this is an index.jsonl; give its directory instead")
     return kind
