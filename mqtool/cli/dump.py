@@ -104,11 +104,7 @@ def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None,
     from mqtool.io.inputs import iter_chunks, size_of
     from mqtool.render.xxd import XxdOptions, xxd
 
-    try:
-        opts = XxdOptions(mode, cols, group, upper, autoskip,
-                          None if file == "-" else file).resolved()
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
+    opts = XxdOptions(mode, cols, group, upper, autoskip, None if file == "-" else file).resolved()
     size = size_of(file)
     start = seek if seek >= 0 or size is None else max(0, size + seek)
     blocks = xxd(iter_chunks(file, seek, length), opts, start=start)

@@ -7,7 +7,9 @@ path in ``render.hexdump``; these stream a line at a time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from mqtool.errors import InputError
 
 MODES = ("normal", "plain", "include", "bits", "little")
 MAX_COLS = 256
@@ -25,14 +27,18 @@ class XxdOptions:
     upper: bool = False  # -u
     autoskip: bool = False  # -a
     name: str | None = None  # -i: the file name as given (None: stdin, no declaration)
+    checked: bool = False  # resolved already (a group clamped to -c is not checked again)
 
     def resolved(self) -> XxdOptions:
+        """Defaults filled in and checked as xxd checks them (``InputError`` as xxd refuses)."""
+        if self.checked:
+            return self
         if self.mode not in MODES:
-            raise ValueError(f"unknown xxd mode {self.mode!r}")
+            raise InputError(f"unknown xxd mode {self.mode!r}")
         default = {"bits": 6, "include": 12, "plain": 30}.get(self.mode, 16)
         cols = self.cols if self.cols is not None else default
         if cols < 0 or cols > MAX_COLS:
-            raise ValueError(f"invalid number of columns (max. {MAX_COLS})")
+            raise InputError(f"invalid number of columns (max. {MAX_COLS})")
         if cols == 0 and self.mode != "plain":
             cols = default  # -c 0: the default, except for -p (one line)
         group = self.group if self.group is not None else {
@@ -40,8 +46,8 @@ class XxdOptions:
         if group < 1 or group > max(cols, 1):
             group = max(cols, 1)
         elif self.mode == "little" and group & (group - 1):
-            raise ValueError("number of octets per group must be a power of 2 with -e")
-        return XxdOptions(self.mode, cols, group, self.upper, self.autoskip, self.name)
+            raise InputError("number of octets per group must be a power of 2 with -e")
+        return replace(self, cols=cols, group=group, checked=True)
 
 
 def xxd(chunks: Iterable[bytes], opts: XxdOptions, start: int = 0) -> Iterator[bytes]:
