@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from mqtool.formats.mq.dumps.lines import EOF, LONG, Line, read_lines
+from mqtool.formats.mq.dumps.lines import EOF, EOL, LONG, Line, Run, read_lines
 from mqtool.formats.mq.dumps.message import Message
 from mqtool.model import Problem
 
@@ -99,14 +99,56 @@ class DmpmqmsgReader:
         self.last_kind: str | None = None
 
     def read(self, head: bytes, f: IO[bytes] | None) -> Iterator[Message]:
-        for ln in read_lines(head, f, self.advance):
-            self.last = ln
-            done = self._line(ln)
+        for ln in read_lines(head, f, self.advance, run_prefix=b"X "):
+            if type(ln) is Run:
+                yield from self._run(ln)
+                continue
+            done = self._one(ln)
             if done is not None:
                 yield done
         if self.cur is not None:
             self._check_end()
             yield self._finish()
+
+    def _one(self, ln: Line) -> Message | None:
+        self.last = ln
+        return self._line(ln)
+
+    def _run(self, run: Run) -> list[Message]:
+        """Consecutive ``X `` lines: one ``bytes.fromhex`` when they are plain hex (blanks
+        and line ends separate bytes there, so an odd digit count still fails), else a
+        line at a time."""
+        first = Line(run.number, run.offset, b"X ", EOL)
+        msg, done = self._data(first)
+        text = run.text
+        if (text.count(b"X") == run.count and b"<" not in text
+                and text.count(b"\r") == text.count(b"\r\n")):
+            try:
+                msg.body += bytes.fromhex(text.translate(None, b"X").decode("ascii"))  # type: ignore[operator]
+            except (ValueError, UnicodeDecodeError):
+                pass
+            else:
+                last = text.rfind(b"\n", 0, len(text) - 1) + 1
+                self.last = Line(run.number + run.count - 1, run.offset + last,
+                                 text[last:].rstrip(b"\r\n"), EOL)
+                self.last_kind = "X"
+                return [done] if done is not None else []
+        out = [done] if done is not None else []
+        offset = run.offset
+        first_line = True
+        for i, piece in enumerate(text.splitlines(keepends=True)):
+            ln = Line(run.number + i, offset, piece.rstrip(b"\r\n"), EOL)
+            offset += len(piece)
+            if first_line:  # already counted as data by _data above
+                self.last = ln
+                self._xline(msg, ln.text, ln)
+                self.last_kind = "X"
+                first_line = False
+                continue
+            later = self._one(ln)  # a lone CR may have split a line: classify each piece
+            if later is not None:
+                out.append(later)
+        return out
 
     # -- messages ------------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ ended: ``EOL`` (a line end), ``EOF`` (the file ends inside it: a cut file) or ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import IO, NamedTuple
 
 BLOCK = 1 << 20
@@ -22,9 +24,21 @@ class Line(NamedTuple):
     end: str  # EOL, EOF or LONG
 
 
+class Run(NamedTuple):
+    """Consecutive whole lines that start with the same prefix, in one piece (their line
+    ends included): readers decode such runs with one C call instead of a line at a time."""
+
+    number: int  # of the first line
+    offset: int
+    text: bytes
+    count: int  # lines
+
+
 def read_lines(head: bytes, f: IO[bytes] | None, advance: Callable[[int], None] | None = None,
-               block: int = BLOCK, max_line: int = MAX_LINE) -> Iterator[Line]:
-    """The lines of ``head`` followed by the rest of ``f``."""
+               block: int = BLOCK, max_line: int = MAX_LINE,
+               run_prefix: bytes | None = None) -> Iterator[Line | Run]:
+    """The lines of ``head`` followed by the rest of ``f``; with ``run_prefix``, runs of
+    LF-terminated lines starting with it come as ``Run``s."""
     carry = b""
     number = 0
     offset = 0
@@ -51,7 +65,18 @@ def read_lines(head: bytes, f: IO[bytes] | None, advance: Callable[[int], None] 
                 after_cr = cut == len(buf) and buf.endswith(b"\r")
                 buf = buf[cut:]
                 skipping = False
-        pieces = buf.splitlines(keepends=True)
+        if run_prefix is not None and b"\n" in buf:
+            cut = len(buf) if at_end else buf.rfind(b"\n") + 1
+            complete, rest = buf[:cut], buf[cut:]
+            items, number, offset = _runs(complete, run_prefix, number, offset)
+            yield from items
+            buf = rest
+            if not buf:
+                pieces: list[bytes] = []
+            else:
+                pieces = buf.splitlines(keepends=True)
+        else:
+            pieces = buf.splitlines(keepends=True)
         if pieces and not at_end and not pieces[-1].endswith(b"\n"):
             carry = pieces.pop()  # an unfinished line (or a CR that a LF may follow)
         for piece in pieces:
@@ -68,6 +93,42 @@ def read_lines(head: bytes, f: IO[bytes] | None, advance: Callable[[int], None] 
         if at_end:
             break
         data = f.read(block) if f is not None else b""
+
+
+@lru_cache(maxsize=4)
+def _run_end(prefix: bytes) -> re.Pattern[bytes]:
+    return re.compile(b"\n(?!" + re.escape(prefix) + b")")
+
+
+def _runs(text: bytes, prefix: bytes, number: int, offset: int
+          ) -> tuple[list[Line | Run], int, int]:
+    """``text`` (whole lines, the last possibly without its end) as runs and lines; the
+    number of its last line and the offset after it."""
+    out: list[Line | Run] = []
+    nl_prefix = b"\n" + prefix
+    run_end = _run_end(prefix)
+    pos, size = 0, len(text)
+    while pos < size:
+        if text.startswith(prefix, pos):
+            m = run_end.search(text, pos)  # the first line end not followed by the prefix
+            end = m.end() if m is not None else text.rfind(b"\n", pos) + 1
+            if end > pos and (text.count(b"\r", pos, end) == text.count(b"\r\n", pos, end)):
+                chunk = text[pos:end]
+                n = chunk.count(b"\n")
+                out.append(Run(number + 1, offset, chunk, n))
+                number += n
+                offset += len(chunk)
+                pos = end
+                continue
+        nxt = text.find(nl_prefix, pos)
+        seg_end = nxt + 1 if nxt >= 0 else size
+        for piece in text[pos:seg_end].splitlines(keepends=True):
+            line = piece.rstrip(b"\r\n")
+            number += 1
+            out.append(Line(number, offset, line, EOL if len(line) != len(piece) else EOF))
+            offset += len(piece)
+        pos = seg_end
+    return out, number, offset
 
 
 def _first_eol(buf: bytes) -> int:
