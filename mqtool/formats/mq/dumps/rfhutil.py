@@ -186,18 +186,3 @@ def parse_properties(text: bytes, msg: Message) -> dict[str, Any]:
                         f"{kind.decode('latin-1')}; kept as text", 0)
             out[name] = value.decode("utf-8", "replace")
     return out
-
-
-def property_text(name: str, value: Any) -> bytes:
-    """One property line as RFHUtil writes it (for tests and ``--to rfhutil``)."""
-    if value is None:
-        return f"{name}(xsi:nil='true')=".encode()
-    if isinstance(value, bool):
-        return f"{name}(dt='boolean')={'TRUE' if value else 'FALSE'}".encode()
-    if isinstance(value, int):
-        return f"{name}(dt='i8')={value}".encode()
-    if isinstance(value, float):
-        return f"{name}(dt='r8')={value!r}".encode()
-    if isinstance(value, bytes):
-        return f"{name}(dt='bin.hex')={value.hex().upper()}".encode()
-    return f"{name}={value}".encode()
