@@ -9,9 +9,12 @@ module that owns the work, so this file stays a map of what mqtool can do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqtool.model import Decoded
+
+if TYPE_CHECKING:
+    from mqtool.formats.mq.dumps.read import QueueDump
 
 
 def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
@@ -47,6 +50,14 @@ def identify(data: bytes) -> list[Any]:
     from mqtool.registry import identify as _identify
 
     return _identify(data)
+
+
+def messages(path: str, input_format: str | None = None, progress: Any = None) -> QueueDump:
+    """The messages of a queue dump (``formats.mq.dumps.read.QueueDump``: iterate it for
+    ``Message`` objects; ``errors``, ``count`` and ``truncated`` once read)."""
+    from mqtool.formats.mq.dumps.read import QueueDump
+
+    return QueueDump(path, input_format, progress)
 
 
 def reassemble_attachments(*args: Any, **kwargs: Any) -> Any:

@@ -62,6 +62,8 @@ TOP = {
     "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
     "layouts": ("mqtool.cli.layouts:layouts",
                 "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
+    "messages": ("mqtool.cli.messages:messages",
+                 "List the messages of queue dumps; filter; convert."),
 }
 
 

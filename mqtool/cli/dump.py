@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from mqtool.cli._common import Env, color_option, get_env, write_binary
+from mqtool.cli._common import Env, color_option, get_env
 from mqtool.errors import ExitStatus, InputError
 from mqtool.render.hexdump import STYLES, DumpOptions
 
@@ -27,8 +29,8 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-s", "--seek", callback=_int, metavar="N",
               help="Start at byte N (negative: from the end of the file).")
 @click.option("-l", "--length", callback=_int, metavar="N", help="Dump N bytes only.")
-@click.option("-c", "--cols", type=click.IntRange(1, 256), default=16, show_default=True,
-              help="Bytes per line.")
+@click.option("-c", "--cols", type=click.IntRange(0, 256), default=None,
+              help="Bytes per line (16; xxd -b 6, -i 12, -p 30).")
 @click.option("-g", "--group", type=click.IntRange(0, 256), default=None,
               help="Bytes per group (document 4, xxd 2, canonical 1; 0 = one group).")
 @click.option("-u", "upper", is_flag=True, default=None, help="Upper-case hex (xxd style).")
@@ -39,7 +41,15 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
                    "1140, ..., or ascii (default for xxd and canonical).")
 @click.option("--dual", is_flag=True, help="Document style: EBCDIC and ASCII columns.")
 @click.option("-v", "--no-squeeze", is_flag=True,
-              help="Print repeated lines instead of 'N identical line(s) suppressed'.")
+              help="Print repeated lines instead of 'N identical line(s) suppressed' (document) "
+                   "or '*' (canonical). xxd style never squeezes unless -a.")
+@click.option("-a", "autoskip", is_flag=True,
+              help="xxd -a: a run of all-zero lines becomes '*' (implies --style xxd).")
+@click.option("-p", "plain", is_flag=True, help="xxd -p: plain hex, 30 bytes a line.")
+@click.option("-i", "include", is_flag=True, help="xxd -i: a C include file.")
+@click.option("-b", "bits", is_flag=True, help="xxd -b: bits instead of hex, 6 bytes a line.")
+@click.option("-e", "little", is_flag=True,
+              help="xxd -e: little-endian groups (4 bytes unless -g).")
 @click.option("--base", callback=_int, metavar="ADDR",
               help="Print storage addresses from ADDR (8 digits, lines aligned to the address).")
 @click.option("-r", "--reverse", is_flag=True,
@@ -47,33 +57,69 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write to FILE instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
-def dump(file: str, seek: int | None, length: int | None, cols: int, group: int | None,
+def dump(file: str, seek: int | None, length: int | None, cols: int | None, group: int | None,
          upper: bool | None, style: str, codepage: str | None, dual: bool, no_squeeze: bool,
+         autoskip: bool, plain: bool, include: bool, bits: bool, little: bool,
          base: int | None, reverse: bool, output: str | None, force: bool) -> int:
     """Hex dump FILE (or stdin) in the documents' style:
 
     \b
       0000 E4D9C2C8 00000040 F0F10001 000000A0 *URBH... 01.....-*
 
-    Repeated lines are squeezed into 'N identical line(s) suppressed'. With -r, dump text
-    is read back into bytes: the documents' dumps as printed (character columns garbled or
-    missing, several lines run together, storage dumps that start mid-line), xxd and
-    hexdump -C output. Only the hex words are trusted.
+    Repeated lines are squeezed into 'N identical line(s) suppressed'. --style xxd is
+    byte-identical to xxd (-a, -p, -i, -b, -e, -c, -g, -u, -s, -l as xxd has them);
+    --style canonical to hexdump -C. With -r, dump text is read back into bytes: the
+    documents' dumps as printed (character columns garbled or missing, several lines run
+    together, storage dumps that start mid-line), xxd (offsets honoured, gaps zero-filled),
+    hexdump -C, amqsbcg data lines, plain hex of any length and X'...' literals. Only the
+    hex words are trusted; a cut last line is an error naming its line.
     """
     env = get_env()
     if reverse:
         return _reverse(env, file, output, force)
     if length is not None and length < 0:
         raise click.BadParameter("must not be negative", param_hint="--length")
+    mode = ("include" if include else "plain" if plain else "little" if little
+            else "bits" if bits else "normal")
+    if mode != "normal" or autoskip:
+        if style not in ("document", "xxd") or base is not None or dual:
+            raise click.UsageError("-a, -p, -i, -b and -e are xxd options: they go with "
+                                   "--style xxd only (no --base, --dual)")
+        return _xxd(env, file, seek or 0, length, output, force, mode, cols, group,
+                    bool(upper), autoskip)
     try:
-        opts = DumpOptions(style=style, cols=cols, group=group, upper=upper, codepage=codepage,
-                           dual=dual, squeeze=not no_squeeze, base=base).resolved()
+        opts = DumpOptions(style=style, cols=cols or 16, group=group, upper=upper,
+                           codepage=codepage, dual=dual,
+                           squeeze=not no_squeeze and style != "xxd", base=base).resolved()
         from mqtool.codepages import char_table
 
         char_table(opts.codepage or "cp037")
     except (ValueError, LookupError) as e:
         raise click.BadParameter(str(e).strip("'\""), param_hint="--codepage") from None
     return _dump(env, file, opts, seek or 0, length, output, force)
+
+
+def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None, force: bool,
+         mode: str, cols: int | None, group: int | None, upper: bool, autoskip: bool) -> int:
+    from mqtool.io.inputs import iter_chunks, size_of
+    from mqtool.render.xxd import XxdOptions, xxd
+
+    opts = XxdOptions(mode, cols, group, upper, autoskip, None if file == "-" else file).resolved()
+    size = size_of(file)
+    start = seek if seek >= 0 or size is None else max(0, size + seek)
+    blocks = xxd(iter_chunks(file, seek, length), opts, start=start)
+    if output and output != "-":
+        from mqtool.io.outputs import open_new
+
+        with open_new(output, force) as f:
+            for block in blocks:
+                f.write(block)
+        return ExitStatus.OK
+    write = env.stdout.write
+    for block in blocks:
+        write(block)
+    env.stdout.flush()
+    return ExitStatus.OK
 
 
 def _dump(env: Env, file: str, opts: DumpOptions, seek: int, length: int | None,
@@ -120,11 +166,139 @@ def _colored(env: Env, blocks, opts: DumpOptions) -> None:  # type: ignore[no-un
 
 
 def _reverse(env: Env, file: str, output: str | None, force: bool) -> int:
-    from mqtool.io.inputs import read_text
-    from mqtool.io.undump import undump
+    """Dump text back to bytes. Line styles (xxd, hexdump -C, amqsbcg, plain hex, X'..')
+    stream; the documents' style is read whole (its lines may run together)."""
+    import io
+    import sys
 
-    text = read_text(file)
-    if not text.strip():
-        raise InputError(f"{file}: empty input, no dump to read")
-    write_binary(env, undump(text), output, force)
+    from mqtool.io.undump import SCAN, detect_lines, iter_undump, undump
+
+    raw = _open_input(file)
+    try:
+        text = io.TextIOWrapper(raw if raw is not sys.stdin.buffer else _Unclosed(raw),
+                                encoding="utf-8", errors="replace", newline=None)
+        head: list[str] = []
+        for line in text:
+            head.append(line)
+            if len(head) >= SCAN:
+                break
+        if not "".join(head).strip():
+            raise InputError(f"{file}: empty input, no dump to read")
+        kind = detect_lines([h.rstrip("\n") for h in head])
+        if kind == "document" and file != "-":
+            chunks: Any = _document_chunks(file, _chain(head, text))
+        elif kind == "document":
+            chunks = iter([undump("".join(head) + text.read())])
+        else:
+            ended = [True]
+
+            def lines() -> Any:
+                for ln in _chain(head, text):
+                    ended[0] = ln.endswith("\n")
+                    yield ln.rstrip("\n")
+
+            chunks = iter_undump(lines(), kind, cut=lambda: not ended[0])
+        _write_chunks(env, chunks, output, force)
+    finally:
+        if raw is not sys.stdin.buffer:
+            raw.close()
     return ExitStatus.OK
+
+
+def _open_input(file: str) -> Any:
+    import sys
+    from pathlib import Path
+
+    if file == "-":
+        return sys.stdin.buffer
+    p = Path(file)
+    if not p.exists():
+        raise InputError(f"{file}: no such file")
+    if p.is_dir():
+        raise InputError(f"{file}: is a directory")
+    try:
+        return p.open("rb")
+    except OSError as e:
+        raise InputError(f"{file}: {e.strerror}") from None
+
+
+class _Unclosed:
+    """stdin for a TextIOWrapper that must not close it."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def closed(self) -> bool:
+        return False
+
+
+def _document_chunks(file: str, lines: Any) -> Any:
+    """A document-style file: streamed while its lines are one plain dump; otherwise read
+    whole (its lines run together, hold several dumps, ...) and the rest written."""
+    import hashlib
+
+    from mqtool.errors import UndumpError
+    from mqtool.io.inputs import read_text
+    from mqtool.io.undump import NotPlainError, iter_document, undump
+
+    done = hashlib.sha256()
+    n = 0
+    try:
+        for chunk in iter_document(line.rstrip("\n") for line in lines):
+            done.update(chunk)
+            n += len(chunk)
+            yield chunk
+    except NotPlainError:
+        full = undump(read_text(file))
+        if hashlib.sha256(full[:n]).digest() != done.digest():
+            raise UndumpError(1, 1, "the text reads differently as a whole than line by line; "
+                                    "nothing after the first bytes written is certain") from None
+        yield full[n:]
+
+
+def _chain(head: list[str], rest: Any) -> Any:
+    yield from head
+    yield from rest
+
+
+def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> None:
+    """Stream to stdout (what was read stays written when an error follows), or to FILE
+    through a temporary file renamed at the end (no half-written FILE)."""
+    import contextlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from mqtool.errors import EnvError
+    from mqtool.io.outputs import OutputExistsError
+
+    if not output or output == "-":
+        env.refuse_binary_to_terminal()
+        for c in chunks:
+            env.stdout.write(c)
+        env.stdout.flush()
+        return
+    target = Path(output)
+    if target.exists() and not force:
+        raise OutputExistsError(f"{output} exists (use --force to overwrite)")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                   dir=target.parent if str(target.parent) else ".")
+    except OSError as e:
+        raise EnvError(f"{output}: cannot write: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for c in chunks:
+                f.write(c)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

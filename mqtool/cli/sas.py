@@ -14,7 +14,7 @@ import click
 from mqtool.cli._common import Env, color_option, decoder_options, emit_units, get_env
 from mqtool.errors import BuildError, ExitStatus, InputError
 
-INPUT_FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "mqmd-binary", "mqtool-dir"]
+INPUT_FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
 FLOATS = ["ieee-be", "ieee-le", "ibm-hfp"]
 
 

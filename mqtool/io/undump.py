@@ -1,5 +1,6 @@
 """Hex dump text -> bytes: the documents' dumps exactly as printed, xxd, ``hexdump -C``,
-plain hex (``xxd -p``), and mqtool's own output.
+amqsbcg data lines, plain hex (``xxd -p``, any length), ``X'...'`` literals, and mqtool's
+own output.
 
 Only offsets and hex words are trusted: character columns are typeset, often garbled,
 may hold blanks, may be missing, and the documents sometimes run several dump lines into
@@ -7,22 +8,39 @@ one text line. A document-style line is "offset, hex words"; its character colum
 skipped by looking for the offset the next line must have. ``N identical line(s)
 suppressed`` and ``*`` repeat the line before. A dump whose offsets restart (several
 dumps in one text) becomes several segments.
+
+The style is that of the first dump line; a line of that style that cannot be read (a cut
+last line, a damaged word) is an error naming its line and column, never re-read as
+another style. xxd input honours its offsets as ``xxd -r`` does (a gap is zero bytes).
+Plain ``hexdump`` output (16-bit words in the machine's byte order) is refused: use
+``hexdump -C``. Line styles stream (``iter_undump``): memory does not grow with the text.
 """
 
 from __future__ import annotations
 
+import io
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
-from mqtool.errors import UndumpError
+from mqtool.errors import ExitStatus, MqtoolError, UndumpError
 
 _HEX = re.compile(r"^[0-9A-Fa-f]+$")
+_HEXCHARS = re.compile(r"[0-9A-Fa-f]+")
 _OFFSET = re.compile(r"^[0-9A-Fa-f]{4,16}$")
-_XXD_LINE = re.compile(r"^\s*([0-9A-Fa-f]+):\s?(.*)$")
+_XXD_LINE = re.compile(r"^\s*([0-9A-Fa-f]+): ?(.*)$")
+_XXD_FIRST = re.compile(r"^\s*[0-9A-Fa-f]+: [0-9A-Fa-f]")
 _CANON_LINE = re.compile(r"^([0-9A-Fa-f]{6,16})(?:\s{2}(.*?))?\s*(\|.*)?$")
+_CANON_FIRST = re.compile(r"^[0-9A-Fa-f]{6,16}  [0-9A-Fa-f]{2} ")
+_AMQSBCG_LINE = re.compile(r"^\s*([0-9A-Fa-f]{8}): {2,}")
+_HEXDUMP_LINE = re.compile(r"^[0-9a-fA-F]{7}(?: [0-9a-fA-F]{4})+\s*$")
+_LITERAL = re.compile(r"X'([0-9A-Fa-f \t]*)'")
 _SUPPRESSED = re.compile(r"^(\d+) identical line\(s\) suppressed$", re.IGNORECASE)
+AMQSBCG_MAX = 16 + 3  # a data line's bytes and a multi-byte character's overrun
+LINE_STYLES = ("xxd", "canonical", "plain", "amqsbcg", "literal")
+SCAN = 200  # lines looked at to find the first dump line
 
 
 @dataclass(frozen=True)
@@ -48,38 +66,358 @@ def undump(text: str, cols: int | None = None) -> bytes:
 
 
 def undump_segments(text: str, cols: int | None = None) -> list[Segment]:
-    """The dumps in ``text``; raises ``UndumpError`` naming line and column on bad text."""
+    """The dumps in ``text``; raises ``UndumpError`` naming line and column on bad text.
+
+    Line styles, and document text that is one plain dump, are read a line at a time
+    (no token list: memory is the text and the bytes)."""
     kind = detect(text)
-    if kind == "xxd":
-        return _lines_format(text, _xxd_line)
-    if kind == "canonical":
-        return _lines_format(text, _canonical_line)
-    if kind == "plain":
-        return [Segment(0, bytes.fromhex("".join(text.split())), 1)]
+    if kind == "hexdump":
+        raise _hexdump_refused()
+    if kind in LINE_STYLES:
+        cut = bool(text) and not text.endswith(("\n", "\r"))
+        data = b"".join(iter_undump(_lines(text), kind, cut=cut))
+        first, address = _first_line(text, kind)
+        return [Segment(address, data, first)]
+    if cols is None and len(text) > _STREAM_FROM:
+        try:
+            data = b"".join(iter_document(_lines(text)))
+        except NotPlainError:
+            pass
+        else:
+            first, address = _first_line(text, kind)
+            return [Segment(address, data, first)]
     return _Document(_tokens(text), cols or _infer_cols(text)).read()
 
 
+_STREAM_FROM = 1 << 20  # smaller document texts take the token reader directly
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` without a list of them."""
+    for line in io.StringIO(text, newline=None):
+        yield line.rstrip("\n")
+
+
+def _first_line(text: str, kind: str) -> tuple[int, int]:
+    """The number and address of the first dump line."""
+    pattern = {"xxd": _XXD_LINE, "canonical": _CANON_LINE, "amqsbcg": _AMQSBCG_LINE}.get(kind)
+    for n, ln in enumerate(_lines(text), 1):
+        if not ln.strip():
+            continue
+        if kind == "document":
+            words = ln.split()
+            if _OFFSET.match(words[0]):
+                return n, int(words[0], 16)
+            continue
+        if pattern is None:
+            return n, 0
+        hit = pattern.match(ln)
+        if hit and ln.strip() != "*":
+            return n, int(hit.group(1), 16)
+    return 1, 0
+
+
 def detect(text: str) -> str:
-    """``document``, ``xxd``, ``canonical`` or ``plain`` (``xxd -p``), from the first lines."""
-    lines = [ln for ln in text.splitlines() if ln.strip()][:8]
-    if not lines:
+    """``document``, ``xxd``, ``canonical``, ``amqsbcg``, ``plain`` (``xxd -p``), ``literal``
+    (``X'...'``) or ``hexdump`` (plain hexdump, refused), from the first dump line."""
+    return detect_lines(text.splitlines()[:SCAN])
+
+
+def detect_lines(lines: list[str]) -> str:
+    """``detect`` of the first lines of a text."""
+    body = [ln for ln in lines if ln.strip()]
+    if not body:
         return "document"
-    if all(_XXD_LINE.match(ln) or ln.strip() == "*" for ln in lines):
+    first = body[0]
+    if _HEXDUMP_LINE.match(first) and not any("|" in ln or "*" in ln for ln in body[:8]):
+        return "hexdump"
+    if _LITERAL.search(first) and first.strip().upper().startswith("X'"):
+        return "literal"
+    if any(_AMQSBCG_LINE.match(ln) and "'" in ln for ln in body):
+        return "amqsbcg"
+    if _XXD_FIRST.match(first) or (_XXD_LINE.match(first) and not _AMQSBCG_LINE.match(first)
+                                   and _XXD_LINE.match(first).group(2).strip() == ""):
         return "xxd"
-    if all(re.match(r"^[0-9A-Fa-f]{6,16}(\s{2}[0-9A-Fa-f]{2}\s|\s*$)", ln) or ln.strip() == "*"
-           for ln in lines) and any("|" in ln for ln in lines):
+    if _CANON_FIRST.match(first) and "|" in first:
         return "canonical"
-    if all(_HEX.match(ln.strip()) and len(ln.strip()) >= 16 for ln in lines):
+    if _is_plain(body[:8]):
         return "plain"
     return "document"
 
 
+def _is_plain(lines: list[str]) -> bool:
+    """Lines of hex only: ``xxd -p`` (one run a line) or words of one width on one line
+    (``E4D9C2C8 00000040``); not document lines whose first word is the offset."""
+    rows = [ln.split() for ln in lines]
+    if not all(all(_HEX.match(t) for t in row) for row in rows):
+        return False
+    if all(len(row) == 1 for row in rows):
+        return True
+    if len(rows) == 1:
+        return len({len(t) for t in rows[0]}) == 1
+    return False
+
+
 def looks_like_dump(text: str) -> bool:
-    """True when ``text`` reads back as at least one dump line (for ``identify``)."""
+    """True when ``text`` reads back as at least one dump line (for ``identify``); looks
+    at the first 256 KiB only (whole lines)."""
+    if len(text) > _LOOK:
+        cut = max(text.rfind("\n", 0, _LOOK), text.rfind("\r", 0, _LOOK))
+        text = text[:cut + 1] if cut > 0 else text[:_LOOK]
     try:
         return bool(undump_segments(text))
     except UndumpError:
         return False
+
+
+_LOOK = 256 << 10
+
+
+def _hexdump_refused() -> UndumpError:
+    return UndumpError(1, 1, "plain hexdump output (16-bit words in the byte order of the "
+                             "machine that ran it) cannot be read back reliably; use "
+                             "'hexdump -C' (or xxd) instead")
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def iter_undump(lines: Iterable[str], kind: str | None = None,
+                cut: bool | Callable[[], bool] = False, first_line: int = 1) -> Iterator[bytes]:
+    """Bytes of the dump text in ``lines`` (a line style), a line at a time. ``cut``: the
+    text does not end with a line end (its last line may be incomplete); a callable is
+    asked when the last line comes (streams learn it late)."""
+    it = iter(lines)
+    if kind is None:
+        head: list[str] = []
+        for ln in it:
+            head.append(ln)
+            if len(head) >= SCAN:
+                break
+        kind = detect_lines(head)
+        it = _chain(head, it)
+    if kind == "hexdump":
+        raise _hexdump_refused()
+    reader = {"xxd": _XxdReader, "canonical": _CanonicalReader, "plain": _PlainReader,
+              "amqsbcg": _AmqsbcgReader, "literal": _LiteralReader}.get(kind)
+    if reader is None:
+        raise ValueError(f"{kind}: not a line style")
+    yield from reader(cut).read(_last_flagged(it), first_line)
+
+
+def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
+    yield from head
+    yield from rest
+
+
+def _last_flagged(lines: Iterator[str]) -> Iterator[tuple[str, bool]]:
+    """Each line and whether it is the last."""
+    prev: str | None = None
+    for ln in lines:
+        if prev is not None:
+            yield prev, False
+        prev = ln
+    if prev is not None:
+        yield prev, True
+
+
+class _LineReader:
+    """A line-oriented style; subclasses turn one line into bytes."""
+
+    style = ""
+
+    def __init__(self, cut: bool | Callable[[], bool]) -> None:
+        self.cut = cut
+        self.pos: int | None = None  # the address the next byte has
+        self.prev = b""
+        self.repeat = False
+        self.count = 0
+
+    def read(self, lines: Iterator[tuple[str, bool]], first_line: int) -> Iterator[bytes]:
+        ln = first_line - 1
+        for ln, (line, last) in enumerate(lines, first_line):
+            if not line.strip():
+                continue
+            cut = last and (self.cut() if callable(self.cut) else self.cut)
+            try:
+                out = self.line(line, ln, cut)
+            except UndumpError as e:
+                if cut:
+                    raise UndumpError(e.line, e.column, f"{e.reason}; the text ends inside this "
+                                      "line: it is cut") from None
+                raise
+            if out:
+                self.count += len(out)
+                yield out
+        yield from self.finish(ln)
+
+    def line(self, line: str, ln: int, cut: bool) -> bytes:
+        raise NotImplementedError
+
+    def finish(self, ln: int) -> Iterator[bytes]:
+        if not self.count and self.pos is None:
+            raise UndumpError(1, 1, f"no {self.style} dump line found")
+        return iter(())
+
+    def place(self, off: int, chunk: bytes, ln: int, fill_gaps: bool) -> bytes:
+        """Bytes to write for ``chunk`` at address ``off`` (``*`` repeats, gaps)."""
+        out = b""
+        if self.pos is None:
+            self.pos = off
+        if off > self.pos:
+            gap = off - self.pos
+            if self.repeat and self.prev:
+                reps, rest = divmod(gap, len(self.prev))
+                out = self.prev * reps + self.prev[:rest]
+            elif fill_gaps:
+                out = bytes(gap)  # as xxd -r: the bytes a gap skips are zero
+            else:
+                raise UndumpError(ln, 1, f"offset {off:#x} where {self.pos:#x} was expected: "
+                                  "lines are missing")
+        elif off < self.pos:
+            raise UndumpError(ln, 1, f"offset {off:#x} goes back (expected {self.pos:#x})")
+        self.repeat = False
+        self.pos = off + len(chunk)
+        if chunk:
+            self.prev = chunk
+        return out + chunk
+
+
+class _XxdReader(_LineReader):
+    style = "xxd"
+
+    def line(self, line: str, ln: int, cut: bool) -> bytes:
+        if line.strip() == "*":
+            self.repeat = True
+            return b""
+        m = _XXD_LINE.match(line)
+        if not m:
+            raise UndumpError(ln, 1, f"not an xxd line (offset: hex...): {line[:20]!r}")
+        area = m.group(2)
+        if cut and "  " not in area.rstrip():
+            raise UndumpError(ln, 1, "the line has no character column")
+        hexpart = area.split("  ", 1)[0]
+        try:
+            chunk = bytes.fromhex(hexpart)
+            if len(hexpart.replace(" ", "")) != 2 * len(chunk) or "\t" in hexpart:
+                raise ValueError
+        except ValueError:
+            chunk = _hex_tokens(hexpart, ln, m.start(2))
+        if not self.count and self.pos is None:
+            self.pos = int(m.group(1), 16)
+        off = int(m.group(1), 16)
+        if off == self.pos and not self.repeat:  # the common case: the next line
+            self.pos = off + len(chunk)
+            if chunk:
+                self.prev = chunk
+            return chunk
+        return self.place(off, chunk, ln, fill_gaps=True)
+
+    def finish(self, ln: int) -> Iterator[bytes]:
+        if self.repeat:
+            raise UndumpError(ln, 1, "'*' ends the dump: how many lines it repeats is unknown")
+        return super().finish(ln)
+
+
+class _CanonicalReader(_LineReader):
+    style = "hexdump -C"
+
+    def line(self, line: str, ln: int, cut: bool) -> bytes:
+        if line.strip() == "*":
+            self.repeat = True
+            return b""
+        m = _CANON_LINE.match(line.rstrip("\n"))
+        if not m:
+            raise UndumpError(ln, 1, "not a hexdump -C line (offset, bytes, |chars|)")
+        off = int(m.group(1), 16)
+        if m.group(2) is None and m.group(3) is None:  # the closing offset line
+            return self.place(off, b"", ln, fill_gaps=False)
+        if cut and m.group(3) is None:
+            raise UndumpError(ln, 1, "the line has no |character column|")
+        return self.place(off, _hex_tokens(m.group(2) or "", ln, m.start(2)), ln, fill_gaps=False)
+
+    def finish(self, ln: int) -> Iterator[bytes]:
+        if self.repeat:
+            raise UndumpError(ln, 1, "'*' ends the dump: how many lines it repeats is unknown")
+        return super().finish(ln)
+
+
+class _PlainReader(_LineReader):
+    style = "plain hex"
+
+    def __init__(self, cut: bool | Callable[[], bool]) -> None:
+        super().__init__(cut)
+        self.pos = 0
+
+    def line(self, line: str, ln: int, cut: bool) -> bytes:
+        out = bytearray()
+        for m in re.finditer(r"\S+", line):
+            tok = m.group()
+            if not _HEX.match(tok):
+                raise UndumpError(ln, m.start() + 1, f"{tok[:20]!r} is not hex")
+            if len(tok) % 2:
+                raise UndumpError(ln, m.start() + 1, f"{tok[:20]!r} has an odd number of hex "
+                                  f"digits ({len(tok)})")
+            out += bytes.fromhex(tok)
+        return bytes(out)
+
+
+class _LiteralReader(_PlainReader):
+    style = "X'...' literal"
+
+    def line(self, line: str, ln: int, cut: bool) -> bytes:
+        out = bytearray()
+        pos = 0
+        for m in _LITERAL.finditer(line):
+            if line[pos:m.start()].strip():
+                col = pos + len(line[pos:m.start()]) - len(line[pos:m.start()].lstrip()) + 1
+                raise UndumpError(ln, col, f"{line[pos:m.start()].strip()[:20]!r} is not an "
+                                  "X'...' literal")
+            digits = "".join(m.group(1).split())
+            if len(digits) % 2:
+                raise UndumpError(ln, m.start() + 1, f"X'{digits[:20]}' has an odd number of "
+                                  f"hex digits ({len(digits)})")
+            out += bytes.fromhex(digits)
+            pos = m.end()
+        if line[pos:].strip():
+            lead = len(line[pos:]) - len(line[pos:].lstrip())
+            raise UndumpError(ln, pos + lead + 1, f"{line[pos:].strip()[:20]!r} is not an X'...' literal"
+                              + (" (no closing quote)" if "X'" in line[pos:] else ""))
+        return bytes(out)
+
+
+class _AmqsbcgReader(_LineReader):
+    """amqsbcg data lines (``00000000:  4142 4344 ...  'AB..'``); other lines are skipped.
+    A line may hold up to 3 bytes more (a multi-byte character crossing the 16th byte)."""
+
+    style = "amqsbcg"
+
+    def line(self, line: str, ln: int, cut: bool) -> bytes:
+        m = _AMQSBCG_LINE.match(line)
+        if not m:
+            return b""  # the listing's other lines
+        words: list[bytes] = []
+        pos, size = m.end(), len(line)
+        while pos < size:
+            while pos < size and line[pos] in " \t":
+                pos += 1
+            w = _HEXCHARS.match(line, pos)
+            if w is None or (w.end() < size and line[w.end()] not in " \t"):
+                break  # the character column
+            if len(w.group()) % 2:
+                raise UndumpError(ln, pos + 1, f"{w.group()!r} has an odd number of hex digits")
+            words.append(bytes.fromhex(w.group()))
+            pos = w.end()
+        chunk = b"".join(words)
+        if len(chunk) > AMQSBCG_MAX:
+            raise UndumpError(ln, m.end() + 1, f"{len(chunk)} bytes on one amqsbcg line (at "
+                              f"most {AMQSBCG_MAX}): its character column reads as hex")
+        if cut and pos >= size:
+            raise UndumpError(ln, 1, "the line has no character column")
+        off = int(m.group(1), 16)
+        if self.pos is not None and off < self.pos and off == 0:
+            self.pos = None  # the next message of a listing starts at 0 again
+        return self.place(off, chunk, ln, fill_gaps=False)
 
 
 # --------------------------------------------------------------------------- document style
@@ -243,63 +581,85 @@ class _Document:
                            f"X'{expected:X}' was expected: lines are missing")
 
 
-# --------------------------------------------------------------------------- xxd / hexdump -C
+# --------------------------------------------------------------------------- documents, streamed
 
 
-def _lines_format(text: str, parse_line) -> list[Segment]:  # type: ignore[no-untyped-def]
-    """Line-oriented dumps with absolute offsets and ``*`` for repeated lines."""
-    data = bytearray()
-    base: int | None = None
+class NotPlainError(MqtoolError):
+    """The document-style text needs the full reader (its lines are not one plain dump)."""
+
+    status = ExitStatus.DECODE
+
+
+_DOC_COLS = (4, 8, 16, 24, 32, 48, 64)
+_DOC_REST = 2 * 64 + 4  # the longest character column(s): --dual, 64 bytes a line
+_RUN_ON = re.compile(r"[0-9A-Fa-f]{4,16} +[0-9A-Fa-f]{2}")  # an offset and a word
+
+
+def iter_document(lines: Iterable[str]) -> Iterator[bytes]:
+    """A document-style dump read a line at a time, when it is one well-formed dump (what
+    ``mqtool dump`` prints, IPCS storage lines): offset, 4-byte words, a ``*...*`` column,
+    ``N identical line(s) suppressed``. Anything else raises ``NotPlainError`` (read the whole
+    text with ``undump`` then); what was yielded before is the same as ``undump`` gives."""
+    expected: int | None = None
+    cols = 0
     prev = b""
-    repeat = False
-    first_line = 1
-    for ln, line in enumerate(text.splitlines(), 1):
+    short = False  # a line shorter than the width: must be the last
+    pending: list[bytes] = []  # held until the width is known (first two lines)
+    for line in lines:
         if not line.strip():
             continue
-        if line.strip() == "*":
-            repeat = True
+        m = _SUPPRESSED.match(line.strip())
+        if m:
+            if not cols or len(prev) != cols or short:
+                raise NotPlainError("a suppressed-lines note before the width is known")
+            out = prev * int(m.group(1))
+            expected = (expected or 0) + len(out)
+            if pending:
+                pending.append(out)
+            else:
+                yield out
             continue
-        off, chunk = parse_line(line, ln)
-        if base is None:
-            base, first_line = off, ln
-        pos = base + len(data)
-        if off > pos:
-            if not repeat or not prev:
-                raise UndumpError(ln, 1, f"offset {off:#x} where {pos:#x} was expected: "
-                                  "lines are missing")
-            gap = off - pos
-            reps, rest = divmod(gap, len(prev))
-            data += prev * reps + prev[:rest]
-        elif off < pos:
-            raise UndumpError(ln, 1, f"offset {off:#x} goes back (expected {pos:#x})")
-        repeat = False
-        if chunk is None:  # hexdump -C's closing offset line
-            break
-        data += chunk
-        prev = chunk
-    if base is None:
-        raise UndumpError(1, 1, "no dump line found")
-    if repeat:
-        raise UndumpError(ln, 1, "'*' ends the dump: how many lines it repeats is unknown")
-    return [Segment(base, bytes(data), first_line)]
+        left, star, rest = line.partition(" *")
+        if star and (len(rest) > _DOC_REST or not rest.rstrip().endswith("*")
+                     or _RUN_ON.search(rest)):
+            raise NotPlainError("a character column that may hold another dump line")
+        words = left.split()
+        if len(words) < 2 or not _OFFSET.match(words[0]) or short:
+            raise NotPlainError("not a plain dump line")
+        for w in words[1:-1]:
+            if len(w) != 8 or not _HEX.match(w):
+                raise NotPlainError("a word that is not 8 hex digits")
+        last = words[-1]
+        if not (_HEX.match(last) and len(last) % 2 == 0 and len(last) <= 8):
+            raise NotPlainError("a last word that is not hex")
+        off = int(words[0], 16)
+        data = bytes.fromhex("".join(words[1:]))
+        if expected is not None and off != expected:
+            raise NotPlainError("offsets do not follow each other")
+        if expected is None:
+            pending.append(data)
+        elif not cols:
+            # the second line fixes the width: the first may start mid-line (storage)
+            cols = len(data)
+            if cols not in _DOC_COLS:
+                if len(data) < len(prev) or len(prev) not in _DOC_COLS:
+                    raise NotPlainError("no line width")
+                cols, short = len(prev), True
+            pending.append(data)
+            yield b"".join(pending)
+            pending = []
+        else:
+            if len(data) > cols:
+                raise NotPlainError("a line longer than the others")
+            short = len(data) < cols
+            yield data
+        expected = off + len(data)
+        prev = data
+    if pending:
+        yield b"".join(pending)
 
 
-def _xxd_line(line: str, ln: int) -> tuple[int, bytes]:
-    m = _XXD_LINE.match(line)
-    if not m:
-        raise UndumpError(ln, 1, "not an xxd line (offset: hex...)")
-    area_start = m.start(2)
-    area = m.group(2).split("  ", 1)[0]
-    return int(m.group(1), 16), _hex_tokens(area, ln, area_start)
-
-
-def _canonical_line(line: str, ln: int) -> tuple[int, bytes | None]:
-    m = _CANON_LINE.match(line.rstrip("\n"))
-    if not m:
-        raise UndumpError(ln, 1, "not a hexdump -C line (offset, bytes, |chars|)")
-    if m.group(2) is None and m.group(3) is None:
-        return int(m.group(1), 16), None
-    return int(m.group(1), 16), _hex_tokens(m.group(2) or "", ln, m.start(2))
+# --------------------------------------------------------------------------- hex words
 
 
 def _hex_tokens(area: str, ln: int, area_start: int) -> bytes:
@@ -307,7 +667,10 @@ def _hex_tokens(area: str, ln: int, area_start: int) -> bytes:
     out = bytearray()
     for m in re.finditer(r"\S+", area):
         tok = m.group()
-        if not (_HEX.match(tok) and len(tok) % 2 == 0):
+        if not _HEX.match(tok):
             raise UndumpError(ln, area_start + m.start() + 1, f"{tok!r} is not hex")
+        if len(tok) % 2:
+            raise UndumpError(ln, area_start + m.start() + 1, f"{tok!r} has an odd number of "
+                              "hex digits")
         out += bytes.fromhex(tok)
     return bytes(out)

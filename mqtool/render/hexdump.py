@@ -273,7 +273,9 @@ class _Squeeze:
             if not self.o.squeeze:
                 yield text
                 continue
-            rows = np.frombuffer(block, np.uint8).reshape(-1, cols)
+            # compare lines 8 bytes at a time when they are whole 8-byte words
+            unit = np.uint64 if cols % 8 == 0 else np.uint8
+            rows = np.frombuffer(block, unit).reshape(len(block) // cols, -1)
             same = np.empty(len(rows), bool)
             same[1:] = (rows[1:] == rows[:-1]).all(axis=1)
             same[0] = self.prev == block[:cols]
@@ -331,15 +333,52 @@ def _workspace(geo: Geometry, n: int, upper: bool) -> _Workspace:
     return _Workspace(np, geo, n, upper)
 
 
+@lru_cache(maxsize=16)
+def _hex_plan(geo: Geometry) -> tuple[int, int, tuple[tuple[int, int, int], ...]] | None:
+    """How ``binascii.hexlify(block, b" ", -g)`` lines up with the geometry's hex digits:
+    ``(g, width of a line's hex text with its separator, runs)``; each run ``(out position,
+    hex text position, length)`` is one slice copy. None when no grouping fits."""
+    cols = len(geo.hex_pos)
+    best: tuple[int, int, tuple[tuple[int, int, int], ...]] | None = None
+    for g in range(1, cols + 1):
+        if cols % g:
+            continue
+        at = [2 * j + j // g for j in range(cols)]
+        runs: list[list[int]] = []
+        for j in range(cols):
+            d = geo.hex_pos[j] - at[j]
+            if runs and runs[-1][3] == d:
+                runs[-1][2] = at[j] + 2 - runs[-1][1]
+            else:
+                runs.append([geo.hex_pos[j], at[j], 2, d])
+        plan = tuple((r[0], r[1], r[2]) for r in runs)
+        if all(geo.template[o + k] == 0x20 for o, h, n in plan for k in range(n)) and (
+                best is None or len(plan) < len(best[2])):
+            best = (g, 2 * cols + cols // g, plan)
+    return best if best is not None and len(best[2]) <= 4 else None
+
+
 def _format_rows(np: object, block: bytes, address: int, geo: Geometry, upper: bool) -> bytes:
     """Vectorised formatting of full lines (latin-1 bytes, fixed width per line)."""
+    import binascii
+
     cols = len(geo.hex_pos)
-    rows = np.frombuffer(block, np.uint8).reshape(-1, cols)  # type: ignore[attr-defined]
-    n = len(rows)
+    n = len(block) // cols
     ws = _workspace(geo, n, upper)
     out = ws.out
-    np.take(ws.pairs16, rows, out=ws.hexp)  # type: ignore[attr-defined]
-    _scatter(out, geo.hex_pos, ws.hexp.view(np.uint8), 2)  # type: ignore[attr-defined]
+    plan = _hex_plan(geo)
+    if plan is not None:  # C-speed hex digits, copied in one slice per run of columns
+        g, width, runs = plan
+        text = binascii.hexlify(block, b" ", -g) + b" "
+        if upper:
+            text = text.upper()
+        hx = np.frombuffer(text, np.uint8).reshape(n, width)  # type: ignore[attr-defined]
+        for o, h, k in runs:
+            out[:, o:o + k] = hx[:, h:h + k]
+    else:
+        rows = np.frombuffer(block, np.uint8).reshape(-1, cols)  # type: ignore[attr-defined]
+        np.take(ws.pairs16, rows, out=ws.hexp)  # type: ignore[attr-defined]
+        _scatter(out, geo.hex_pos, ws.hexp.view(np.uint8), 2)  # type: ignore[attr-defined]
     for table, pos in zip(geo.tables, geo.chr_pos, strict=True):
         chars = np.frombuffer(block.translate(table), np.uint8).reshape(n, cols)  # type: ignore[attr-defined]
         _scatter(out, pos, chars, 1)

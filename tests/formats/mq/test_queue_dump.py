@@ -64,13 +64,14 @@ X 00
 
 A MST 8
 A COI 000000000000000000000000000000000000000000000000
-S "Tilde ~~ and ~0D~0A bytes"
+S "Tilde ~~ and ~" quote"
 S "second"
 T a text line
 T another
 
 N
 X 48656C6C6F
+
 """
 
 
@@ -101,7 +102,7 @@ def test_dmpmqmsg_attributes_and_hex_lines(tmp_path: Path) -> None:
 def test_dmpmqmsg_string_text_and_body_only_messages(tmp_path: Path) -> None:
     _, strings, bare = _messages(DMPMQMSG, tmp_path)
     assert strings.msgtype == 8
-    assert strings.body == b"Tilde ~ and \r\n bytessecond" + b"a text line\nanother"
+    assert strings.body == b'Tilde ~ and " quote' + b"second" + b"a text line\nanother\n"
     assert not strings.usable  # T lines are lossy: never trusted byte-exact
     assert "T (text) lines" in strings.problems[0].reason
     assert bare.body == b"Hello" and bare.mqmd == {}
@@ -143,7 +144,8 @@ def test_dmpmqmsg_empty_bodies_stay_separate_messages(tmp_path: Path) -> None:
 def test_dmpmqmsg_bad_attribute_value_names_the_line(tmp_path: Path) -> None:
     m = _messages(DMPMQMSG.replace("A MST 100001", "A MST one"), tmp_path)
     assert m[0].msgtype is None
-    assert m[0].problems[0].reason == "dmpmqmsg: A MST value 'one' is not a number; field left out"
+    assert m[0].problems[0].reason == ("dmpmqmsg: line 7: A MST value 'one' is not a number; "
+                                       "field left out")
     assert m[0].problems[0].path.endswith("line 7")
 
 
@@ -344,3 +346,26 @@ def test_unknown_input_is_refused_with_the_kinds_listed(tmp_path: Path) -> None:
         list(QueueDump(str(p)))
     with pytest.raises(InputError, match="no such file"):
         list(QueueDump(str(tmp_path / "missing")))
+
+
+def test_mqtool_dir_refuses_fifos_and_devices_without_opening_them(tmp_path: Path) -> None:
+    import os
+    import time
+
+    d = tmp_path / "d"
+    d.mkdir()
+    os.mkfifo(d / "fifo")
+    (d / "dev").symlink_to("/dev/zero")  # a device inside the tree by name: refused
+    (d / "ok.bin").write_bytes(b"fine")
+    cid = "11" * 24
+    (d / "index.jsonl").write_text(
+        f'{{"seq":1,"file":"fifo","msgtype":100000,"correlid":"{cid}"}}\n'
+        f'{{"seq":2,"file":"ok.bin","msgtype":8,"correlid":"{cid}","truncated":true}}\n'
+        f'{{"seq":3,"file":"dev","msgtype":8,"correlid":"{cid}"}}\n')
+    t = time.perf_counter()
+    got = list(QueueDump(str(d)))
+    assert time.perf_counter() - t < 5  # a FIFO read would block forever
+    assert not got[0].usable and "not a regular file" in got[0].problems[0].reason
+    assert got[0].problems[0].path.endswith("index.jsonl line 1")
+    assert got[1].body == b"fine" and got[1].truncated and not got[1].usable
+    assert not got[2].usable and got[2].body == b""  # /dev/zero is never read

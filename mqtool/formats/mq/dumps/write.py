@@ -6,11 +6,14 @@ writer sits with its reader in ``queue_dump``. Every writer streams: one message
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import IO, Any
 
 from mqtool import __version__
-from mqtool.formats.mq.dumps.read import DMPMQMSG_CODES, Message
+from mqtool.formats.mq.dumps.dmpmqmsg import CODES as DMPMQMSG_CODES
+from mqtool.formats.mq.dumps.dmpmqmsg import PROPERTY, TRUNCATED, property_json
+from mqtool.formats.mq.dumps.message import Message
 from mqtool.formats.mq.mqmd import build_mqmd, byte_order_of
 
 # dmpmqmsg writes the attributes in amqsbcg's field order
@@ -38,7 +41,11 @@ def full_mqmd(msg: Message) -> dict[str, Any]:
 def write_dmpmqmsg(messages: Iterable[Message], out: IO[bytes], *, width: int = 32,
                    mqmd: bool = True, queue: str = "", qmgr: str = "") -> int:
     """dmpmqmsg file format: header comments, ``A`` lines (unless ``mqmd`` is False, then an
-    ``N`` line per message), the body as ``X`` lines of ``width`` bytes."""
+    ``N`` line per message), the body as ``X`` lines of ``width`` bytes, a blank line.
+
+    Message properties, which the format has no lines for, go into ``* mqtool property
+    NAME = JSON`` comments (the loader ignores comments; mqtool reads them back), a
+    truncated body gets a ``* mqtool truncated`` comment."""
     out.write(f"* Dumped by mqtool {__version__} in dmpmqmsg file format\n"
               f"* Qmgr  = {qmgr}\n* Queue = {queue}\n\n".encode())
     n = 0
@@ -50,18 +57,30 @@ def write_dmpmqmsg(messages: Iterable[Message], out: IO[bytes], *, width: int = 
             for name in _DMP_ORDER:
                 v = fields[name]
                 code = DMPMQMSG_CODES[name]
-                text = v.hex().upper() if isinstance(v, bytes) else str(v)
+                text = v.hex().upper() if isinstance(v, bytes) else _one_line(str(v))
                 lines.append(f"A {code} {text}".rstrip() + "\n")
-            out.write("".join(lines).encode("latin-1"))
+            out.write("".join(lines).encode("latin-1", "replace"))
         else:
             out.write(b"N\n")
+        for name, value in msg.properties.items():
+            out.write(PROPERTY + _one_line(str(name)).replace(" = ", " =").encode("utf-8")
+                      + b" = " + json.dumps(property_json(value)).encode() + b"\n")
+        if msg.truncated:
+            out.write(TRUNCATED + b"\n")
         body = msg.body
         step = max(1, width)
         hexed = body.hex().upper().encode()
+        if not hexed:
+            out.write(b"X \n")  # an empty body, as dmpmqmsg writes it
         for i in range(0, len(hexed), 2 * step):
             out.write(b"X " + hexed[i:i + 2 * step] + b"\n")
         out.write(b"\n")
     return n
+
+
+def _one_line(text: str) -> str:
+    """A value that must stay on its line: line ends become blanks."""
+    return text.replace("\r", " ").replace("\n", " ")
 
 
 _BCG_MD = (
