@@ -42,7 +42,8 @@ def _correlid(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 
 @click.command(short_help="List the messages of queue dumps; filter; convert.")
-@click.argument("dumps", nargs=-1, required=True, metavar="DUMP...")
+@click.argument("dumps", nargs=-1, required=True, metavar="DUMP...",
+                type=click.Path(allow_dash=True))
 @click.option("--input-format", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="Kind of every DUMP (auto: recognised from its content).")
 @click.option("--json", "json_out", is_flag=True,
@@ -58,7 +59,7 @@ def _correlid(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("--grep", metavar="TEXT",
               help="Only messages whose body holds TEXT (UTF-8, or EBCDIC / the MQMD's code "
                    "page).")
-@click.option("-o", "--output", metavar="DIR|FILE",
+@click.option("-o", "--output", metavar="DIR|FILE", type=click.Path(allow_dash=True),
               help="Write the selected messages: an mqtool directory (index.jsonl + bodies), "
                    "or with --to dmpmqmsg a dmpmqmsg file (- for stdout).")
 @click.option("--to", "to", type=click.Choice(["mqtool-dir", "dmpmqmsg"]), default="mqtool-dir",

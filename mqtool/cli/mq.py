@@ -271,7 +271,7 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
         data = _mqmd_for(headers, req) + data
     from mqtool.formats.mq.chain import header_codepage
 
-    return _write(env, data, as_dump, output, force, header_codepage(int(req.get("ccsid", 819))))
+    return _write(env, data, as_dump, output, force, header_codepage(int(req.get("ccsid") or 819)))
 
 
 def _first_format(headers: list[dict[str, Any]]) -> str:

@@ -278,6 +278,7 @@ def dmpmqmsg(messages: list[tuple[dict, bytes]]) -> bytes:
                 lines.append(f"A {code} {value.hex().upper() if isinstance(value, bytes) else value}")
         for k in range(0, len(body), 32):
             lines.append("X " + body[k:k + 32].hex().upper())
+        lines.append("")  # the writer closes every message with a blank line
     return ("\r\n".join(lines) + "\r\n").encode("latin-1")
 
 

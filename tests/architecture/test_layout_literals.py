@@ -33,6 +33,13 @@ DECLARATIONS: dict[str, list[tuple[str, str, dict]]] = {
 
 # (module, value): why this literal is not a layout fact
 ALLOWED: dict[tuple[str, int], str] = {
+    ("mqtool.formats.mq.dumps.amqsbcg", 40): "characters of a bad listing value quoted in a problem",
+    ("mqtool.formats.mq.dumps.amqsbcg", 60): "characters of a bad listing value quoted in a problem",
+    ("mqtool.formats.mq.dumps.dmpmqmsg", 24): "characters of a bad dump line quoted in a problem",
+    ("mqtool.formats.mq.dumps.dmpmqmsg", 60): "characters of a bad attribute value quoted in a problem",
+    ("mqtool.formats.mq.dumps.mqtool_dir", 40): "characters of a bad index value quoted in a problem",
+    ("mqtool.formats.mq.dumps.rfhutil", 40): "characters of a bad property value quoted in a problem",
+    ("mqtool.formats.mq.dumps.summary", 4): "YYYYMMDD / HHMMSSTH text split for display, not a byte offset",
     ("mqtool.formats.mq.dumps.read", 4): "the MD eyecatcher sniffed before any MQMD is parsed",
     ("mqtool.formats.mq.dumps.read", 20): "characters of a bad dump line quoted in a message",
     ("mqtool.formats.mq.dumps.write", 16): "bytes per amqsbcg dump line, not a field offset",

@@ -89,9 +89,9 @@ def test_table(tmp_path: Path) -> None:
     lines = r.text.splitlines()
     assert lines[0].split() == ["#", "MsgType", "Format", "Put", "CorrelId", "Length", "Headers",
                                 "Payload", "Problems"]
-    assert lines[1].split() == ["1", "8", "(datagram)", "MQSTR", "2026-11-23", "18:00:00.00",
+    assert lines[1].split() == ["1", "8", "(MQMT_DATAGRAM)", "MQSTR", "2026-11-23", "18:00:00.00",
                                 CID, "8", "-", "MQSTR"]
-    assert lines[2].split()[:3] == ["2", "1", "(request)"] and lines[2].split()[-3] == "0"
+    assert lines[2].split()[:3] == ["2", "1", "(MQMT_REQUEST)"] and lines[2].split()[-3] == "0"
 
 
 def test_filters(tmp_path: Path) -> None:

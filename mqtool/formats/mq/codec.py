@@ -69,7 +69,7 @@ class MqMessage(Decoded):
 
 def _context(mqmd: Mapping[str, Any] | None, chain: Chain, body: bytes) -> dict[str, Any]:
     """What the first header was read with: the MQMD's values, or what its StrucId said."""
-    if mqmd is not None:
+    if mqmd is not None and mqmd.get("format") is not None:
         return {k: mqmd.get(k) for k in ("format", "encoding", "codedcharsetid")}
     found = sniff(body)
     if found is None:

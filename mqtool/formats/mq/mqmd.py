@@ -185,3 +185,11 @@ def ccsid_for(codec: str) -> int:
             return ccsid
     digits = "".join(ch for ch in name if ch.isdigit())
     return int(digits) if digits else 819
+
+
+def has_eye(buf: bytes, at: int = 0) -> bool:
+    """Does an MQMD StrucId (``MD  `` in ASCII or EBCDIC) start at ``at``?"""
+    return buf[at:at + _EYE_SIZE] in (EYE_ASCII, EYE_EBCDIC)
+
+
+_EYE_SIZE = mqmd_layout().field("strucid").size or len(EYE_ASCII)

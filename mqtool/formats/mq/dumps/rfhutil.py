@@ -17,13 +17,12 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from mqtool.formats.mq.dumps.message import Message
-from mqtool.formats.mq.mqmd import EYE_ASCII, EYE_EBCDIC, MQMD_V2_SIZE, parse_mqmd, sniff_mqmd
+from mqtool.formats.mq.mqmd import MQMD_V2_SIZE, has_eye, parse_mqmd, sniff_mqmd
 
 DELIMITER = b"#@#@#"
 PROP_DELIMITER = b"$%$%$"
 BLOCK = 1 << 20
 MAX_PROPERTIES = 1 << 20  # properties text before an MQMD is looked for this far
-_EYES = (EYE_ASCII, EYE_EBCDIC)
 _PROP = re.compile(rb"([^=(\r\n]+)(?:\(([^)]*)\))?=(.*)")
 _DT = re.compile(rb"""dt=['"]?([\w.]+)""")
 
@@ -62,7 +61,7 @@ class RfhutilReader:
         if not self.buf:
             return
         if self.with_mqmd is None:
-            self.with_mqmd = self.buf[:4] in _EYES or self._props_end(0) is not None
+            self.with_mqmd = has_eye(self.buf) or self._props_end(0) is not None
         while True:
             msg, end = self._message()
             yield msg
@@ -80,7 +79,7 @@ class RfhutilReader:
                 j = i + len(PROP_DELIMITER)
                 while len(self.buf) < j + 4 and self._more():
                     pass
-                if self.buf[j:j + 4] in _EYES:
+                if has_eye(self.buf, j):
                     return j
                 return None
             if len(self.buf) >= at + MAX_PROPERTIES or not self._more():
@@ -101,7 +100,7 @@ class RfhutilReader:
                 return i
             while len(self.buf) < j + 4 and self._more():
                 pass
-            if self.buf[j:j + 4] in _EYES or (len(self.buf) <= j) or self._props_end(j) is not None:
+            if has_eye(self.buf, j) or (len(self.buf) <= j) or self._props_end(j) is not None:
                 return i
             if props_like(bytes(self.buf[j:j + MAX_PROPERTIES])):
                 if self.eof or not self._more():
@@ -115,7 +114,7 @@ class RfhutilReader:
         msg = Message(self.position, b"", {}, f"{self.name} offset {self.base}")
         at = 0
         if self.with_mqmd:
-            props_end = self._props_end(0) if self.buf[:4] not in _EYES else None
+            props_end = self._props_end(0) if not has_eye(self.buf) else None
             if props_end is not None:
                 msg.properties = parse_properties(bytes(self.buf[:props_end - len(PROP_DELIMITER)]),
                                                   msg)
@@ -123,13 +122,13 @@ class RfhutilReader:
             while len(self.buf) < at + 400 and self._more():
                 pass
             variant = sniff_mqmd(bytes(self.buf[at:at + 400]))
-            if props_end is None and self.buf[:4] not in _EYES and self.eof and \
+            if props_end is None and not has_eye(self.buf) and self.eof and \
                     props_like(bytes(self.buf[:MAX_PROPERTIES])):
                 msg.cut(f"rfhutil: the file ends in the properties of message {msg.position} "
                         f"(offset {self.base})", 0)
                 return msg, None
             if variant is None:
-                if self.buf[at:at + 4] in _EYES and len(self.buf) - at < MQMD_V2_SIZE:
+                if has_eye(self.buf, at) and len(self.buf) - at < MQMD_V2_SIZE:
                     msg.cut(f"rfhutil: the file ends inside the MQMD of message {msg.position} "
                             f"(offset {self.base + at})", at)
                     return msg, None

@@ -13,7 +13,7 @@ import re
 
 from mqtool.formats.mq.dumps.dmpmqmsg import ATTRS, line_kind
 from mqtool.formats.mq.dumps.rfhutil import props_like
-from mqtool.formats.mq.mqmd import EYE_ASCII, EYE_EBCDIC, sniff_mqmd
+from mqtool.formats.mq.mqmd import EYE_ASCII, EYE_EBCDIC, has_eye, sniff_mqmd
 
 HEAD = 65536
 RFH_DELIMITER = b"#@#@#"
@@ -29,11 +29,11 @@ def sniff(data: bytes) -> str | None:
     """``dmpmqmsg``, ``amqsbcg``, ``rfhutil``, ``mqmd-binary``, ``mqtool-dir`` (an
     ``index.jsonl``) or None, for ``data``, the start of a file."""
     head = data[:HEAD]
-    if head[:4] in _EYES:
+    if has_eye(head):
         if sniff_mqmd(head + bytes(400)) is None:
             return None
         return "rfhutil" if _rfh_delimited(head) else "mqmd-binary"
-    if head[:4] in _RFH_EYES:
+    if head.startswith(_RFH_EYES):
         return "rfhutil"
     if _rfh_properties_first(head):
         return "rfhutil"
@@ -52,7 +52,7 @@ def _rfh_delimited(head: bytes) -> bool:
     at = head.find(RFH_DELIMITER)
     while at >= 0:
         nxt = head[at + len(RFH_DELIMITER):]
-        if nxt[:4] in _EYES or _rfh_properties_first(nxt) or len(nxt) < 4 or props_like(nxt):
+        if has_eye(nxt) or _rfh_properties_first(nxt) or len(nxt) < 4 or props_like(nxt):
             return True
         at = head.find(RFH_DELIMITER, at + 1)
     return False
@@ -61,7 +61,7 @@ def _rfh_delimited(head: bytes) -> bool:
 def _rfh_properties_first(head: bytes) -> bool:
     """RFHUtil writes properties (``name=value`` lines) and ``$%$%$`` before the MQMD."""
     at = head.find(RFH_PROP_DELIMITER)
-    if at <= 0 or head[at + len(RFH_PROP_DELIMITER):][:4] not in _EYES:
+    if at <= 0 or not has_eye(head, at + len(RFH_PROP_DELIMITER)):
         return False
     return all(b"=" in ln for ln in head[:at].splitlines() if ln.strip())
 
