@@ -40,7 +40,7 @@ def build_dump(source: Path, dump: Path) -> None:
     """The z/OS message set of ``source`` as a dmpmqmsg file (the library, streaming)."""
     sys.path.insert(0, str(ROOT))
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.formats.sas.attachment import PROFILES
+    from mqtool.formats.sas.layout import PROFILES
     from mqtool.formats.sas.message_set import (
         BuildOptions,
         FileAttachment,

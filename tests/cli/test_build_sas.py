@@ -13,14 +13,15 @@ from mqtool.formats.mq.dumps.read import QueueDump
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 APP = "This is the actual application message."
+SEED_G = "11" * 16  # the header G of IBM's example; message and attachments step: 22.., 33..
 GENERATED = {
-    "mytext-zos.qmsg": ["--max-msg", "64", "--message", APP, "-a",
+    "mytext-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "64", "--message", APP, "-a",
                         "binary:testdata/sas/mytext.txt=d:\\mytext.txt", "--description",
                         "Text file..."],
-    "mytext-win.qmsg": ["--profile", "win", "--max-msg", "64", "--message", APP, "-a",
+    "mytext-win.qmsg": ["--correlid", SEED_G, "--profile", "win", "--max-msg", "64", "--message", APP, "-a",
                         "binary:testdata/sas/mytext.txt=d:\\mytext.txt", "--description",
                         "Text file..."],
-    "class-zos.qmsg": ["--max-msg", "128", "--message", "Class list attached.", "-a",
+    "class-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "128", "--message", "Class list attached.", "-a",
                        "dataset:testdata/sas/class.csv=SASHELP.CLASS", "--description", "Students"],
 }
 
@@ -42,7 +43,8 @@ def test_generated_zos_set_carries_the_spec_header(in_root: None) -> None:
 @pytest.mark.parametrize("fmt", ["mqtool-dir", "amqsbcg", "mqmd-binary", "dmpmqmsg"])
 def test_every_output_format_reassembles(in_root: None, tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "dump"
-    r = mq("build-request", "sas-attachment", "--profile", "linux", "--message", "hi",
+    r = mq("build-request", "sas-attachment", "--correlid", SEED_G, "--profile", "linux",
+           "--message", "hi",
            "-a", "text:testdata/sas/mytext.txt=/home/me/mytext.txt", "--output-format", fmt,
            "-o", out)
     assert r.status == 0, r.stderr

@@ -62,7 +62,7 @@ def test_annotate_header(in_root: None) -> None:
 
 def test_api_build_and_reassemble(tmp_path: Path) -> None:
     from mqtool import api
-    from mqtool.formats.sas.attachment import PROFILES
+    from mqtool.formats.sas.layout import PROFILES
     from mqtool.formats.sas.message_set import FileAttachment, Request
 
     text = api.build("sas-attachment", Request(message=b"m", attachments=[

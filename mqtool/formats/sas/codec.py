@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from mqtool.formats.sas.attachment import FORMAT, MessageDecoder, decode, detect
+from mqtool.formats.sas.decode import MessageDecoder, decode, detect
+from mqtool.formats.sas.layout import FORMAT
 
 __all__ = ["FORMAT", "MessageDecoder", "build", "decode", "detect"]
 

@@ -11,24 +11,52 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
-from collections.abc import Iterator
+import os
+import random
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mqtool.errors import BuildError, InputError
 from mqtool.formats.mq.dumps.read import Message
 from mqtool.formats.mq.mqmd import ccsid_for, encoding_for
-from mqtool.formats.sas import attachment as sas_attachment
-from mqtool.formats.sas.datasets import (
+from mqtool.formats.sas.build import (
+    build_count,
+    build_dsdef,
+    build_fileinfo,
+    build_header,
+    build_typeid,
+    build_vardef,
+)
+from mqtool.formats.sas.datasets import encode_doubles, missing_letter
+from mqtool.formats.sas.layout import (
+    BINARY_FILE,
+    CHAR_LENGTH_MAX,
+    CORRELID,
+    DATASET,
+    FORMAT,
+    G_SIZE,
+    HEADER_MSGTYPE,
+    INT_MAX,
+    NUMERIC_LENGTHS,
+    OBSERVATIONS,
+    SUBORDINATE_MSGTYPE,
+    TEXT_FILE,
+    VARDEFS,
     DatasetDef,
+    Entry,
+    Header,
+    Settings,
     Variable,
-    encode_doubles,
-    missing_letter,
+    int_struct,
+    make_correlid,
 )
 
 MAX_MSG = 32768
-FMT = "sas-attachment"
+MIN_MSG = 64
+MEMBER_NAME = 32  # longest SAS member name
+FMT = FORMAT
 
 
 @dataclass
@@ -45,7 +73,7 @@ class FileAttachment:
     version: tuple[int, int] = (0, 0)  # major, minor
     lrecl: int | None = None
     source_encoding: str = "utf-8"  # of a text file's lines, converted to the sender's page
-    correlid: bytes | None = None  # 16 bytes (G); default derived from the attachment index
+    correlid: bytes | None = None  # 16 bytes (G); default: stepped from the header's
 
 
 @dataclass
@@ -70,28 +98,33 @@ class Request:
     attachments: list[FileAttachment | DatasetAttachment] = field(default_factory=list)
     original_msgtype: int = 1
     original_correlid: bytes = bytes(24)
-    header_correlid: bytes | None = None  # 16 bytes; default 0x11 x 16 (the seed's example)
-    message_correlid: bytes | None = None  # 16 bytes; default 0x22 x 16
+    header_correlid: bytes | None = None  # 16 bytes (G); default: BuildOptions.correlid
+    message_correlid: bytes | None = None  # 16 bytes; default: stepped from the header's
 
 
-def correlid(g: bytes, seq: int = 0, order: str = "big") -> bytes:
-    """``G || seq || 00000000``: the 24-byte MQ CorrelId of sequence number ``seq``."""
-    return g[:16].ljust(16, b"\0") + seq.to_bytes(4, order) + bytes(4)  # type: ignore[arg-type]
+def new_g(seed: int | None = None) -> bytes:
+    """A header G: random, or the same for the same ``seed`` (reproducible message sets)."""
+    rng = random.SystemRandom() if seed is None else random.Random(seed)
+    return bytes(rng.getrandbits(8) for _ in range(G_SIZE))
 
 
-def default_g(index: int) -> bytes:
-    """The seed's pattern: header 11.., message 22.., attachment i (33 + 11 * (i - 1)).."""
-    if index < 13:
-        return bytes([0x11 * (index + 1)]) * 16
-    return hashlib.sha256(f"mqtool attachment {index}".encode()).digest()[:16]
+def stepped_g(first: bytes, step: int) -> bytes:
+    """The G of the ``step``-th CorrelId of a set (0 header, 1 application message, 1 + i
+    attachment i): each byte of the header's G plus X'11' per step, as in IBM's example
+    (11.., 22.., 33..); distinct for 255 steps, hashed from the header's G beyond."""
+    if step < 255:
+        return bytes((b + 0x11 * step) & 0xFF for b in first[:G_SIZE].ljust(G_SIZE, b"\0"))
+    return hashlib.sha256(first + step.to_bytes(4, "big")).digest()[:G_SIZE]
 
 
 @dataclass
 class BuildOptions:
-    settings: sas_attachment.Settings = field(default_factory=sas_attachment.Settings)
+    settings: Settings = field(default_factory=Settings)
     max_msg: int = MAX_MSG
     straddle: bool = False  # split records / observations at the message limit
     seq_order: str = "big"  # byte order of the sequence number inside correlids
+    correlid: bytes | None = None  # header G when the request has none; None: new_g(seed)
+    seed: int | None = None
 
 
 class Builder:
@@ -101,8 +134,9 @@ class Builder:
         self.request = request
         self.o = options or BuildOptions()
         s = self.o.settings
-        if self.o.max_msg < 64:
-            raise BuildError(FMT, "max_msg", f"{self.o.max_msg} bytes is too small (at least 64)")
+        if self.o.max_msg < MIN_MSG:
+            raise BuildError(FMT, "max_msg", f"{self.o.max_msg} bytes is too small (at least "
+                             f"{MIN_MSG})")
         self.mqmd = {"encoding": encoding_for(s.byte_order, s.float_format),
                      "codedcharsetid": ccsid_for(s.codepage), "format": ""}
         self.position = 0
@@ -113,28 +147,30 @@ class Builder:
         return Message(self.position, body, {**self.mqmd, "msgtype": msgtype, "correlid": cid,
                                              "msgid": msgid})
 
-    def header(self) -> sas_attachment.Header:
+    def header(self) -> Header:
         r = self.request
+        first = r.header_correlid or self.o.correlid or new_g(self.o.seed)
         entries = []
         for i, att in enumerate(r.attachments, 1):
-            g = att.correlid or default_g(i + 1)
+            cid = make_correlid(att.correlid or stepped_g(first, 1 + i))
             if isinstance(att, FileAttachment):
                 name = att.name if att.name is not None else (att.path.name if att.path
                                                                else f"file{i}")
-                entries.append(sas_attachment.Entry(i, 2 if att.text else 3, correlid(g), att.spec, name,
-                                        att.description, att.version[1], att.version[0]))
+                entries.append(Entry(i, TEXT_FILE if att.text else BINARY_FILE, cid, att.spec,
+                                     name, att.description, att.version[1], att.version[0]))
             else:
-                entries.append(sas_attachment.Entry(i, 1, correlid(g), att.library, att.member,
-                                        att.description, att.version[1], att.version[0]))
-        return sas_attachment.Header(correlid(r.header_correlid or default_g(0)), r.original_msgtype,
-                         r.original_correlid.ljust(24, b"\0")[:24],
-                         correlid(r.message_correlid or default_g(1)), entries, self.o.settings)
+                entries.append(Entry(i, DATASET, cid, att.library, att.member, att.description,
+                                     att.version[1], att.version[0]))
+        return Header(make_correlid(first), r.original_msgtype,
+                      r.original_correlid.ljust(CORRELID.size, b"\0")[:CORRELID.size],
+                      make_correlid(r.message_correlid or stepped_g(first, 1)), entries,
+                      self.o.settings)
 
     def prepare(self) -> None:
         """Everything that can be refused, refused now (before a single message is out):
         the header, text conversions, data set values. Binary files are read later."""
         self._header = self.header()
-        self._header_body = sas_attachment.build_header(self._header, self.o.settings)
+        self._header_body = build_header(self._header, self.o.settings)
         self._ready: dict[int, list[bytes]] = {}
         for i, att in enumerate(self.request.attachments):
             if isinstance(att, DatasetAttachment):
@@ -147,17 +183,17 @@ class Builder:
         if not hasattr(self, "_header"):
             self.prepare()
         header = self._header
-        yield self._msg(sas_attachment.HEADER_MSGTYPE, header.header_correlid, self._header_body)
-        yield self._msg(sas_attachment.SUBORDINATE_MSGTYPE, header.message_correlid, self.request.message)
+        yield self._msg(HEADER_MSGTYPE, header.header_correlid, self._header_body)
+        yield self._msg(SUBORDINATE_MSGTYPE, header.message_correlid, self.request.message)
         for i, (att, entry) in enumerate(zip(self.request.attachments, header.entries,
                                              strict=True)):
             pieces = self._ready.pop(i) if i in self._ready else self._file(att)  # type: ignore[arg-type]
             n = 0
             for n, body in enumerate(pieces, 1):
-                yield self._msg(sas_attachment.SUBORDINATE_MSGTYPE,
-                                correlid(entry.correlid, n, self.o.seq_order), body)
-            yield self._msg(sas_attachment.SUBORDINATE_MSGTYPE, correlid(entry.correlid),
-                            sas_attachment.build_count(n, s))
+                yield self._msg(SUBORDINATE_MSGTYPE,
+                                make_correlid(entry.correlid, n, self.o.seq_order), body)
+            yield self._msg(SUBORDINATE_MSGTYPE, make_correlid(entry.correlid),
+                            build_count(n, s))
 
     # -- external files --------------------------------------------------------------------
 
@@ -191,13 +227,13 @@ class Builder:
     def _file(self, att: FileAttachment) -> Iterator[bytes]:
         s = self.o.settings
         records, lrecl, size = self._records(att)
-        if size > 0x7FFFFFFF:
+        if size > INT_MAX:
             raise BuildError(FMT, att.name or str(att.path),
                              f"{size} bytes: the file size is an int (2 GB at most)")
-        yield sas_attachment.build_fileinfo(lrecl, size, s)
+        yield build_fileinfo(lrecl, size, s)
         limit = self.o.max_msg
         buf = bytearray()
-        lenfmt = sas_attachment.int_struct(s, long=True)
+        lenfmt = int_struct(s, long=True)
         nul = b"\0" if s.record_nul else b""
         for rec in records:
             pair = lenfmt.pack(len(rec)) + rec + nul
@@ -219,19 +255,21 @@ class Builder:
 
     def _dataset(self, att: DatasetAttachment) -> Iterator[bytes]:
         s = self.o.settings
+        for problem in variable_problems(att.variables):
+            raise BuildError(FMT, f"{att.member}.{problem[0]}", problem[1])
         obslen = sum(v.length for v in att.variables)
         ds = DatasetDef(label=att.label, nobs=len(att.rows), nvars=len(att.variables),
                         obslen=obslen)
-        yield sas_attachment.build_dsdef(ds, s)
-        yield from self._typed(2, [sas_attachment.build_vardef(v, s) for v in att.variables])
+        yield build_dsdef(ds, s)
+        yield from self._typed(VARDEFS, [build_vardef(v, s) for v in att.variables])
         if att.rows:
-            yield from self._typed(3, self._observations(att))
+            yield from self._typed(OBSERVATIONS, self._observations(att))
 
     def _typed(self, kind: int, units: list[bytes] | Iterator[bytes]) -> Iterator[bytes]:
         """Messages of one type: the type word, then whole units (definitions, observations)
         up to the limit; a unit larger than a message (or ``straddle``) is split."""
         s = self.o.settings
-        head = sas_attachment.build_typeid(kind, s)
+        head = build_typeid(kind, s)
         room = self.o.max_msg - len(head)
         buf = bytearray()
         for unit in units:
@@ -257,7 +295,7 @@ class Builder:
             if var.numeric:
                 try:
                     cols.append(encode_doubles(values, s.float_format, var.length))
-                except (ValueError, TypeError) as e:
+                except (ValueError, TypeError, OverflowError) as e:
                     raise BuildError(FMT, f"{att.member}.{var.name}", str(e)) from None
             else:
                 col = []
@@ -275,6 +313,18 @@ class Builder:
                 cols.append(col)
         for i in range(len(att.rows)):
             yield b"".join(col[i] for col in cols)
+
+
+def variable_problems(variables: list[Variable]) -> Iterator[tuple[str, str]]:
+    """``(where, why)`` for each variable SAS could not hold: numerics of 2..8 bytes,
+    character variables of 1..32767."""
+    for v in variables:
+        if v.numeric and v.length not in NUMERIC_LENGTHS:
+            yield (f"{v.name}.length", f"{v.length}: a numeric variable has "
+                   f"{NUMERIC_LENGTHS[0]}..{NUMERIC_LENGTHS[-1]} bytes")
+        elif not v.numeric and not 1 <= v.length <= CHAR_LENGTH_MAX:
+            yield (f"{v.name}.length", f"{v.length}: a character variable has "
+                   f"1..{CHAR_LENGTH_MAX} bytes")
 
 
 def _read(path: Path | None) -> bytes:
@@ -339,7 +389,7 @@ def dataset_from_csv(path: Path, *, encoding: str = "utf-8", member: str | None 
             for i, c in enumerate(cells):
                 table[i].append(c)
     return DatasetAttachment(variables, table, library=library,
-                             member=member or path.stem.upper()[:32], label=label)
+                             member=member or path.stem.upper()[:MEMBER_NAME], label=label)
 
 
 def _number(text: str) -> float | None:
@@ -348,3 +398,56 @@ def _number(text: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+# --------------------------------------------------------------------------- writing a set
+
+SET_FORMATS = ("dmpmqmsg", "mqtool-dir", "amqsbcg", "mqmd-binary")
+DIRECTORY_FORMATS = ("mqtool-dir", "mqmd-binary")
+
+
+def encode_message(text: str, s: Settings) -> bytes:
+    """The application message text in the sender's code page."""
+    try:
+        return text.encode(s.codepage)
+    except UnicodeEncodeError as e:
+        raise BuildError(FMT, "message", f"{text[e.start:e.end]!r} (character {e.start + 1}) has "
+                         f"no form in code page {s.codepage}") from None
+
+
+def write_set(messages: Iterable[Message], fmt: str, output: str | None, force: bool = False,
+              width: int = 32, stdout: IO[bytes] | None = None) -> None:
+    """Write a message set as a queue dump: a file (``output``; written under a temporary
+    name and renamed, so a refused set leaves nothing) or ``stdout``; a directory for
+    ``mqtool-dir`` and ``mqmd-binary``."""
+    from mqtool.formats.mq.dumps.read import write_mqtool_dir
+    from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
+    from mqtool.io.outputs import OutputDir, OutputExistsError, open_new
+
+    if fmt not in SET_FORMATS:
+        raise BuildError(FMT, "output_format", f"{fmt!r}: use {', '.join(SET_FORMATS)}")
+    if fmt in DIRECTORY_FORMATS:
+        if not output or output == "-":
+            raise BuildError(FMT, "output", f"{fmt} writes a directory: give one")
+        out = OutputDir(output, force)
+        (write_mqtool_dir if fmt == "mqtool-dir" else write_mqmd_binaries)(messages, out)
+        return
+    writer: Any = write_dmpmqmsg if fmt == "dmpmqmsg" else write_amqsbcg
+    kwargs = {"width": width} if fmt == "dmpmqmsg" else {}
+    if output and output != "-":
+        final = Path(output)
+        if final.exists() and not force:
+            raise OutputExistsError(f"{output} exists (use --force to overwrite)")
+        part = final.with_name(f".{final.name}.part")
+        try:
+            with open_new(str(part), force=True) as f:
+                writer(messages, f, **kwargs)
+            os.replace(part, final)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        return
+    if stdout is None:
+        raise BuildError(FMT, "output", "no output: give a file")
+    writer(messages, stdout, **kwargs)
+    stdout.flush()
