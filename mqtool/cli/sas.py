@@ -116,70 +116,105 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     """
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
-    if hex_text or input_format == "message":
-        return _decode_body(env, file, hex_text, hints, part, text, json_out, raw, annotate, tz)
-    kind = None if input_format == "auto" else input_format
-    stream = None
-    if kind is None and file == "-":
-        data = _stdin()
-        from mqtool.formats.mq.dumps.read import sniff
+    if hex_text:
+        from mqtool.cli._common import read_unit_input
 
-        kind = sniff(data)
-        if kind is None:
-            return _decode_data(env, data, "stdin", hints, part, text, json_out, raw, annotate,
-                                tz)
-        stream = io.BytesIO(data)
-    elif kind is None:
-        kind = _sniff_path(file)
-    if kind is None:
-        return _decode_body(env, file, False, hints, part, text, json_out, raw, annotate, tz)
-    from mqtool.formats.mq.dumps.read import QueueDump
-    from mqtool.formats.sas.decode import decode_messages
-
-    dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
-    status = emit_units(env, decode_messages(iter(dump), hints), json_out=json_out, raw=raw,
-                        annotate=annotate, tz=tz)
-    if dump.count == 0:
-        env.error(f"{file}: no messages in this {dump.format} dump")
-    return status
-
-
-def _stdin() -> bytes:
-    if sys.stdin.isatty():
-        raise InputError("no input: give a FILE or pipe data into stdin")
-    return sys.stdin.buffer.read()
-
-
-def _sniff_path(file: str) -> str | None:
-    if Path(file).is_dir():
-        return "directory"
-    from mqtool.formats.mq.dumps.read import sniff
-
+        data = read_unit_input(file, hex_text)
+        return _emit(env, _body_units(io.BytesIO(data), b"", hints, part, text), json_out, raw,
+                     annotate, tz)
+    kind = None if input_format in ("auto", "message") else input_format
+    f, head, consumed = _open(file)
     try:
-        with open(file, "rb") as f:
-            return sniff(f.read(65536))
-    except OSError:
-        return None
+        if input_format == "auto":
+            from mqtool.formats.mq.dumps.read import sniff
+
+            kind = "directory" if f is None else sniff(head)
+        if kind is None and f is not None:
+            from mqtool.cli._common import _is_dump_text
+
+            if input_format == "auto" and _is_dump_text(head):
+                raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
+            return _emit(env, _body_units(f, consumed, hints, part, text), json_out, raw,
+                         annotate, tz)
+        from mqtool.formats.mq.dumps.read import QueueDump
+        from mqtool.formats.sas.decode import decode_messages
+
+        stream = None if f is None or file != "-" else _Prefixed(consumed, f)
+        dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
+        status = _emit(env, decode_messages(iter(dump), hints), json_out, raw, annotate, tz)
+        if dump.count == 0:
+            env.error(f"{file}: no messages in this {dump.format} dump")
+        return status
+    finally:
+        if f is not None and f is not sys.stdin.buffer:
+            f.close()
 
 
-def _decode_body(env: Env, file: str, hex_text: bool, hints: Any, part: str, text: bool,
-                 json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
-    from mqtool.cli._common import read_unit_input
-
-    data = read_unit_input(file, hex_text)
-    return _decode_data(env, data, file, hints, part, text, json_out, raw, annotate, tz,
-                        checked=True)
+def _emit(env: Env, units: Any, json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
 
 
-def _decode_data(env: Env, data: bytes, name: str, hints: Any, part: str, text: bool,
-                 json_out: bool, raw: bool, annotate: bool, tz: Any, checked: bool = False) -> int:
-    from mqtool.cli._common import _is_dump_text
-    from mqtool.formats.sas.decode import decode_part
+def _open(file: str) -> tuple[Any, bytes, bytes]:
+    """The input opened (None for a directory), its first 64 KiB, and what of them was
+    consumed (stdin cannot be rewound)."""
+    if file == "-":
+        if sys.stdin.isatty():
+            raise InputError("no input: give a FILE or pipe data into stdin")
+        head = sys.stdin.buffer.read(SNIFF)
+        return sys.stdin.buffer, head, head
+    if Path(file).is_dir():
+        return None, b"", b""
+    try:
+        f = open(file, "rb")  # noqa: SIM115 - closed by the caller
+    except OSError as e:
+        raise InputError(f"{file}: {e.strerror}") from None
+    head = f.read(SNIFF)
+    f.seek(0)
+    return f, head, b""
 
-    if not checked and _is_dump_text(data):
-        raise InputError(f"{name}: this is hex dump text; add --hex to read it as a dump")
-    unit = decode_part(data, part, hints, text=text)
-    return emit_units(env, [(unit, data)], json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+
+SNIFF = 65536
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (already read from ``rest``) followed by the rest of ``rest``."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        self.head, self.rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        if self.head:
+            out = self.head if n < 0 else self.head[:n]
+            self.head = self.head[len(out):]
+            return out
+        return self.rest.read(n)
+
+
+def _body_units(f: Any, head: bytes, hints: Any, part: str, text: bool) -> Any:
+    """Units of a lone message body; a body no attachment message fits says what
+    ``identify`` takes it for."""
+    from mqtool.formats.sas.stream import decode_body
+
+    for unit, data in decode_body(f, part, hints, text=text, head=head):
+        if unit.attrs.get("part") == "unrecognised" and unit.errors:
+            first = unit.errors[0]
+            unit.errors[0] = type(first)(first.path, first.offset,
+                                         f"{first.reason}; {_identified(data)}")
+        yield unit, data
+
+
+def _identified(data: bytes) -> str:
+    """What ``identify`` takes the start of an input for, in words."""
+    from mqtool.registry import identify
+
+    found = [d for d in identify(data[:SNIFF]) if d.format != "sas-attachment"]
+    if not found:
+        return "identify recognises no format either"
+    best = max(found, key=lambda d: d.confidence)
+    return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
 
 
 # --------------------------------------------------------------------------- reassemble

@@ -406,7 +406,10 @@ class DatasetWriter:
                            self.o.obs_layout)
         for p in obs.problems:
             self.att.anomaly(p, error=True)
-        nrows = self.obs_bytes // obs.obslen if obs.obslen else 0
+        if obs.unusable:
+            self._drop()
+            return
+        nrows = self.obs_bytes // obs.obslen
         self.att.rows = nrows
         if self.att.complete and nrows != ds.nobs:
             self.att.anomaly(f"the definition says {ds.nobs} observations, the messages hold "
@@ -631,6 +634,7 @@ class Reassembler:
 
     def feed(self, msg: Message) -> None:
         self.report.messages += 1
+        msg.body = payload(msg)
         missing = msg.missing_fields()
         if missing:
             key = ", ".join(missing)
@@ -873,6 +877,13 @@ class Reassembler:
             return
         with self.out.create(hs.folder, "manifest.json") as f:
             write_manifest(f, hs)
+
+
+def payload(msg: Message) -> bytes:
+    """The SAS message a queue-dump message carries: the one place a body is taken from a
+    dump. Today the whole body; MQ headers ahead of it (MQRFH2, MQDLH, ...; MQMD Format says)
+    are to be stepped over here with ``formats.mq.chain.walk(msg.body, msg.mqmd)``."""
+    return msg.body
 
 
 def _mqmd_hints(msg: Message) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ FILE_KEYS = {"type", "path", "data", "name", "spec", "description", "version", "
              "correlid"}
 DATASET_KEYS = {"type", "csv", "variables", "rows", "library", "member", "label", "description",
                 "version", "correlid"}
-VARIABLE_KEYS = set(Variable.__dataclass_fields__)
+VARIABLE_KEYS = {f.name for f in fields(Variable)}
 MAX_REQUEST = 64 << 20  # bytes of YAML / JSON
 
 
@@ -378,10 +378,11 @@ def _variables(c: _Check, value: object, where: str) -> list[Variable]:
         if not doc.get("name"):
             c.bad(f"{at}.name", "every variable needs a name")
         values: dict[str, Any] = {}
-        for f in Variable.__dataclass_fields__.values():
+        for f in fields(Variable):
             kind = lay.field(f.name).kind if f.name in lay.names else "int"
             if kind == "text":
-                values[f.name] = c.text(doc, f.name, at, f.default, 256)  # type: ignore[arg-type]
+                default = "" if f.default is MISSING else f.default
+                values[f.name] = c.text(doc, f.name, at, default, 256)  # type: ignore[arg-type]
             else:
                 values[f.name] = c.integer(doc, f.name, at, f.default, 0, INT_MAX)  # type: ignore[arg-type]
         var = Variable(**values)
