@@ -437,9 +437,13 @@ def test_mutated_dumps_never_crash_or_escape(tmp_path: Path, edits: list[tuple[i
     dump.write_bytes(bytes(data))
     out = base / "o"
     r = mq("reassemble", "attachment", dump, "-o", out, "--force", "--partial", "--keep-orphans")
-    assert r.status in (0, 1, 2, 3), r.stderr
+    assert r.status in (0, 1, 2, 3), r.stderr  # 1: no longer a dump at all
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     assert all(str(p).startswith(str(out)) or p == dump for p in base.rglob("*") if p.is_file())
+    if r.status == 0:  # nothing reported: then every attachment is there, as its manifest says
+        for m in (out / d / "manifest.json" for d in os.listdir(out) if d != "orphans"):
+            for a in json.loads(m.read_text())["attachments"]:
+                assert a["complete"] and (m.parent / a["output"]).stat().st_size == a["size"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -460,7 +464,12 @@ def test_mutated_messages_never_crash(tmp_path: Path, data: st.DataObject) -> No
                             partial=data.draw(st.booleans()))
     except MqtoolError:
         return
-    assert report.status in (0, 2, 3)
+    atts = [a for h in report.headers for a in h.attachments]
+    if report.status == 0:
+        assert atts and all(a.complete and not a.errors for a in atts)
+    else:
+        assert report.status in (2, 3) and (report.incomplete or report.damaged
+                                             or not report.headers)
 
 
 def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
@@ -548,3 +557,58 @@ def test_an_endless_text_record_is_written_in_pieces(tmp_path: Path,
     assert (tmp_path / "o" / HEADER_DIR / "t.txt").read_text(encoding="utf-8") == line + "\n"
     assert "a record longer than 100 bytes was written in pieces" in report.headers[0].attachments[
         0].anomalies
+
+
+# --------------------------------------------------------------------------- the library
+
+
+def test_library_summary_and_errors(tmp_path: Path) -> None:
+    from mqtool.formats.sas.reassemble import attachment_status, report_errors, summary, summary_line
+
+    msgs = seed_messages("zos")
+    report = reassemble("", None, messages=[m for m in msgs if m.position != 4])  # message 2 lost
+    a = report.headers[0].attachments[0]
+    assert attachment_status(a) == "incomplete: missing 2"
+    assert summary_line(report) == ("5 messages, 1 header, 1 attachment (0 complete, 1 incomplete), "
+                                    "0 orphans")
+    assert summary(report) == {"summary": {
+        "messages": 5, "headers": 1, "attachments": 1, "complete": 0, "orphans": 0,
+        "orphan_dir": None, "unplaceable": {}, "dump_format": "", "status": 3}}
+    assert report_errors(report) == [f"{HEADER_DIR} attachment 1 (d:\\mytext.txt): incomplete: "
+                                     "missing 2"]
+
+
+def test_text_attachment_whose_mqmd_names_utf8_but_holds_cp1252(tmp_path: Path) -> None:
+    s = replace(sas_layout.PROFILES["win"])  # cp1252 sender
+    request = Request(message=b"m", attachments=[FileAttachment(
+        data="caf\u00e9 \u20ac\r\n".encode("utf-8"), name="c.txt", text=True)])
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G)))
+    for m in msgs:
+        m.mqmd["codedcharsetid"] = 1208  # what a converting channel or a wrong MQMD says
+    report = reassemble("", str(tmp_path / "o"), messages=msgs)
+    a = report.headers[0].attachments[0]
+    assert report.status == 0 and a.complete
+    # the MQMD's UTF-8 is taken for the sender's page (the names are ASCII either way); the
+    # cp1252 bytes E9 and 80 are no UTF-8: written as U+FFFD, and said so
+    assert a.settings.codepage == "utf-8"
+    out = (tmp_path / "o" / HEADER_DIR / "c.txt").read_text("utf-8")
+    assert out == "caf\ufffd \ufffd\n"
+    assert a.anomalies == ["bytes that are no character of code page utf-8 were written as U+FFFD"]
+
+
+def test_payload_is_the_one_place_a_body_is_taken(tmp_path: Path) -> None:
+    import mqtool.formats.sas.reassemble as reassembly
+
+    seen: list[int] = []
+    original = reassembly.payload
+
+    def spy(msg: Message) -> bytes:
+        seen.append(msg.position)
+        return original(msg)
+
+    reassembly.payload = spy  # type: ignore[assignment]
+    try:
+        report = reassemble("", None, messages=seed_messages("win"))
+    finally:
+        reassembly.payload = original  # type: ignore[assignment]
+    assert report.status == 0 and seen == [1, 2, 3, 4, 5, 6]

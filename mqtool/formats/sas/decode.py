@@ -656,10 +656,11 @@ def _observations(unit: Decoded, body: bytes, s: Settings, ctx: DatasetContext) 
                      f"offset X'{max(a, 0):04X}'" + (" (begun in the previous message)" if a < 0
                                                      else ""))
         for var, off, value in zip(obs.variables, obs.offsets, row, strict=True):
-            start = a + off
-            raw = stream[start - base:start - base + var.length]
+            off = min(off, obs.obslen)  # a variable the observation length leaves out: empty
+            start, width = a + off, max(0, min(var.length, obs.obslen - off))
+            raw = stream[start - base:start - base + width]
             shown = value if isinstance(value, str) else float(value)
-            el.spans.append(Span(var.name, max(start, 0), max(start + var.length, 0), shown,
+            el.spans.append(Span(var.name, max(start, 0), max(start + width, 0), shown,
                                  "missing" if isinstance(value, str) and var.numeric else "",
                                  "text" if not var.numeric else "int", "", raw))
         unit.elements.append(el)

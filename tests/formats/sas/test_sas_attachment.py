@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -239,7 +240,7 @@ def test_cli_decode_bad_header_prints_partial_then_error(tmp_path) -> None:  # t
     assert "Traceback" not in r.stderr
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=300), st.sampled_from(sas_layout.PARTS), st.booleans(), st.sampled_from([4, 8]))
 def test_random_bodies_never_raise(body: bytes, part: str, big: bool, long: int) -> None:
     hints = sas_decode.Hints(byte_order="big" if big else "little", long=long)
@@ -249,7 +250,7 @@ def test_random_bodies_never_raise(body: bytes, part: str, big: bool, long: int)
         assert isinstance(p.offset, int) and p.reason
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 163), st.integers(0, 255)), min_size=1, max_size=4),
        st.integers(100, 164))
 def test_mutated_headers_decode_or_fail_cleanly(edits: list[tuple[int, int]], cut: int) -> None:
@@ -258,7 +259,8 @@ def test_mutated_headers_decode_or_fail_cleanly(edits: list[tuple[int, int]], cu
         body[pos] = value
     unit, header = sas_decode.decode_header(bytes(body[:cut]))
     assert (header is None) == bool(unit.errors)
-    if header is not None:
-        assert sas_build.build_header(header, header.settings) == bytes(body[:cut]) \
-            or not header.settings.nul \
-            or header.settings.codepage != "cp037"
+    if header is not None:  # the message parsed exactly: its fields tile it, end to end
+        ends = [(s.start, s.end) for s in unit.spans() if s.end > s.start]
+        assert ends[0][0] == 0 and ends[-1][1] == cut
+        assert all(a[1] == b[0] for a, b in pairwise(ends))
+        assert len(header.entries) == unit.elements[0].value("num_attachments")
