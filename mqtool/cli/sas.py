@@ -137,7 +137,7 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
             return _emit(env, _body_units(f, consumed, hints, part, text), json_out, raw,
                          annotate, tz)
         from mqtool.formats.mq.dumps.read import QueueDump
-        from mqtool.formats.sas.decode import decode_messages
+        from mqtool.formats.sas.stream import decode_messages
 
         stream = None if f is None or file != "-" else _Prefixed(consumed, f)
         dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
@@ -364,7 +364,7 @@ def _report_json(env: Env, report: Any) -> None:
 # --------------------------------------------------------------------------- build
 
 
-@click.command(short_help="Build the message set of a SAS attachment, as a queue dump.")
+@click.command(short_help="The message set of a SAS attachment, as a queue dump.")
 @click.option("-a", "--attach", "attach", multiple=True, metavar="KIND:PATH[=NAME]",
               help="An attachment to build, in order: binary:FILE[=SENDER-NAME], "
                    "text:FILE[=SENDER-NAME] or dataset:CSV[=LIBRARY.MEMBER]. Repeatable.")

@@ -97,7 +97,7 @@ class Request:
     message: bytes = b""
     attachments: list[FileAttachment | DatasetAttachment] = field(default_factory=list)
     original_msgtype: int = 1
-    original_correlid: bytes = bytes(24)
+    original_correlid: bytes = bytes(CORRELID.size)
     header_correlid: bytes | None = None  # 16 bytes (G); default: BuildOptions.correlid
     message_correlid: bytes | None = None  # 16 bytes; default: stepped from the header's
 

@@ -10,13 +10,17 @@ a first pass finds a record stream that ends exactly at the end of the input.
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import IO
 
+from mqtool.formats.mq.dumps.read import Message
 from mqtool.formats.sas.decode import (
     Hints,
+    MessageDecoder,
     RecordError,
     RecordStream,
     dataset_type,
@@ -151,3 +155,23 @@ def _observations(data: bytes, base: int, tw: int, s: Settings) -> Decoded:
                                  title=f"OBSERVATIONS bytes at offset X'{base + skip:04X}' (no "
                                  "variable definitions seen: not decoded)"))
     return unit
+
+
+def decode_messages(messages: Iterable[Message], hints: Hints | None = None,
+                    obs_layout: str = "definition") -> Iterator[tuple[Decoded, bytes]]:
+    """``decode.decode_messages`` in bounded memory: a message body larger than ``WHOLE`` is
+    decoded on its own, a piece at a time, instead of in the role its header gives it."""
+    from mqtool.formats.mq.dumps.read import label_unit
+    from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec
+
+    hints = hints or Hints()
+    decoder = MessageDecoder(hints, obs_layout)
+    for msg in messages:
+        if len(msg.body) <= WHOLE:
+            yield decoder.decode(msg)
+            continue
+        h = replace(hints, mqmd_byte_order=byte_order_of(msg.encoding),
+                    mqmd_codepage=ccsid_codec(msg.ccsid))
+        role = f"{len(msg.body)} bytes, decoded on its own a piece at a time"
+        for k, (unit, data) in enumerate(decode_body(io.BytesIO(msg.body), "auto", h)):
+            yield label_unit(unit, msg if k == 0 else replace(msg, problems=[]), role), data

@@ -194,3 +194,15 @@ def test_large_bodies_of_repeated_garbage(unit_bytes: bytes, repeat: int, part: 
             offsets_ok(unit)
     except MqtoolError:
         pass
+
+
+def test_a_large_message_in_a_dump_is_decoded_in_pieces() -> None:
+    big = records_body(40, 32768)
+    msgs = [*CLASS[:3], replace(CLASS[3], body=big), *CLASS[4:]]
+    out = list(sas_stream.decode_messages(msgs))
+    roles = [u.attrs.get("role") for u, _ in out]
+    assert roles.count("1310880 bytes, decoded on its own a piece at a time") == 6
+    assert [u.offset for u, _ in out[3:9]] == [k * sas_stream.PIECE for k in range(6)]
+    assert all(len(data) <= sas_stream.PIECE for _, data in out[3:9])
+    assert roles[:3] == ["attachment header", "application message", "attachment 1 message 1"]
+    assert len(out) == len(CLASS) + 5
