@@ -6,6 +6,9 @@ import io
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mqtool.formats.mq.dumps.read import QueueDump
 from mqtool.formats.mq.dumps.write import write_dmpmqmsg
 from tests.helpers import mq
@@ -162,3 +165,16 @@ def test_a_large_body_is_listed_a_piece_at_a_time(in_root: None, tmp_path: Path)
                                             "message")
     piped = mq("decode", "sas-attachment", "--json", input=body.read_bytes())
     assert piped.text == r.text
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(["auto", "header", "records", "dataset",
+                                                 "count", "file-info", "application"]),
+       st.booleans())
+def test_cli_on_random_bodies(body: bytes, part: str, as_json: bool) -> None:
+    r = mq("decode", "sas-attachment", "--input-format", "message", "--part", part,
+           *(["--json"] if as_json else []), input=body)
+    assert r.status in (0, 2), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    for line in r.stderr.splitlines():  # every problem names its offset
+        assert line.startswith("mqtool: sas-attachment: ") and "offset X'" in line, line

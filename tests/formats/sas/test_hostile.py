@@ -206,3 +206,19 @@ def test_a_large_message_in_a_dump_is_decoded_in_pieces() -> None:
     assert all(len(data) <= sas_stream.PIECE for _, data in out[3:9])
     assert roles[:3] == ["attachment header", "application message", "attachment 1 message 1"]
     assert len(out) == len(CLASS) + 5
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 163), st.integers(0, 255)), max_size=4),
+       st.integers(0, 200), st.binary(max_size=40))
+def test_detect_on_mutated_headers_and_noise(edits: list[tuple[int, int]], cut: int,
+                                             tail: bytes) -> None:
+    body = bytearray(ZOS_HEADER)
+    for pos, value in edits:
+        body[pos] = value
+    data = bytes(body[:cut]) + tail
+    found = sas_decode.detect(data)
+    if found is not None:  # a detection is a header (or definition) that decodes cleanly
+        assert found.format == "sas-attachment"
+        unit = sas_decode.decode_part(data, str(found.options["part"]))
+        assert unit.ok
