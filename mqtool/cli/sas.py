@@ -124,6 +124,8 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
                      annotate, tz)
     kind = None if input_format in ("auto", "message") else input_format
     f, head, consumed = _open(file)
+    if f is None and input_format == "message":
+        raise InputError(f"{file}: is a directory, not one message body")
     try:
         if input_format == "auto":
             from mqtool.formats.mq.dumps.read import sniff

@@ -1,0 +1,65 @@
+"""Reassembly as a library: summaries and errors, code pages that lack bytes, the one place a
+body is taken from a dump message (the vectors are the seed example of tests/cli)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from mqtool.formats.mq.dumps.read import Message
+from mqtool.formats.sas import layout as sas_layout
+from mqtool.formats.sas.message_set import BuildOptions, FileAttachment, Request, build_messages
+from mqtool.formats.sas.reassemble import reassemble
+from tests.cli.test_reassemble import HEADER_DIR, SEED_G, seed_messages
+
+
+def test_library_summary_and_errors(tmp_path: Path) -> None:
+    from mqtool.formats.sas.reassemble import attachment_status, report_errors, summary, summary_line
+
+    msgs = seed_messages("zos")
+    report = reassemble("", None, messages=[m for m in msgs if m.position != 4])  # message 2 lost
+    a = report.headers[0].attachments[0]
+    assert attachment_status(a) == "incomplete: missing 2"
+    assert summary_line(report) == ("5 messages, 1 header, 1 attachment (0 complete, 1 incomplete), "
+                                    "0 orphans")
+    assert summary(report) == {"summary": {
+        "messages": 5, "headers": 1, "attachments": 1, "complete": 0, "orphans": 0,
+        "orphan_dir": None, "unplaceable": {}, "dump_format": "", "status": 3}}
+    assert report_errors(report) == [f"{HEADER_DIR} attachment 1 (d:\\mytext.txt): incomplete: "
+                                     "missing 2"]
+
+
+def test_text_attachment_whose_mqmd_names_utf8_but_holds_cp1252(tmp_path: Path) -> None:
+    s = replace(sas_layout.PROFILES["win"])  # cp1252 sender
+    request = Request(message=b"m", attachments=[FileAttachment(
+        data="caf\u00e9 \u20ac\r\n".encode("utf-8"), name="c.txt", text=True)])
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G)))
+    for m in msgs:
+        m.mqmd["codedcharsetid"] = 1208  # what a converting channel or a wrong MQMD says
+    report = reassemble("", str(tmp_path / "o"), messages=msgs)
+    a = report.headers[0].attachments[0]
+    assert report.status == 0 and a.complete
+    # the MQMD's UTF-8 is taken for the sender's page (the names are ASCII either way); the
+    # cp1252 bytes E9 and 80 are no UTF-8: written as U+FFFD, and said so
+    assert a.settings.codepage == "utf-8"
+    out = (tmp_path / "o" / HEADER_DIR / "c.txt").read_text("utf-8")
+    assert out == "caf\ufffd \ufffd\n"
+    assert a.anomalies == ["bytes that are no character of code page utf-8 were written as U+FFFD"]
+
+
+def test_payload_is_the_one_place_a_body_is_taken(tmp_path: Path) -> None:
+    import mqtool.formats.sas.reassemble as reassembly
+
+    seen: list[int] = []
+    original = reassembly.payload
+
+    def spy(msg: Message) -> bytes:
+        seen.append(msg.position)
+        return original(msg)
+
+    reassembly.payload = spy  # type: ignore[assignment]
+    try:
+        report = reassemble("", None, messages=seed_messages("win"))
+    finally:
+        reassembly.payload = original  # type: ignore[assignment]
+    assert report.status == 0 and seen == [1, 2, 3, 4, 5, 6]
