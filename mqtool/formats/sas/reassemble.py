@@ -24,6 +24,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from mqtool.errors import ExitStatus, MqtoolError
@@ -437,14 +438,23 @@ class DatasetWriter:
                 part.unlink(missing_ok=True)
         main = self.outputs.get("parquet") or next(iter(self.outputs.values()), None)
         if main:
-            data = self.folder.path(self.subdir, main).read_bytes()
-            self.size, self.sha = len(data), hashlib.sha256(data).hexdigest()
+            self.size, self.sha = _size_and_sha(self.folder.path(self.subdir, main))
         self._drop()
 
     def _drop(self) -> None:
         if self.obs is not None:
             self.obs.close()
             self.obs = None
+
+
+def _size_and_sha(path: Path) -> tuple[int, str]:
+    """Size and SHA-256 of a written file, read a block at a time."""
+    sha, size = hashlib.sha256(), 0
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            sha.update(block)
+            size += len(block)
+    return size, sha.hexdigest()
 
 
 # --------------------------------------------------------------------------- state
