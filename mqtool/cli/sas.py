@@ -200,21 +200,25 @@ def _body_units(f: Any, head: bytes, hints: Any, part: str, text: bool) -> Any:
     ``identify`` takes it for."""
     from mqtool.formats.sas.stream import decode_body
 
+    first = True
     for unit, data in decode_body(f, part, hints, text=text, head=head):
-        if unit.attrs.get("part") == "unrecognised" and unit.errors:
-            first = unit.errors[0]
-            unit.errors[0] = type(first)(first.path, first.offset,
-                                         f"{first.reason}; {_identified(data)}")
+        if first and unit.errors:  # refused, or not what --part says: is it another format?
+            said = _identified(data, always=unit.attrs.get("part") == "unrecognised")
+            if said:
+                p = unit.errors[0]
+                unit.errors[0] = type(p)(p.path, p.offset, f"{p.reason}; {said}")
+        first = False
         yield unit, data
 
 
-def _identified(data: bytes) -> str:
-    """What ``identify`` takes the start of an input for, in words."""
+def _identified(data: bytes, always: bool = True) -> str:
+    """What ``identify`` takes the start of an input for, in words ("" when it knows no
+    other format and ``always`` is false)."""
     from mqtool.registry import identify
 
     found = [d for d in identify(data[:SNIFF]) if d.format != "sas-attachment"]
     if not found:
-        return "identify recognises no format either"
+        return "identify recognises no format either" if always else ""
     best = max(found, key=lambda d: d.confidence)
     return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
 

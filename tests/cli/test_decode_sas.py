@@ -114,6 +114,10 @@ def test_another_format_is_refused_with_what_identify_says(in_root: None, tmp_pa
         "identify takes it for urb (0.95: URBH eyecatcher in EBCDIC, urbhbord big-endian, "
         "urbhlen 64, urbhlent 160), offset X'0000' (0)\n")
     assert r.text.splitlines()[0] == "not recognised as any attachment message"
+    forced = mq("decode", "sas-attachment", "--part", "header", urb)
+    assert forced.status == 2 and forced.stderr.startswith(
+        "mqtool: sas-attachment: not an attachment header in any byte order")
+    assert "; identify takes it for urb (0.95: " in forced.stderr
     noise = tmp_path / "noise.bin"
     noise.write_bytes(bytes((i * 7919 + 13) % 251 for i in range(5_000_000)))
     r = mq("decode", "sas-attachment", "--json", noise)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mqtool.codepages import codec_name, is_ebcdic
-from mqtool.errors import DecodeError
+from mqtool.errors import DecodeError, InputError
 from mqtool.formats.sas.layout import (
     ATTACHMENT_TYPES,
     BINARY_FILE,
@@ -19,6 +19,7 @@ from mqtool.formats.sas.layout import (
     DATASET_MESSAGES,
     DSDEF,
     FILE_SPECS,
+    FLOAT_FORMATS,
     FORMAT,
     HEADER_MSGTYPE,
     INDEXES,
@@ -83,10 +84,19 @@ class Hints:
            ccsid: int | None = None) -> Hints:
         from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
 
+        order, long, flt = options.get("byte_order"), options.get("long"), options.get("float_format")
+        for name, value, allowed in (("byte_order", order, ("big", "little")), ("long", long, (4, 8)),
+                                     ("float_format", flt, FLOAT_FORMATS)):
+            if value is not None and value not in allowed:
+                raise InputError(f"{FORMAT}: {name} {value!r}: use "
+                                 f"{', '.join(str(a) for a in allowed)}")
         cp = options.get("codepage")
-        return cls(options.get("byte_order"), options.get("long"),
-                   codec_name(cp) if cp else None, options.get("nul"), options.get("float_format"),
-                   byte_order_of(encoding), ccsid_codec(ccsid), float_format_of(encoding))
+        try:
+            page = codec_name(str(cp)) if cp else None
+        except LookupError:
+            raise InputError(f"{FORMAT}: unknown code page {cp!r}") from None
+        return cls(order, long, page, options.get("nul"), flt, byte_order_of(encoding),
+                   ccsid_codec(ccsid), float_format_of(encoding))
 
 
 _SPECS = {cp: tuple(spec.encode(cp) for spec in FILE_SPECS) for cp in ("latin-1", "cp037")}

@@ -222,3 +222,19 @@ def test_detect_on_mutated_headers_and_noise(edits: list[tuple[int, int]], cut: 
         assert found.format == "sas-attachment"
         unit = sas_decode.decode_part(data, str(found.options["part"]))
         assert unit.ok
+
+
+def test_registry_decode_options_are_checked() -> None:
+    from mqtool import api
+
+    for options, message in (({"codepage": "nonsense"}, "unknown code page 'nonsense'"),
+                             ({"long": 5}, "long 5: use 4, 8"),
+                             ({"byte_order": "middle"}, "byte_order 'middle': use big, little"),
+                             ({"float_format": "vax"}, "float_format 'vax': use ieee-be")):
+        try:
+            api.decode("sas-attachment", ZOS_HEADER, **options)
+        except MqtoolError as e:
+            assert message in str(e)
+        else:
+            raise AssertionError(options)
+    assert api.decode("sas-attachment", ZOS_HEADER, codepage="500")[0].attrs["codepage"] == "cp500"
