@@ -19,6 +19,7 @@ from mqtool.formats.sas.layout import (
     G_SIZE,
     INT_MAX,
     KEY_SIZE,
+    MAX_ATTACHMENTS,
     NUMERIC_LENGTHS,
     PROFILES,
     Settings,
@@ -43,6 +44,9 @@ DATASET_KEYS = {"type", "csv", "variables", "rows", "library", "member", "label"
                 "version", "correlid"}
 VARIABLE_KEYS = {f.name for f in fields(Variable)}
 MAX_REQUEST = 64 << 20  # bytes of YAML / JSON
+MAX_CELLS = 10_000_000  # values in a request's rows (YAML aliases can repeat a row cheaply)
+MAX_VARIABLES = 32767
+MAX_PROBLEMS = 100  # listed; the rest are counted
 
 
 class RequestError(MqtoolError):
@@ -119,9 +123,17 @@ class _Check:
 
     def __init__(self) -> None:
         self.problems: list[tuple[str, str]] = []
+        self.more = 0
 
     def bad(self, where: str, reason: str) -> None:
-        self.problems.append((where, reason))
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append((where, reason))
+        else:
+            self.more += 1
+
+    def listed(self) -> list[tuple[str, str]]:
+        return self.problems + ([("", f"{self.more} more problems not listed")] if self.more
+                                else [])
 
     def mapping(self, value: object, where: str) -> Mapping[str, Any] | None:
         if isinstance(value, Mapping):
@@ -276,11 +288,14 @@ def request_of(doc: object, base: Path, source_encoding: str = "utf-8",
     if not isinstance(atts, list):
         c.bad("attachments", f"{_kind(atts)}: a list is needed")
         atts = []
+    if len(atts) > MAX_ATTACHMENTS:
+        c.bad("attachments", f"{len(atts)} attachments: a header lists at most {MAX_ATTACHMENTS}")
+        atts = []
     for i, a in enumerate(atts, 1):
         att = _attachment(c, a, i, base, source_encoding, lrecl)
         if att is not None:
             request.attachments.append(att)
-    return Loaded(request, text, c.problems)
+    return Loaded(request, text, c.listed())
 
 
 def _attachment(c: _Check, a: object, i: int, base: Path, source_encoding: str,
@@ -334,6 +349,10 @@ def _attachment(c: _Check, a: object, i: int, base: Path, source_encoding: str,
         if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
             c.bad(f"{where}.rows", f"{_kind(rows)}: a list of rows (lists) is needed")
             rows = []
+        elif sum(len(r) for r in rows) > MAX_CELLS:
+            c.bad(f"{where}.rows", f"more than {MAX_CELLS} values: build a data set this large "
+                  "from a CSV file (csv:)")
+            rows = []
         for j, row in enumerate(rows, 1):
             for k, v in enumerate(row, 1):
                 if not (v is None or isinstance(v, str | int | float)) or isinstance(v, bool):
@@ -366,6 +385,9 @@ def _version(c: _Check, v: object, where: str) -> tuple[int, int]:
 def _variables(c: _Check, value: object, where: str) -> list[Variable]:
     if not isinstance(value, list):
         c.bad(where, f"{_kind(value)}: a list is needed")
+        return []
+    if len(value) > MAX_VARIABLES:
+        c.bad(where, f"{len(value)} variables: a SAS data set has at most {MAX_VARIABLES}")
         return []
     out = []
     lay = layouts().vardef

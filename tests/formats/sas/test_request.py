@@ -169,3 +169,16 @@ def test_hostile_documents_raise_only_mqtool_errors(doc: object) -> None:
             pass
     except MqtoolError:
         pass
+
+
+def test_aliased_documents_cannot_make_a_request_huge() -> None:
+    cells = {"attachments": [{"type": "dataset", "variables": [{"name": "N"}],
+                              "rows": [[[]] * 1000] * 1000}]}  # a million bad values
+    got = problems(cells)
+    assert len(got) == 101 and got[-1] == ("", "999900 more problems not listed")
+    many = {"attachments": [{"data": "x"}] * 1001}
+    assert problems(many) == [("attachments", "1001 attachments: a header lists at most 1000")]
+    rows = {"attachments": [{"type": "dataset", "variables": [{"name": "N"}],
+                             "rows": [[1] * 1000] * 10001}]}
+    assert problems(rows) == [("attachments[1].rows", "more than 10000000 values: build a data "
+                               "set this large from a CSV file (csv:)")]
