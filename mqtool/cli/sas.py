@@ -110,9 +110,14 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
     FILE (or stdin) is one message body (binary, or dump text with --hex), or a queue dump
     (dmpmqmsg, amqsbcg, MQMD-prefixed binary, mqtool directory): then every message is
-    decoded in the role its header gives it. Byte order, long size, code page and NUL terminators are
-    detected (the MQMD's Encoding and CodedCharSetId win when the dump has them); the
-    options force them.
+    decoded in the role its header gives it. Byte order, long size, code page and NUL
+    terminators are detected (the MQMD's Encoding and CodedCharSetId win when the dump has
+    them); the options force them.
+
+    A body that no attachment message fits (with --part auto) is refused: its first 256
+    bytes are listed and the error says what `mqtool identify` takes it for. Bodies of any
+    size are decoded in bounded memory: beyond 1 MiB, records and application bytes come
+    out in pieces of 256 KiB. Exit status 2 when anything could not be decoded.
     """
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
@@ -428,6 +433,10 @@ def build_sas(attach: tuple[str, ...], description: tuple[str, ...], message_tex
     the header (MsgType 100000), the application message, then per attachment its sequenced
     messages and the count message (MsgType 100001), written as a queue dump that
     `mqtool reassemble attachment` (or your own consumer) reads.
+
+    Every set gets new CorrelIds (see --correlid and --seed). A request given with --from
+    is checked as a whole: every bad field is reported, one line each with its path, exit
+    status 1; nothing is written then, nor when building fails halfway.
 
     \b
       mqtool build-request sas-attachment --message 'Hello' \\
