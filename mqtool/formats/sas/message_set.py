@@ -172,11 +172,12 @@ class Builder:
         self._header = self.header()
         self._header_body = build_header(self._header, self.o.settings)
         self._ready: dict[int, list[bytes]] = {}
+        self._scans: dict[int, tuple[int, int]] = {}
         for i, att in enumerate(self.request.attachments):
             if isinstance(att, DatasetAttachment):
                 self._ready[i] = list(self._dataset(att))
             elif att.text:
-                self._ready[i] = list(self._file(att))
+                self._scans[id(att)] = self._text_scan(att)  # read twice: memory stays bounded
 
     def messages(self) -> Iterator[Message]:
         s = self.o.settings
@@ -202,19 +203,8 @@ class Builder:
         s = self.o.settings
         overhead = s.long + (1 if s.record_nul else 0)
         if att.text:
-            data = att.data if att.data is not None else _read(att.path)
-            lines = data.split(b"\n")
-            if lines and lines[-1] == b"":
-                lines.pop()
-            try:
-                records = [ln.rstrip(b"\r").decode(att.source_encoding).encode(s.codepage)
-                           for ln in lines]
-            except (UnicodeDecodeError, UnicodeEncodeError) as e:
-                raise BuildError(FMT, att.name or str(att.path),
-                                 f"text line not convertible to {s.codepage}: {e.reason}") from None
-            lrecl = att.lrecl or max((len(r) for r in records), default=1) or 1
-            size = sum(len(r) for r in records) + len(records)
-            return iter(records), lrecl, size
+            longest, size = self._scans.get(id(att)) or self._text_scan(att)
+            return self._text_records(att), att.lrecl or longest or 1, size
         lrecl = att.lrecl or (self.o.max_msg - overhead)
         if att.data is not None:
             data = att.data
@@ -223,6 +213,25 @@ class Builder:
             raise BuildError(FMT, att.name or "file", "a file attachment needs a path or data")
         size = att.path.stat().st_size
         return _chunks(att.path, lrecl), lrecl, size
+
+    def _text_records(self, att: FileAttachment) -> Iterator[bytes]:
+        """A text file's lines (without line ends) in the sender's code page."""
+        s = self.o.settings
+        for n, line in enumerate(_lines(att), 1):
+            try:
+                yield line.rstrip(b"\r").decode(att.source_encoding).encode(s.codepage)
+            except (UnicodeDecodeError, UnicodeEncodeError) as e:
+                raise BuildError(FMT, f"{att.name or att.path} line {n}", f"not convertible "
+                                 f"from {att.source_encoding} to {s.codepage}: {e.reason}") from None
+
+    def _text_scan(self, att: FileAttachment) -> tuple[int, int]:
+        """The longest record and the declared size of a text file (and every line it cannot
+        convert refused), from a first pass over it."""
+        longest = size = 0
+        for rec in self._text_records(att):
+            longest = max(longest, len(rec))
+            size += len(rec) + 1
+        return longest, size
 
     def _file(self, att: FileAttachment) -> Iterator[bytes]:
         s = self.o.settings
@@ -327,13 +336,26 @@ def variable_problems(variables: list[Variable]) -> Iterator[tuple[str, str]]:
                    f"1..{CHAR_LENGTH_MAX} bytes")
 
 
-def _read(path: Path | None) -> bytes:
-    if path is None:
-        raise BuildError(FMT, "file", "a file attachment needs a path or data")
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
+def _lines(att: FileAttachment) -> Iterator[bytes]:
+    """The lines of a text attachment (split at LF), its file read a block at a time."""
+    if att.data is not None:
+        lines = att.data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        yield from lines
+        return
+    if att.path is None:
+        raise BuildError(FMT, att.name or "file", "a file attachment needs a path or data")
+    parts: list[bytes] = []  # the line being read (a long one spans blocks)
+    for block in _chunks(att.path, 1 << 20):
+        pieces = block.split(b"\n")
+        parts.append(pieces[0])
+        if len(pieces) > 1:
+            yield b"".join(parts)
+            yield from pieces[1:-1]
+            parts = [pieces[-1]]
+    if last := b"".join(parts):
+        yield last
 
 
 def _chunks(path: Path, size: int) -> Iterator[bytes]:

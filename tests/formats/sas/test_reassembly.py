@@ -63,3 +63,28 @@ def test_payload_is_the_one_place_a_body_is_taken(tmp_path: Path) -> None:
     finally:
         reassembly.payload = original  # type: ignore[assignment]
     assert report.status == 0 and seen == [1, 2, 3, 4, 5, 6]
+
+
+def test_text_files_are_read_in_blocks_and_refused_by_line(tmp_path: Path) -> None:
+    import pytest
+
+    from mqtool.errors import BuildError
+
+    lines = [b"short", b"x" * (3 << 20), b"", b"caf\xc3\xa9 au lait", b"last without LF"]
+    src = tmp_path / "t.txt"
+    src.write_bytes(b"\n".join(lines))
+    s = sas_layout.PROFILES["zos"]
+    msgs = list(build_messages(Request(message=b"m", attachments=[FileAttachment(
+        path=src, name="t.txt", text=True)]), BuildOptions(s, correlid=SEED_G, straddle=True)))
+    info = sas_layout.layouts_for(s).fileinfo.values(msgs[2].body)
+    assert info == {"lrecl": 3 << 20, "filesize": sum(len(x) + 1 for x in
+                                                       [b"short", b"x" * (3 << 20), b"",
+                                                        b"caf\xe9 au lait", b"last without LF"])}
+    report = reassemble("", str(tmp_path / "o"), messages=msgs)
+    assert report.status == 0
+    out = (tmp_path / "o" / HEADER_DIR / "t.txt").read_bytes()
+    assert out == b"\n".join(lines) + b"\n"
+    src.write_bytes(b"one\ntwo\n\xe2\x82\xac three\n")  # the euro sign: not in cp037
+    with pytest.raises(BuildError, match=r"t.txt line 3: not convertible from utf-8 to cp037"):
+        list(build_messages(Request(attachments=[FileAttachment(path=src, name="t.txt",
+                                                                text=True)]), BuildOptions(s)))
