@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any
@@ -29,7 +30,9 @@ CODECS: dict[str, str] = {
     "csq1logp": "mqtool.formats.csq1logp.codec",
     "redolog": "mqtool.formats.osb.codec",
     "matqmsg": "mqtool.formats.matqmsg.codec",
+    "mq": "mqtool.formats.mq.codec",
 }
+MQ = "mq"  # the MQ header chain: its payload is identified / decoded in turn
 
 # what io.queue_dump.sniff() may answer, in words
 QUEUE_DUMPS = {
@@ -74,9 +77,26 @@ def identify(data: bytes, *, text_kinds: bool = True) -> list[Detection]:
             d = Detection(name, 0.0, f"detector failed: {type(e).__name__}: {e}")
         if d is not None:
             found.append(d)
+    found = [_with_payload(d, data) if d.format == MQ and d.confidence > 0 else d
+             for d in found]
     if text_kinds:
         found += text_detections(data)
     return sorted(found, key=lambda d: -d.confidence)
+
+
+def _with_payload(d: Detection, data: bytes) -> Detection:
+    """An MQ header chain detection that also names what its payload is."""
+    from mqtool.formats.mq.chain import walk
+
+    chain = walk(data)
+    if chain.errors or not chain.payload_length:
+        return d
+    inner = best_codec(identify(data[chain.payload_offset:], text_kinds=False))
+    if inner is None:
+        return d
+    return Detection(d.format, d.confidence,
+                     f"{d.reason}; payload: {inner.format} ({inner.confidence:.2f}) {inner.reason}",
+                     {**d.options, "payload": inner.format})
 
 
 def best_codec(found: list[Detection]) -> Detection | None:
@@ -141,6 +161,36 @@ def text_detections(data: bytes) -> list[Detection]:
                               {**d.options, "hex": True}) for d in inner]
 
 
+def decode_blob(fmt: str, data: bytes, **options: Any) -> Iterator[tuple[Decoded, bytes]]:
+    """Every unit of ``data`` decoded as ``fmt`` (decoded now: errors raise here), each with
+    its own bytes; for ``mq`` the header chain first, then its payload with the codec that
+    recognises it (offsets in the payload's units count from the payload's start, which
+    their title gives)."""
+    options.pop("payload", None)
+    units = list(codec(fmt).decode(data, **options))
+    own = ((u, data[u.offset:u.offset + u.length]) for u in units)
+    if fmt != MQ or not units:
+        return own
+    return itertools.chain(own, _payload_units(units[0], data))
+
+
+def _payload_units(unit: Decoded, data: bytes) -> Iterator[tuple[Decoded, bytes]]:
+    chain = getattr(unit, "chain", None)
+    if chain is None or chain.errors or not chain.payload_length:
+        return
+    at = chain.payload_offset
+    payload = data[at:]
+    choice = best_codec([d for d in identify(payload, text_kinds=False) if d.format != MQ])
+    if choice is None:
+        return
+    for unit in codec(choice.format).decode(payload, **choice.options):
+        unit.title = (f"payload at offset X'{at:04X}' of the message, decoded as "
+                      f"{choice.format} ({choice.confidence:.2f}); offsets below count from "
+                      f"the payload" + (f": {unit.title}" if unit.title else ""))
+        unit.attrs = {"payload_offset": at, **unit.attrs}
+        yield unit, payload[unit.offset:unit.offset + unit.length]
+
+
 # --------------------------------------------------------------------------- queue dumps
 
 # MQMD MsgType values that name a codec: the protocol says what the body is
@@ -148,21 +198,36 @@ MSGTYPE_FORMATS = {100000: "sas-attachment", 100001: "sas-attachment"}
 
 
 def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
-    """Each message of a queue dump (``io.queue_dump.Message``) decoded with the codec its
-    MsgType names (a codec's optional ``MessageDecoder`` keeps state across messages), or else the
-    codec that recognises its body best; each unit says which message it came from."""
+    """Each message of a queue dump (``io.queue_dump.Message``): its MQ header chain first
+    (MQDLH, MQRFH2, ... as MQMD.Format names them), then its payload (the body when there
+    are no headers) decoded with the codec its MsgType names (a codec's optional
+    ``MessageDecoder`` keeps state across messages), or else the codec that recognises it
+    best; each unit says which message it came from. A character payload no codec
+    recognises is shown as text in its CCSID by the header unit."""
+    from dataclasses import replace
+
+    from mqtool.formats.mq.chain import payload_message
     from mqtool.formats.mq.dumps.read import label_unit
 
     stateful: dict[str, Any] = {}
     for msg in messages:
+        headers = _header_chain(msg)
+        if headers is not None:
+            chain, unit = headers
+            yield label_unit(unit, msg), msg.body
+            if chain.errors or not chain.payload_length:
+                continue
+            msg = payload_message(replace(msg, problems=[]), chain)
         body, fmt = msg.body, MSGTYPE_FORMATS.get(msg.msgtype)
         if fmt in available():
             if fmt not in stateful:
                 stateful[fmt] = codec(fmt).MessageDecoder()
             yield stateful[fmt].decode(msg)
             continue
-        choice = best_codec(identify(body, text_kinds=False))
+        choice = best_codec([d for d in identify(body, text_kinds=False) if d.format != MQ])
         if choice is None:
+            if headers is not None:
+                continue  # the header unit shows the payload
             unit = Decoded("unknown", 0, len(body))
             unit.problems.append(Problem("", 0, f"no codec recognises this {len(body)}-byte body"))
             yield label_unit(unit, msg, "not decoded"), body
@@ -170,3 +235,15 @@ def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
         for unit in codec(choice.format).decode(body, **choice.options):
             yield (label_unit(unit, msg, f"{choice.format} ({choice.confidence:.2f})"),
                    body[unit.offset:unit.offset + unit.length])
+
+
+def _header_chain(msg: Any) -> tuple[Any, Decoded] | None:
+    """``(chain, unit)`` when the message's body wears MQ headers or is a PCF message
+    (``formats.mq.chain.announces_headers``)."""
+    from mqtool.formats.mq.chain import announces_headers, walk
+    from mqtool.formats.mq.codec import unit_of
+
+    if not announces_headers(msg.mqmd, msg.body):
+        return None
+    chain = walk(msg.body, msg.mqmd)
+    return chain, unit_of(msg.body, msg.mqmd, chain)

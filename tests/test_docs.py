@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -113,3 +114,107 @@ def test_help_imports_no_heavy_modules() -> None:
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+# --------------------------------------------------------------------------- README stands alone
+
+
+README = ROOT / "README.md"
+
+
+def _outside_fences(text: str) -> list[tuple[int, str]]:
+    lines, fenced = [], False
+    for i, ln in enumerate(text.splitlines()):
+        if ln.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            lines.append((i, ln))
+    return lines
+
+
+def test_readme_tables_render() -> None:
+    """Every table line of the README is a row of a rendered table (a row after a
+    paragraph would print as text with literal pipes)."""
+    from markdown_it import MarkdownIt
+
+    text = README.read_text(encoding="utf-8")
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    in_table: set[int] = set()
+    for t in tokens:
+        if t.type == "table_open" and t.map:
+            in_table.update(range(*t.map))
+    pipes = [i for i, ln in _outside_fences(text) if ln.startswith("|")]
+    assert pipes, "the README has tables"
+    stray = [i + 1 for i in pipes if i not in in_table]
+    assert not stray, f"README.md lines {stray} are not part of a table"
+
+
+def test_readme_refers_to_nothing_outside_the_repository() -> None:
+    text = README.read_text(encoding="utf-8")
+    for word in ("specs/", "seeds/", "seed 0", "spec section", "spec §", "(seed"):
+        assert word not in text, word
+    for target in re.findall(r"\]\(([^)]+)\)", text):
+        if not target.startswith(("http://", "https://", "#")):
+            assert (ROOT / target).exists(), f"README links to missing {target}"
+
+
+def test_readme_first_command_installs_the_core_and_the_test_command_everything() -> None:
+    text = README.read_text(encoding="utf-8")
+    main = text.split("<!-- main-command -->\n```sh\n", 1)[1].split("\n", 1)[0]
+    test = text.split("<!-- test-command -->\n```sh\n", 1)[1].split("\n", 1)[0]
+    assert "pip install -e . &&" in main and "[" not in main.split("mqtool decode")[0]
+    assert "pip install -e '.[all]'" in test and "python -m pytest" in test
+
+
+def test_readme_gives_completion_for_bash_zsh_and_fish() -> None:
+    text = README.read_text(encoding="utf-8")
+    for shell in ("bash", "zsh", "fish"):
+        assert f"_MQTOOL_COMPLETE={shell}_source mqtool" in text, shell
+
+
+# --------------------------------------------------------------------------- man pages
+
+
+def test_see_also_is_complete_on_every_page() -> None:
+    """The main page names every page; a command's page names mqtool(1), its group's page,
+    its subcommands and its siblings; every name is a page that exists."""
+    generated = pages(MAN / "examples")
+    names = {n.removesuffix(".1") for n in generated}
+    refs = {}
+    for file, text in generated.items():
+        section = text.split(".SH SEE ALSO\n", 1)[1]
+        refs[file.removesuffix(".1")] = re.findall(r"^\.BR \\%(\S+) \(1\)", section, re.M)
+    for page, found in refs.items():
+        found = [r.replace("\\-", "-") for r in found]
+        assert set(found) <= names and page not in found, page
+        if page == "mqtool":
+            assert sorted(found) == sorted(names - {"mqtool"})
+        else:
+            assert found[0] == "mqtool", page
+    assert "mqtool-decode" in [r.replace("\\-", "-") for r in refs["mqtool-decode-urb"]]
+    assert "mqtool-decode-csq1logp" in [r.replace("\\-", "-") for r in refs["mqtool-decode-urb"]]
+    assert "mqtool-decode-urb" in [r.replace("\\-", "-") for r in refs["mqtool-decode"]]
+
+
+def test_wheel_installs_the_man_pages(tmp_path: Path) -> None:
+    """``pip wheel`` of a copy of the project holds every page under share/man/man1, so
+    ``man mqtool`` works in the virtual environment it is installed into."""
+    import shutil
+    import zipfile
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "mqtool", src / "mqtool",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "man", src / "man")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                           str(tmp_path / "dist"), str(src)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = (tmp_path / "dist").glob("mqtool-*.whl")
+    listed = zipfile.ZipFile(wheel).namelist()
+    in_wheel = sorted(n.rsplit("/", 1)[1] for n in listed if "/data/share/man/man1/" in n)
+    assert in_wheel == sorted(p.name for p in MAN.glob("*.1"))
+    assert "mqtool.1" in in_wheel and "mqtool-extract.1" in in_wheel

@@ -31,6 +31,8 @@ DECODE = {
                 "TIBCO OSB redolog parameter list, header or intent list."),
     "matqmsg": ("mqtool.cli.matqmsg:decode_matqmsg",
                 "IBM i MATQMSG receiver or message selection template."),
+    "mq": ("mqtool.cli.mq:decode_mq",
+           "IBM MQ header chain (MQDLH, MQRFH2, MQXQH, MQTM, MQCIH, MQIIH, ...) and payload."),
     "auto": ("mqtool.cli.auto:decode_auto", "Recognise the format, then decode with it."),
 }
 BUILD = {
@@ -39,6 +41,7 @@ BUILD = {
     "sas-attachment": ("mqtool.cli.sas:build_sas",
                        "The message set of a SAS attachment, as a queue dump."),
     "matqmsg": ("mqtool.cli.matqmsg:build_matqmsg", "IBM i MATQMSG message selection template."),
+    "mq": ("mqtool.cli.mq:build_mq", "A payload wrapped in IBM MQ headers (MQDLH, MQRFH2, ...)."),
 }
 REASSEMBLE = {
     "attachment": ("mqtool.cli.sas:reassemble_attachment",
@@ -57,6 +60,8 @@ TOP = {
     "spark-extract": ("mqtool.cli.csq1logp:spark_extract",
                       "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
     "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
+    "layouts": ("mqtool.cli.layouts:layouts",
+                "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
 }
 
 

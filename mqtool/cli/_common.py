@@ -106,7 +106,7 @@ def get_env() -> Env:
 
 
 def input_argument(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.argument("file", default="-", metavar="[FILE|-]")(f)
+    return click.argument("file", default="-", metavar="[FILE|-]", type=click.Path(allow_dash=True))(f)
 
 
 def hex_option(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -32,7 +32,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     codec chosen, its confidence and the evidence; in JSON each unit's "format" does.
     'mqtool identify' shows every candidate.
     """
-    from mqtool import api, registry
+    from mqtool import registry
 
     env = get_env()
     dump, stdin_data = (None, None) if hex_text else open_queue_dump(file)
@@ -56,10 +56,10 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
         from mqtool.io.undump import undump
 
         data = undump(data.decode("utf-8"))
-    units = api.decode(choice.format, data, **options)
+    units = registry.decode_blob(choice.format, data, **options)
     if not json_out:
         env.line(f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}")
-    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
+    return emit_units(env, units,
                       json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK
 
@@ -75,7 +75,7 @@ def _why_not(file: str, data: bytes, found: list) -> str:  # type: ignore[type-a
 
 
 @click.command(short_help="Say which format each input file holds.")
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...", type=click.Path(allow_dash=True))
 @click.option("--json", "json_out", is_flag=True,
               help='JSON lines: {"file", "format", "confidence", "reason", "candidates"}.')
 @click.option("--all", "show_all", is_flag=True, help="Also list the other candidates.")

@@ -96,8 +96,8 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
 
 
 @click.command(short_help="Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM).")
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("-o", "--output", metavar="OUT",
+@click.argument("files", nargs=-1, required=True, metavar="FILE...", type=click.Path(allow_dash=True))
+@click.option("-o", "--output", metavar="OUT", type=click.Path(),
               help="Output file; its extension picks the format (.jsonl, .csv, .parquet). "
                    "Default: JSON lines on stdout.")
 @click.option("--to", type=click.Choice(["jsonl", "csv", "parquet"]), default=None,
@@ -125,7 +125,8 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
               help="Processes for large inputs (default: every core).")
 @click.option("--split-size", callback=_size, default="32m", show_default=True, metavar="SIZE",
               help="Cut files larger than two splits at record boundaries into SIZE pieces.")
-@click.option("--summary", "summary_path", metavar="FILE", help="Also write the summary as JSON.")
+@click.option("--summary", "summary_path", metavar="FILE", type=click.Path(),
+              help="Also write the summary as JSON.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 def extract(files: tuple[str, ...], output: str | None, to: str | None, framing: str,
             codepage: str, mode: str, queue: tuple[str, ...], verb: tuple[str, ...],
@@ -279,8 +280,8 @@ def print_summary(env: Env, info: dict[str, Any]) -> None:
 
 
 @click.command(short_help="Extract CSQ1LOGP records with PySpark into partitioned Parquet.")
-@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
-@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR",
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...", type=click.Path())
+@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", type=click.Path(),
               help="Output directory: records/ (Parquet by log_date), messages/, _summary.json.")
 @click.option("--master", default="local[*]", show_default=True, metavar="URL",
               help="Spark master: local[N], local-cluster[W,C,MB], spark://HOST:PORT, yarn, "

@@ -23,7 +23,7 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 
 
 @click.command(short_help="Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back.")
-@click.argument("file", default="-", metavar="[FILE|-]")
+@click.argument("file", default="-", metavar="[FILE|-]", type=click.Path(allow_dash=True))
 @click.option("-s", "--seek", callback=_int, metavar="N",
               help="Start at byte N (negative: from the end of the file).")
 @click.option("-l", "--length", callback=_int, metavar="N", help="Dump N bytes only.")
@@ -44,7 +44,7 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
               help="Print storage addresses from ADDR (8 digits, lines aligned to the address).")
 @click.option("-r", "--reverse", is_flag=True,
               help="Read dump text (document, xxd, hexdump -C, plain hex) and write the bytes.")
-@click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
+@click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write to FILE instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
 def dump(file: str, seek: int | None, length: int | None, cols: int, group: int | None,

@@ -61,8 +61,22 @@ def page_name(path: list[str]) -> str:
     return "-".join(["mqtool", *path])
 
 
+def see_also(path: list[str], every: list[list[str]]) -> list[str]:
+    """Pages a reader of ``path`` may want next: the main page lists every page; a
+    command's page lists mqtool(1), its group's page, its subcommands and its siblings."""
+    if not path:
+        return [page_name(p) for p in every if p]
+    related = [[]] + [path[:i] for i in range(1, len(path))]
+    related += [p for p in every if p != path and (p[:-1] == path or p[:-1] == path[:-1])]
+    seen: list[str] = []
+    for p in related:
+        if page_name(p) not in seen:
+            seen.append(page_name(p))
+    return seen
+
+
 def render(path: list[str], cmd: click.Command, ctx: click.Context, examples: str | None,
-           subcommands: list[tuple[str, str]]) -> str:
+           subcommands: list[tuple[str, str]], also: list[str] | None = None) -> str:
     name = page_name(path)
     title = " ".join(["mqtool", *path])
     short = (cmd.get_short_help_str(limit=200) if path
@@ -95,7 +109,8 @@ def render(path: list[str], cmd: click.Command, ctx: click.Context, examples: st
     parts.append(".SH EXIT STATUS")
     for code, text in EXIT_STATUS:
         parts.append(f".TP\n.B {code}\n{esc(text)}")
-    parts.append(".SH SEE ALSO\n" + (".BR mqtool (1)" if path else ".BR mqtool\\-dump (1)"))
+    refs = also if also is not None else [page_name([])]
+    parts.append(".SH SEE ALSO\n" + ",\n".join(f".BR \\%{esc(r)} (1)" for r in refs))
     return "\n".join(parts) + "\n"
 
 
@@ -105,7 +120,9 @@ def pages(examples_dir: Path | None = None) -> dict[str, str]:
 
     root = cli.make_context("mqtool", [], resilient_parsing=True)
     result = {}
-    for path, cmd, ctx in _walk(cli, [], root):
+    found = _walk(cli, [], root)
+    every = [path for path, _, _ in found]
+    for path, cmd, ctx in found:
         name = page_name(path)
         ex = None
         if examples_dir is not None and (examples_dir / f"{name}.txt").is_file():
@@ -116,7 +133,7 @@ def pages(examples_dir: Path | None = None) -> dict[str, str]:
                 c = cmd.get_command(ctx, sub)
                 if c is not None:
                     subs.append((sub, c.get_short_help_str(limit=200)))
-        result[f"{name}.1"] = render(path, cmd, ctx, ex, subs)
+        result[f"{name}.1"] = render(path, cmd, ctx, ex, subs, see_also(path, every))
     return result
 
 

@@ -33,7 +33,7 @@ def _template_bytes(path: str) -> bytes:
               help="Receiver: key bytes materialized per message (the selection's K).")
 @click.option("--text-bytes", type=int, metavar="T",
               help="Receiver: message text bytes materialized per message (the selection's T).")
-@click.option("--selection", "selection_file", metavar="FILE",
+@click.option("--selection", "selection_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Receiver: take K and T from this selection template (binary or dump text).")
 @click.option("--key-size", type=click.IntRange(0), metavar="N",
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
@@ -94,11 +94,11 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
               help="Blocked (default): other queue activity waits; concurrent: ENQ/DEQ go on.")
 @click.option("--codepage", default="037", show_default=True, metavar="CP",
               help="Code page of --key (037, 1047, 500, ascii, ...).")
-@click.option("--from", "from_file", metavar="FILE",
+@click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Start from a template description: the --json output of 'decode matqmsg' "
                    "or an object of its field names; options override it.")
 @click.option("--dump", "as_dump", is_flag=True, help="Print a hex dump instead of the bytes.")
-@click.option("-o", "--output", metavar="FILE", help="Write the template to FILE.")
+@click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write the template to FILE.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 def build_matqmsg(selection_type: str | None, relation: str | None, key: str | None,
                   key_hex: str | None, key_size: int | None, key_bytes: int | None,

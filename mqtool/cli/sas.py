@@ -232,8 +232,8 @@ def _identified(data: bytes, always: bool = True) -> str:
 
 
 @click.command(short_help="Rebuild SAS attachments (files, data sets) from a queue dump.")
-@click.argument("dump", metavar="DUMP")
-@click.option("-o", "--output-dir", "outdir", metavar="OUTDIR",
+@click.argument("dump", metavar="DUMP", type=click.Path(allow_dash=True))
+@click.option("-o", "--output-dir", "outdir", metavar="OUTDIR", type=click.Path(file_okay=False),
               help="Write one folder per attachment header here (created if missing).")
 @click.option("--list", "list_only", is_flag=True,
               help="Check completeness and print the table; write nothing.")
@@ -383,9 +383,9 @@ def _report_json(env: Env, report: Any) -> None:
               help="Description to write for the attachments, in the order of -a. Repeatable.")
 @click.option("--message", "message_text", metavar="TEXT",
               help="The application message to write (encoded in the sender's code page).")
-@click.option("--message-file", metavar="FILE", help="The application message to write, bytes "
-                                                      "as is.")
-@click.option("--from", "request_file", metavar="FILE",
+@click.option("--message-file", metavar="FILE", type=click.Path(),
+              help="The application message to write, bytes as is.")
+@click.option("--from", "request_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Build from a request in YAML or JSON (all of the above and more; see the "
                    "README); - reads it from stdin.")
 @click.option("--correlid", metavar="HEX",
@@ -419,7 +419,7 @@ def _report_json(env: Env, report: Any) -> None:
                    "directory of MQMD-prefixed binaries.")
 @click.option("--width", type=click.IntRange(1, 65536), default=32, show_default=True,
               help="dmpmqmsg: bytes per X line.")
-@click.option("-o", "--output", metavar="FILE|DIR",
+@click.option("-o", "--output", metavar="FILE|DIR", type=click.Path(),
               help="Write here (a directory for mqtool-dir and mqmd-binary); default stdout.")
 @click.option("--force", is_flag=True, help="Overwrite existing output.")
 def build_sas(attach: tuple[str, ...], description: tuple[str, ...], message_text: str | None,

@@ -76,7 +76,7 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
 @click.command(short_help=BUILD["urb"][1])
 @click.argument("rtype", required=False, metavar="[open|close|inst|tran|stat]",
                 type=click.Choice(TYPES, case_sensitive=False))
-@click.option("--from", "from_file", metavar="FILE|-",
+@click.option("--from", "from_file", metavar="FILE|-", type=click.Path(allow_dash=True),
               help="Request description (JSON or YAML), or 'decode urb --json' output (one "
                    "message per line); the request type may come from the file. Options "
                    "override the file's values.")
@@ -110,7 +110,7 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
 @click.option("--align", type=click.IntRange(1, 4096), metavar="N",
               help="Pad selection data with zeros to a multiple of N bytes (default 4; 1 for "
                    "none); URBILEN counts the filler.")
-@click.option("-o", "--output", metavar="FILE", help="Write the message to FILE.")
+@click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write the message to FILE.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
 def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], sender: str | None,

@@ -28,11 +28,15 @@ DECLARATIONS: dict[str, list[tuple[str, str, dict]]] = {
     "matqmsg": [("mqtool.formats.matqmsg.templates", "selection_layout", {"key_len": 8}),
                 ("mqtool.formats.matqmsg.templates", "message_layout",
                  {"key_bytes": 8, "text_bytes": 8})],
-    "mq": [("mqtool.formats.mq.mqmd", "layouts", {})],
+    "mq": [("mqtool.formats.mq.layout", "layouts", {})],
 }
 
 # (module, value): why this literal is not a layout fact
-ALLOWED: dict[tuple[str, int], str] = {}
+ALLOWED: dict[tuple[str, int], str] = {
+    ("mqtool.formats.mq.dumps.read", 4): "the MD eyecatcher sniffed before any MQMD is parsed",
+    ("mqtool.formats.mq.dumps.read", 20): "characters of a bad dump line quoted in a message",
+    ("mqtool.formats.mq.dumps.write", 16): "bytes per amqsbcg dump line, not a field offset",
+}
 
 # modules whose job is the declaration itself
 DECLARING = {"layout", "meanings", "mqmd", "codec", "__init__"}

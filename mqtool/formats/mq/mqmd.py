@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from mqtool.formats.mq import meanings
 from mqtool.layout import Hex, Layout, Means, Variant, dsect
 
 MQMD_V1_SIZE = 324
@@ -19,7 +20,7 @@ MQMD_V2_SIZE = 364
 EYE_ASCII = b"MD  "
 EYE_EBCDIC = b"\xd4\xc4\x40\x40"
 
-MSGTYPES = {1: "request", 2: "reply", 4: "report", 8: "datagram",
+MSGTYPES = {**meanings.MQMT,
             100000: "SAS attachment header", 100001: "SAS subordinate message"}
 
 # MQENC_* parts of MQMD.Encoding
@@ -29,6 +30,7 @@ MQENC_FLOAT_IEEE_NORMAL, MQENC_FLOAT_IEEE_REVERSED, MQENC_FLOAT_S390 = 0x100, 0x
 
 
 def _msgtype(value: Any, fields: Any) -> str:
+    """MQMT_* names, SAS attachment types 100000/100001, 65536+ application-defined"""
     if value in MSGTYPES:
         return MSGTYPES[value]
     if isinstance(value, int) and 65536 <= value <= 999_999_999:
@@ -52,15 +54,15 @@ def _fields(v: Variant) -> list:
     return [
         "strucid" / v.eye("MD  "),
         "version" / v.S4,
-        "report" / v.S4,
+        "report" / Means(v.S4, meanings.report_meaning),
         "msgtype" / Means(v.S4, _msgtype),
         "expiry" / v.S4,
-        "feedback" / v.S4,
+        "feedback" / Means(v.S4, meanings.feedback_meaning),
         "encoding" / Means(v.S4, encoding_meaning),
-        "codedcharsetid" / v.S4,
+        "codedcharsetid" / Means(v.S4, meanings.ccsid_meaning),
         "format" / v.text(8),
         "priority" / v.S4,
-        "persistence" / v.S4,
+        "persistence" / Means(v.S4, meanings.MQPER),
         "msgid" / Hex(24),
         "correlid" / Hex(24),
         "backoutcount" / v.S4,
@@ -69,7 +71,7 @@ def _fields(v: Variant) -> list:
         "useridentifier" / v.text(12),
         "accountingtoken" / Hex(32),
         "applidentitydata" / v.text(32),
-        "putappltype" / v.S4,
+        "putappltype" / Means(v.S4, meanings.appltype_meaning),
         "putapplname" / v.text(28),
         "putdate" / v.text(8),
         "puttime" / v.text(8),

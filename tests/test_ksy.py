@@ -1,0 +1,184 @@
+"""The generated ``.ksy`` specs compile with the Kaitai Struct compiler, and the parsers it
+generates read the seed vectors to the same values mqtool decodes.
+
+Needs Node.js with the npm package ``kaitai-struct-compiler`` (found through ``node``'s
+module path; set ``NODE_PATH`` to the ``node_modules`` folder it was installed in) and the
+``kaitaistruct`` Python runtime. Skipped, saying so, when they are missing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+import yaml
+
+from mqtool import api, catalog
+from mqtool.formats.mq.mqmd import build_mqmd
+from mqtool.model import RESERVED, Element
+from mqtool.render.layouts import ksy_id
+from mqtool.tod import Tod
+from tests.helpers import ROOT, seed_bytes
+
+COMPILE_JS = """
+const compiler = require("kaitai-struct-compiler");
+const fs = require("fs");
+const spec = JSON.parse(fs.readFileSync(0, "utf8"));
+compiler.compile("python", spec, null, false).then(files => {
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(process.argv[1] + "/" + name, text);
+}).catch(e => { console.error(String(e)); process.exit(1); });
+"""
+
+
+def _compiler_missing() -> str:
+    if shutil.which("node") is None:
+        return "node is not installed"
+    probe = subprocess.run(["node", "-e", "require.resolve('kaitai-struct-compiler')"],
+                           capture_output=True, text=True)
+    if probe.returncode:
+        return "npm package kaitai-struct-compiler not found (npm install it; set NODE_PATH)"
+    if importlib.util.find_spec("kaitaistruct") is None:
+        return "Python package kaitaistruct is not installed"
+    return ""
+
+
+MISSING = _compiler_missing()
+pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"Kaitai compiler unavailable: {MISSING}")
+
+
+@pytest.fixture(scope="module")
+def parsers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("ksy")
+    modules = {}
+    for name in catalog.FORMATS:
+        spec = json.dumps(yaml.safe_load(catalog.ksy(name)))
+        done = subprocess.run(["node", "-e", COMPILE_JS, str(out)], input=spec, text=True,
+                              capture_output=True, timeout=120)
+        assert done.returncode == 0, f"{name}.ksy does not compile: {done.stderr}"
+    sys.path.insert(0, str(out))
+    try:
+        for name in catalog.FORMATS:
+            modules[name] = importlib.import_module(ksy_id(name))
+    finally:
+        sys.path.remove(str(out))
+    return modules
+
+
+def _stream(data: bytes) -> Any:
+    from kaitaistruct import KaitaiStream
+
+    return KaitaiStream(io.BytesIO(data))
+
+
+def _plain(v: Any) -> Any:
+    return v.value if hasattr(v, "value") and not isinstance(v, int | str | bytes) else v
+
+
+def same_values(obj: Any, el: Element) -> int:
+    """Assert every field mqtool decoded in ``el`` has the same value in the Kaitai object;
+    returns how many fields were compared."""
+    n = 0
+    for s in el.spans:
+        if s.kind == RESERVED or not hasattr(obj, ksy_id(s.name)):
+            continue
+        got = getattr(obj, ksy_id(s.name))
+        if hasattr(got, ksy_id(s.name)):  # a one-field member record (csbora)
+            got = getattr(got, ksy_id(s.name))
+        got = _plain(got)
+        want = s.value.raw if isinstance(s.value, Tod) else s.value
+        assert got == want, (el.type, s.name, got, want)
+        n += 1
+    return n
+
+
+def test_urb_message_chain(parsers: dict[str, Any]) -> None:
+    data = seed_bytes("urb/inst-color.data.dump")
+    (unit,) = api.decode("urb", data)
+    parsed = parsers["urb"].Urb(False, _stream(data))
+    (msg,) = parsed.messages
+    assert same_values(msg.urbh, unit.elements[0]) == 10
+    items = msg.elements.items
+    assert [i.eye for i in items] == [el.type for el in unit.elements[1:]] == [
+        "URBT", "URBR", "URBD", "URBR", "URBD", "URBR", "URBD", "URBE"]
+    compared = 0
+    for item, el in zip(items, unit.elements[1:], strict=True):
+        assert item.len == el.length
+        compared += same_values(item.body, el)
+    assert compared > 60
+    assert items[2].body.urbddata == unit.elements[3].data  # the record image
+
+
+def test_csq1logp_record_and_the_199_200_rule(parsers: dict[str, Any]) -> None:
+    data = seed_bytes("csq1logp/mqput-rdw.dump")
+    (unit,) = api.decode("csq1logp", data)
+    (rec,) = parsers["csq1logp"].Csq1logp(_stream(data)).records
+    rdw, logd = unit.elements[0], unit.elements[1]
+    assert same_values(rec.rdw, rdw) == 2
+    assert same_values(rec.csq4logd, logd) == 23  # 22 fixed fields + csbora
+    assert rec.csq4logd.csbora is not None and rec.csq4logd.csbora.csbora == ""
+    assert rec.csq4logd.csvardata == "HELLO WORLD".encode("cp037")
+
+
+def test_sas_header_and_its_attachments(parsers: dict[str, Any]) -> None:
+    data = seed_bytes("sas/seed-zos.header.dump")
+    (unit,) = api.decode("sas-attachment", data)
+    header = parsers["sas-attachment"].SasAttachment(False, _stream(data)).header
+    assert same_values(header, unit.elements[0]) == 5
+    (att,) = header.attachments
+    assert same_values(att, unit.elements[1]) == 10
+    assert (att.qualifier2, att.type.name) == ("d:\\mytext.txt", "external_binary_file")
+
+
+def test_sas_little_endian_header(parsers: dict[str, Any]) -> None:
+    """The Windows sender's header (little-endian): the is_le parameter reads its integers."""
+    from mqtool.formats.mq.dumps.read import read_messages
+
+    msgs = list(read_messages(str(ROOT / "testdata/sas/mytext-win.qmsg")))
+    body = msgs[0].body
+    (unit,) = api.decode("sas-attachment", body)
+    header = parsers["sas-attachment"].SasAttachment(True, _stream(body)).header
+    ints = [s for s in unit.elements[0].spans if s.kind == "int"]
+    assert [getattr(header, s.name) for s in ints] == [s.value for s in ints]
+    assert header.num_attachments == 1 and header.attachments[0].type.value == 3
+
+
+def test_redolog_header(parsers: dict[str, Any]) -> None:
+    data = seed_bytes("osb/sample1.header.dump")
+    (unit,) = api.decode("redolog", data)
+    rl = parsers["redolog"].Redolog.Rlhdr(_stream(data))
+    assert same_values(rl, unit.elements[0]) == 13
+    assert (rl.rl_len, rl.rl_intent_len, rl.rl_eye) == (422, 374, "REDODATA")
+
+
+def test_matqmsg_receiver_with_k_and_t(parsers: dict[str, Any]) -> None:
+    sel = seed_bytes("matqmsg/keyed-eq.selection.synthetic.dump")
+    (sunit,) = api.decode("matqmsg", sel)
+    k, t = sunit.elements[0].value("key_bytes"), sunit.elements[0].value("text_bytes")
+    data = seed_bytes("matqmsg/keyed-eq.receiver.synthetic.dump")
+    (unit,) = api.decode("matqmsg", data, part="receiver", key_bytes=k, text_bytes=t)
+    parsed = parsers["matqmsg"].Matqmsg(k, t, _stream(data))
+    assert same_values(parsed.receiver, unit.elements[0]) == 6
+    entries = [el for el in unit.elements[1:]]
+    assert len(parsed.messages) == len(entries) >= 1
+    for m, el in zip(parsed.messages, entries, strict=True):
+        assert m.enqueue_time == el.value("enqueue_time").raw
+        assert m.message_length == el.value("message_length")
+        assert m.key.rstrip("\x00").rstrip(" ") == el.value("key")
+
+
+@pytest.mark.parametrize("big", [True, False], ids=["big-endian", "little-endian"])
+def test_mqmd(parsers: dict[str, Any], big: bool) -> None:
+    values = {"msgtype": 100001, "encoding": 785, "codedcharsetid": 500, "format": "MQSTR",
+              "correlid": bytes(range(24)), "putapplname": "mqtool", "msgseqnumber": 3}
+    data = build_mqmd(values, big=big)
+    md = parsers["mq"].Mq(not big, _stream(data)).mqmd
+    assert (md.strucid, md.version, md.msgtype, md.encoding, md.codedcharsetid) == (
+        "MD  ", 2, 100001, 785, 500)
+    assert (md.format, md.correlid, md.putapplname, md.msgseqnumber) == (
+        "MQSTR", bytes(range(24)), "mqtool", 3)
