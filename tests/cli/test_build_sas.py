@@ -188,3 +188,11 @@ def test_from_with_wrong_types_and_huge_numbers(doc: dict) -> None:  # type: ign
     if r.status == ExitStatus.USAGE and "\nError: " not in r.stderr:  # (click: nothing to build)
         for line in r.stderr.splitlines():  # one line per bad field, naming it
             assert line.startswith("mqtool: sas-attachment: ") and line.count(": ") >= 3, line
+
+
+def test_an_output_that_cannot_be_written_is_exit_4(tmp_path: Path) -> None:
+    out = tmp_path / "missing" / "set.qmsg"
+    r = mq("build-request", "sas-attachment", "--message", "x", "-o", out)
+    assert r.status == ExitStatus.ENVIRONMENT
+    assert r.stderr == f"mqtool: {out}: No such file or directory\n"
+    assert list(tmp_path.iterdir()) == []

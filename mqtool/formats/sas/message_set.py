@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from mqtool.errors import BuildError, InputError
+from mqtool.errors import BuildError, EnvError, InputError
 from mqtool.formats.mq.dumps.read import Message
 from mqtool.formats.mq.mqmd import ccsid_for, encoding_for
 from mqtool.formats.sas.build import (
@@ -444,7 +444,7 @@ def write_set(messages: Iterable[Message], fmt: str, output: str | None, force: 
     ``mqtool-dir`` and ``mqmd-binary``."""
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
     from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
-    from mqtool.io.outputs import OutputDir, OutputExistsError, open_new
+    from mqtool.io.outputs import OutputDir, OutputExistsError
 
     if fmt not in SET_FORMATS:
         raise BuildError(FMT, "output_format", f"{fmt!r}: use {', '.join(SET_FORMATS)}")
@@ -462,7 +462,11 @@ def write_set(messages: Iterable[Message], fmt: str, output: str | None, force: 
             raise OutputExistsError(f"{output} exists (use --force to overwrite)")
         part = final.with_name(f".{final.name}.part")
         try:
-            with open_new(str(part), force=True) as f:
+            f = part.open("wb")
+        except OSError as e:
+            raise EnvError(f"{output}: {e.strerror}") from None
+        try:
+            with f:
                 writer(messages, f, **kwargs)
             os.replace(part, final)
         except BaseException:
