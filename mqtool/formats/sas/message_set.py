@@ -13,7 +13,7 @@ import hashlib
 import math
 import os
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -56,6 +56,7 @@ from mqtool.formats.sas.layout import (
 MAX_MSG = 32768
 MIN_MSG = 64
 MEMBER_NAME = 32  # longest SAS member name
+ROWS_AT_ONCE = 4096  # observations encoded together
 FMT = FORMAT
 
 
@@ -78,10 +79,11 @@ class FileAttachment:
 
 @dataclass
 class DatasetAttachment:
-    """A small SAS data set: variables and rows (numbers, strings, None / ``.A`` missing)."""
+    """A SAS data set: variables and rows (numbers, strings, None / ``.A`` missing): a list,
+    or any sized collection that can be iterated more than once (``CsvRows``)."""
 
     variables: list[Variable]
-    rows: list[list[Any]]
+    rows: Sequence[list[Any]] | CsvRows
     library: str = "WORK"
     member: str = "DATA"
     label: str = ""
@@ -171,11 +173,11 @@ class Builder:
         the header, text conversions, data set values. Binary files are read later."""
         self._header = self.header()
         self._header_body = build_header(self._header, self.o.settings)
-        self._ready: dict[int, list[bytes]] = {}
         self._scans: dict[int, tuple[int, int]] = {}
-        for i, att in enumerate(self.request.attachments):
+        for att in self.request.attachments:
             if isinstance(att, DatasetAttachment):
-                self._ready[i] = list(self._dataset(att))
+                for _ in self._dataset(att):  # a first pass refuses; the messages come later
+                    pass
             elif att.text:
                 self._scans[id(att)] = self._text_scan(att)  # read twice: memory stays bounded
 
@@ -186,9 +188,9 @@ class Builder:
         header = self._header
         yield self._msg(HEADER_MSGTYPE, header.header_correlid, self._header_body)
         yield self._msg(SUBORDINATE_MSGTYPE, header.message_correlid, self.request.message)
-        for i, (att, entry) in enumerate(zip(self.request.attachments, header.entries,
-                                             strict=True)):
-            pieces = self._ready.pop(i) if i in self._ready else self._file(att)  # type: ignore[arg-type]
+        for att, entry in zip(self.request.attachments, header.entries, strict=True):
+            pieces = (self._dataset(att) if isinstance(att, DatasetAttachment)
+                      else self._file(att))
             n = 0
             for n, body in enumerate(pieces, 1):
                 yield self._msg(SUBORDINATE_MSGTYPE,
@@ -297,10 +299,24 @@ class Builder:
             yield head + bytes(buf)
 
     def _observations(self, att: DatasetAttachment) -> Iterator[bytes]:
+        """The observations, encoded ``ROWS_AT_ONCE`` rows at a time."""
+        batch: list[list[Any]] = []
+        done = 0
+        for row in att.rows:
+            batch.append(row)
+            if len(batch) == ROWS_AT_ONCE:
+                yield from self._encoded(att, batch, done)
+                done += len(batch)
+                batch = []
+        if batch:
+            yield from self._encoded(att, batch, done)
+
+    def _encoded(self, att: DatasetAttachment, rows: list[list[Any]], first: int
+                 ) -> Iterator[bytes]:
         s = self.o.settings
         cols: list[list[bytes]] = []
         for j, var in enumerate(att.variables):
-            values = [row[j] if j < len(row) else None for row in att.rows]
+            values = [row[j] if j < len(row) else None for row in rows]
             if var.numeric:
                 try:
                     cols.append(encode_doubles(values, s.float_format, var.length))
@@ -313,14 +329,14 @@ class Builder:
                     try:
                         raw = text.encode(s.codepage)
                     except UnicodeEncodeError:
-                        raise BuildError(FMT, f"{att.member}.{var.name}[{i + 1}]",
+                        raise BuildError(FMT, f"{att.member}.{var.name}[{first + i + 1}]",
                                          f"{text!r} has characters {s.codepage} lacks") from None
                     if len(raw) > var.length:
-                        raise BuildError(FMT, f"{att.member}.{var.name}[{i + 1}]",
+                        raise BuildError(FMT, f"{att.member}.{var.name}[{first + i + 1}]",
                                          f"{text!r} is longer than the variable ({var.length})")
                     col.append(raw.ljust(var.length, " ".encode(s.codepage)))
                 cols.append(col)
-        for i in range(len(att.rows)):
+        for i in range(len(rows)):
             yield b"".join(col[i] for col in cols)
 
 
@@ -379,38 +395,69 @@ def build_messages(request: Request, options: BuildOptions | None = None) -> Ite
 # --------------------------------------------------------------------------- CSV in
 
 
-def dataset_from_csv(path: Path, *, encoding: str = "utf-8", member: str | None = None,
-                     library: str = "WORK", label: str = "") -> DatasetAttachment:
-    """A data set from a CSV file with a header row. A column is numeric when every cell is
-    a number or a SAS missing value (empty, ``.``, ``.A``..``.Z``, ``._``); otherwise it is
-    character, as long as its longest value (in bytes, at least 1)."""
+class CsvRows:
+    """The data rows of a CSV file (after its header row) as a data set's values, read from
+    the file again on every iteration: numbers for numeric columns, the text otherwise."""
+
+    def __init__(self, path: Path, encoding: str, numeric: list[bool], count: int) -> None:
+        self.path, self.encoding, self.numeric, self.count = path, encoding, numeric, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        for k, r in enumerate(_csv_rows(self.path, self.encoding)):
+            if k == 0:
+                continue
+            row: list[Any] = []
+            for j, numeric in enumerate(self.numeric):
+                c = r[j] if j < len(r) else ""
+                row.append((_number(c) if _number(c) is not None else c.strip() or None)
+                           if numeric else c)
+            yield row
+
+
+def _csv_rows(path: Path, encoding: str) -> Iterator[list[str]]:
     try:
         with path.open(newline="", encoding=encoding) as f:
-            rows = list(csv.reader(f))
+            yield from csv.reader(f)
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}") from None
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not {encoding} text ({e.reason} at byte {e.start})") from None
-    if not rows:
+    except csv.Error as e:
+        raise InputError(f"{path}: not CSV ({e})") from None
+
+
+def dataset_from_csv(path: Path, *, encoding: str = "utf-8", member: str | None = None,
+                     library: str = "WORK", label: str = "") -> DatasetAttachment:
+    """A data set from a CSV file with a header row. A column is numeric when every cell is
+    a number or a SAS missing value (empty, ``.``, ``.A``..``.Z``, ``._``); otherwise it is
+    character, as long as its longest value (in bytes, at least 1). The file is read a row
+    at a time (here to find the variables, later for the observations)."""
+    names: list[str] | None = None
+    numeric: list[bool] = []
+    width: list[int] = []
+    count = 0
+    for r in _csv_rows(path, encoding):
+        if names is None:
+            names, numeric, width = r, [True] * len(r), [0] * len(r)
+            continue
+        count += 1
+        for j in range(len(names)):
+            c = r[j] if j < len(r) else ""
+            if numeric[j] and _number(c) is None and missing_letter(c) is None:
+                numeric[j] = False
+            width[j] = max(width[j], len(c.encode("utf-8")))
+    if names is None:
         raise BuildError(FMT, str(path), "empty CSV file: the first row names the variables")
-    names, data = rows[0], rows[1:]
     variables: list[Variable] = []
-    table: list[list[Any]] = [[] for _ in data]
     for j, name in enumerate(names):
-        cells = [r[j] if j < len(r) else "" for r in data]
-        numeric = all(_number(c) is not None or missing_letter(c) is not None for c in cells)
         if not name.strip():
             raise BuildError(FMT, f"{path}:1", f"column {j + 1} has no name")
-        if numeric:
-            variables.append(Variable(name.strip(), vartype=1, length=8))
-            for i, c in enumerate(cells):
-                table[i].append(_number(c) if _number(c) is not None else c.strip() or None)
-        else:
-            width = max((len(c.encode("utf-8")) for c in cells), default=1) or 1
-            variables.append(Variable(name.strip(), vartype=2, length=width))
-            for i, c in enumerate(cells):
-                table[i].append(c)
-    return DatasetAttachment(variables, table, library=library,
+        variables.append(Variable(name.strip(), vartype=1, length=8) if numeric[j]
+                         else Variable(name.strip(), vartype=2, length=width[j] or 1))
+    return DatasetAttachment(variables, CsvRows(path, encoding, numeric, count), library=library,
                              member=member or path.stem.upper()[:MEMBER_NAME], label=label)
 
 

@@ -88,3 +88,30 @@ def test_text_files_are_read_in_blocks_and_refused_by_line(tmp_path: Path) -> No
     with pytest.raises(BuildError, match=r"t.txt line 3: not convertible from utf-8 to cp037"):
         list(build_messages(Request(attachments=[FileAttachment(path=src, name="t.txt",
                                                                 text=True)]), BuildOptions(s)))
+
+
+def test_a_csv_data_set_is_read_and_encoded_in_batches(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+    import pytest
+
+    from mqtool.errors import BuildError
+    from mqtool.formats.sas.message_set import ROWS_AT_ONCE, CsvRows, dataset_from_csv
+
+    n = 2 * ROWS_AT_ONCE + 5
+    csv = tmp_path / "big.csv"
+    csv.write_text("ID,NAME\n" + "".join(f"{i},N{i}\n" for i in range(n)), encoding="utf-8")
+    att = dataset_from_csv(csv, member="BIG")
+    assert isinstance(att.rows, CsvRows) and len(att.rows) == n
+    assert [(v.name, v.numeric, v.length) for v in att.variables] == [
+        ("ID", True, 8), ("NAME", False, len(f"N{n - 1}"))]
+    msgs = build_messages(Request(message=b"m", attachments=[att]),
+                          BuildOptions(sas_layout.PROFILES["win"], correlid=SEED_G))
+    report = reassemble("", str(tmp_path / "o"), messages=msgs, formats=("parquet",))
+    assert report.status == 0
+    table = pq.read_table(tmp_path / "o" / HEADER_DIR / "BIG.parquet").to_pydict()
+    assert table["ID"] == [float(i) for i in range(n)]
+    assert table["NAME"][-1] == f"N{n - 1}"
+    csv.write_text("NAME\n" + "A\n" * (ROWS_AT_ONCE + 2) + "\u20ac\n", encoding="utf-8")
+    with pytest.raises(BuildError, match=rf"T.NAME\[{ROWS_AT_ONCE + 3}\]: '€' has characters"):
+        list(build_messages(Request(attachments=[dataset_from_csv(csv, member="T")]),
+                            BuildOptions(sas_layout.PROFILES["zos"])))
