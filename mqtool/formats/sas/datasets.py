@@ -28,6 +28,7 @@ from mqtool.formats.sas.layout import (
 )
 
 DOUBLE = max(NUMERIC_LENGTHS)  # bytes of a full SAS numeric
+XPORT_LIMIT = 16 << 20  # bytes of observations pyreadstat is given (it holds them whole)
 V5_NAME, V8_NAME = 8, 32  # longest member / variable name in XPORT version 5 / 8
 MISSING_LETTERS = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "_"
 # IEEE: NaN, byte 2 (big-endian order) = FE for ".", FD..E4 for .A...Z, FF for ._
@@ -335,7 +336,11 @@ def write_dataset(spool: IO[bytes], nbytes: int, obs: Observations, ds: DatasetD
         if csv_writer is not None:
             csv_writer.close()
     out.files.update({k: v for k, v in targets.items() if k in ("parquet", "csv")})
-    if "xpt" in targets:
+    if "xpt" in targets and nrows * obs.obslen > XPORT_LIMIT:
+        out.problems.append(f"no .xpt written: {nrows * obs.obslen} bytes of observations, more "
+                            f"than {XPORT_LIMIT} (pyreadstat needs the whole data set "
+                            "in memory); the Parquet and CSV outputs hold it")
+    elif "xpt" in targets:
         written, note = write_xport(targets["xpt"], targets.get("parquet"), obs, ds, about,
                                     companions)
         if written:

@@ -115,3 +115,21 @@ def test_a_csv_data_set_is_read_and_encoded_in_batches(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match=rf"T.NAME\[{ROWS_AT_ONCE + 3}\]: '€' has characters"):
         list(build_messages(Request(attachments=[dataset_from_csv(csv, member="T")]),
                             BuildOptions(sas_layout.PROFILES["zos"])))
+
+
+def test_no_xport_for_a_data_set_too_large_to_hold(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    pytest.importorskip("pyreadstat")
+    import mqtool.formats.sas.datasets as datasets
+    from tests.helpers import TESTDATA
+
+    monkeypatch.setattr(datasets, "XPORT_LIMIT", 100)  # class-zos.qmsg: 5 x (7 + 1 + 3 x 8)
+    report = reassemble(str(TESTDATA / "sas" / "class-zos.qmsg"), str(tmp_path / "o"))
+    a = report.headers[0].attachments[0]
+    assert report.status == 0 and a.complete
+    assert ("no .xpt written: 160 bytes of observations, more than 100 (pyreadstat needs the "
+            "whole data set in memory); the Parquet and CSV outputs hold it") in a.anomalies
+    folder = tmp_path / "o" / HEADER_DIR
+    assert sorted(p.name for p in folder.iterdir()) == ["CLASS.csv", "CLASS.parquet",
+                                                        "manifest.json", "message.bin"]
