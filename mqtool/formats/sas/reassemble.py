@@ -644,7 +644,7 @@ class Reassembler:
 
     def feed(self, msg: Message) -> None:
         self.report.messages += 1
-        msg.body = payload(msg)
+        msg = payload(msg)
         missing = msg.missing_fields()
         if missing:
             key = ", ".join(missing)
@@ -889,11 +889,13 @@ class Reassembler:
             write_manifest(f, hs)
 
 
-def payload(msg: Message) -> bytes:
+def payload(msg: Message) -> Message:
     """The SAS message a queue-dump message carries: the one place a body is taken from a
-    dump. Today the whole body; MQ headers ahead of it (MQRFH2, MQDLH, ...; MQMD Format says)
-    are to be stepped over here with ``formats.mq.chain.walk(msg.body, msg.mqmd)``."""
-    return msg.body
+    dump. Today the message as it is; MQ headers ahead of the SAS message (MQDLH, MQRFH2,
+    ...; the MQMD Format says) are to be stepped over here: ``formats.mq.chain.unwrap(msg)``
+    gives the message with the payload as its body and the payload's Format, Encoding and
+    CCSID in its MQMD."""
+    return msg
 
 
 def _mqmd_hints(msg: Message) -> dict[str, Any]:

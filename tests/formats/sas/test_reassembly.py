@@ -53,7 +53,7 @@ def test_payload_is_the_one_place_a_body_is_taken(tmp_path: Path) -> None:
     seen: list[int] = []
     original = reassembly.payload
 
-    def spy(msg: Message) -> bytes:
+    def spy(msg: Message) -> Message:
         seen.append(msg.position)
         return original(msg)
 
