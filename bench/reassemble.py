@@ -1,6 +1,8 @@
-"""mqtool reassemble attachment vs a bare hex decode of the same dmpmqmsg dump.
+"""mqtool reassemble attachment vs a bare hex decode of the same dmpmqmsg dump; peak RSS of
+decode sas-attachment on a 200 MiB message body.
 
     python bench/reassemble.py [FILE_MB [RUNS]]      # default 900 MB, 1 run
+    python bench/reassemble.py --decode [MIB]        # the decode memory check only (200 MiB)
 
 Generates once, under bench/out/ (not committed), a random FILE_MB file and the dmpmqmsg
 dump of the z/OS message set that carries it as an external binary file (32K messages,
@@ -11,7 +13,12 @@ dump of the z/OS message set that carries it as an external binary file (32K mes
 
 and prints both times, the speed ratio (baseline time / mqtool time; target >= 0.5), the
 peak RSS of each process (from os.wait4's rusage; mqtool's target < 256 MB), and checks
-that the rebuilt file is byte-exact (sha256 against the generated file). Not a test.
+that the rebuilt file is byte-exact (sha256 against the generated file).
+
+Then ``decode sas-attachment`` (listing and --json, output discarded) of three 200 MiB
+inputs: an external-file records body (len|record pairs of 32,760-byte records), random
+bytes (refused, exit 2), and the dmpmqmsg dump of a 100 MiB file; target peak RSS <= 256 MB
+each. Not a test.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ def build_dump(source: Path, dump: Path) -> None:
     """The z/OS message set of ``source`` as a dmpmqmsg file (the library, streaming)."""
     sys.path.insert(0, str(ROOT))
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.formats.sas.attachment import PROFILES
+    from mqtool.formats.sas.layout import PROFILES
     from mqtool.formats.sas.message_set import (
         BuildOptions,
         FileAttachment,
@@ -67,14 +74,46 @@ print(time.perf_counter() - t, usage.ru_maxrss / 1024, status)
 """
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
-    """Wall time (s) and peak RSS (MB) of one child process."""
+def measure(cmd: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """Wall time (s) and peak RSS (MB) of one child process (``ok``: expected statuses)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], env=env, cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout.split()
-    if out[2] != "0":
-        sys.exit(f"failed ({out[2]}): {' '.join(cmd)}")
+    status = os.waitstatus_to_exitcode(int(out[2]))
+    if status not in ok:
+        sys.exit(f"failed ({status}): {' '.join(cmd)}")
     return float(out[0]), float(out[1])
+
+
+def records_body(source: Path, body: Path, mib: int) -> None:
+    """A z/OS external-file records body of ``mib`` MiB: len|record pairs from ``source``."""
+    record = 32760
+    with source.open("rb") as f, body.open("wb") as out:
+        while out.tell() < mib << 20:
+            data = f.read(record) or bytes(record)
+            out.write(len(data).to_bytes(4, "big") + data)
+
+
+def decode_memory(mib: int = 200) -> bool:
+    """Peak RSS of decode sas-attachment on large inputs; True when all are within target."""
+    source = random_file(OUT / f"random-{mib}MiB.bin", mib << 20)
+    body = OUT / f"records-{mib}MiB.bin"
+    if not body.exists():
+        records_body(source, body, mib)
+    half = random_file(OUT / f"random-{mib // 2}MiB.bin", (mib // 2) << 20)
+    dump = OUT / f"attachment-{mib // 2}MiB.qmsg"
+    if not dump.exists():
+        build_dump(half, dump)
+    good = True
+    print("decode sas-attachment, peak RSS (target <= 256 MB):")
+    for what, path, ok in (("records body", body, (0,)), ("random bytes", source, (2,)),
+                           ("dmpmqmsg dump", dump, (0,))):
+        for flags in ([], ["--json"]):
+            t, rss = measure([*mqtool_cmd(), "decode", "sas-attachment", *flags, str(path)], ok)
+            good = good and rss <= 256
+            print(f"  {what:14} {path.stat().st_size / (1 << 20):7.1f} MiB {' '.join(flags):7}"
+                  f"{t:8.2f} s  peak RSS {rss:6.1f} MB")
+    return good
 
 
 def sha256_of(path: Path) -> str:
@@ -86,6 +125,8 @@ def sha256_of(path: Path) -> str:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--decode"]:
+        sys.exit(0 if decode_memory(int(sys.argv[2]) if len(sys.argv) > 2 else 200) else 1)
     mb = int(sys.argv[1]) if len(sys.argv) > 1 else 900
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     source = random_file(OUT / f"attachment-{mb}MB.bin", mb * 1_000_000)
@@ -110,7 +151,8 @@ def main() -> None:
           f"  peak RSS {mq[1]:6.1f} MB (target < 256)")
     print(f"  speed ratio (baseline time / mqtool time) {base[0] / mq[0]:.2f}x  (target >= 0.5)")
     print(f"  rebuilt file byte-exact (sha256): {'yes' if exact else 'NO'}")
-    if not exact:
+    within = decode_memory()
+    if not exact or not within:
         sys.exit(1)
 
 

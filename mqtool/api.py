@@ -9,12 +9,17 @@ module that owns the work, so this file stays a map of what mqtool can do.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mqtool.model import Decoded
 
 if TYPE_CHECKING:
-    from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.formats.mq.dumps.read import Message, QueueDump
+    from mqtool.formats.sas.decode import Hints
+    from mqtool.formats.sas.layout import Settings
+    from mqtool.formats.sas.message_set import Request
+    from mqtool.formats.sas.reassemble import Report
 
 
 def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
@@ -25,7 +30,8 @@ def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
 
 
 def build(fmt: str, request: Any, **options: Any) -> bytes:
-    """Build a request / template / message from a description (the codec's ``build``)."""
+    """Build a request / template / message from a description (the codec's ``build``);
+    for ``sas-attachment`` the message set as dmpmqmsg text (``build_sas_attachment``)."""
     from mqtool.registry import codec
 
     return codec(fmt).build(request, **options)
@@ -60,11 +66,43 @@ def messages(path: str, input_format: str | None = None, progress: Any = None) -
     return QueueDump(path, input_format, progress)
 
 
-def reassemble_attachments(*args: Any, **kwargs: Any) -> Any:
-    """SAS attachments from a queue dump (``reassemble.attachment.reassemble``)."""
+def reassemble_attachments(dump: str, outdir: str | None = None, *,
+                           messages: Iterable[Message] | None = None,
+                           progress: Callable[[int], None] | None = None, force: bool = False,
+                           partial: bool = False, keep_orphans: bool = False,
+                           encoding: str = "utf-8", newline: str = "lf",
+                           hints: Hints | None = None, obs_layout: str = "definition",
+                           formats: tuple[str, ...] = ("parquet", "csv", "xpt"),
+                           input_format: str | None = None) -> Report:
+    """Rebuild the SAS attachments of a queue dump (a file, ``-`` or a directory; or the
+    ``messages`` themselves) into ``outdir``, one folder per header (None: check and list
+    only, nothing written). ``Report.status`` is the exit status (0 complete, 2 damaged, 3
+    incomplete); ``reassemble.summary(report)`` and ``manifest(header)`` give its JSON.
+    Raises only ``MqtoolError`` subclasses."""
+    from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.reassemble import reassemble
 
-    return reassemble(*args, **kwargs)
+    return reassemble(dump, outdir, messages=messages, progress=progress, force=force,
+                      partial=partial, keep_orphans=keep_orphans, encoding=encoding,
+                      newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
+                      formats=formats, input_format=input_format)
+
+
+def build_sas_attachment(request: Request | Mapping[str, Any], *, settings: Settings | None = None,
+                         max_msg: int = 32768, straddle: bool = False, seq_order: str = "big",
+                         correlid: bytes | None = None, seed: int | None = None
+                         ) -> Iterator[Message]:
+    """The message set SAS puts on a queue for ``request`` (a ``message_set.Request`` or a
+    request document as YAML / JSON holds it), in queue order, built lazily. ``settings``:
+    the sender (``layout.PROFILES``, default z/OS); ``correlid``: the header's 16-byte G
+    (default a new random one, the same for the same ``seed``). Bad requests raise
+    ``request.RequestError`` naming every bad field at once; ``api.build("sas-attachment",
+    ...)`` gives the same set as dmpmqmsg text."""
+    from mqtool.formats.sas.codec import messages
+    from mqtool.formats.sas.layout import PROFILES
+
+    return messages(request, settings=settings or PROFILES["zos"], max_msg=max_msg,
+                    straddle=straddle, seq_order=seq_order, correlid=correlid, seed=seed)
 
 
 def extract(*args: Any, **kwargs: Any) -> Any:

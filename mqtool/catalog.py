@@ -202,7 +202,7 @@ def _csq1logp() -> FormatDoc:
 
 
 def _sas() -> FormatDoc:
-    from mqtool.formats.sas.attachment import PROFILES, layouts
+    from mqtool.formats.sas.layout import PROFILES, layouts
 
     lay = layouts()
     names = {"header": "HEADER", "entry": "ATTACHMENT", "count": "COUNT", "fileinfo": "FILEINFO",

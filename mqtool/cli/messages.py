@@ -16,7 +16,7 @@ from mqtool.cli._common import Env, color_option, get_env
 from mqtool.errors import EnvError, ExitStatus, MqtoolError
 
 FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
-_ROW = "{:>5}  {:<15}  {:<8}  {:<22}  {:<48}  {:>9}  {:<16}  {:<8}  {}"
+_ROW = "{:>5}  {:<17}  {:<8}  {:<22}  {:<48}  {:>9}  {:<24}  {:<8}  {}"
 
 
 def _msgtype(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
@@ -154,13 +154,21 @@ def _row(s: Any) -> str:
 
     m = s.msg
     cid = m.correlid.hex().upper() if m.correlid is not None else "-"
-    heads = "+".join(h.get("type", "?") for h in s.headers) or "-"
+    heads = "+".join(_header_text(h) for h in s.headers) or "-"
     probs = "; ".join(p["reason"] for p in s.problems)
     flag = "TRUNCATED " if m.truncated else ""
     return _ROW.format(m.position, msgtype_text(m.msgtype),
                        str(m.mqmd.get("format", "")).strip() or "-",
                        put_text(m.mqmd) or "-", cid, len(m.body), heads,
                        s.payload.get("format") or "-", flag + probs).rstrip()
+
+
+def _header_text(h: dict[str, Any]) -> str:
+    """A header's type; a dead-letter header with its reason: ``MQDLH(2051 MQRC_PUT_INHIBITED)``."""
+    reason = h.get("fields", {}).get("reason")
+    if h.get("type") == "MQDLH" and reason is not None:
+        return f"MQDLH({reason} {h.get('meanings', {}).get('reason', '')})".replace(" )", ")")
+    return str(h.get("type", "?"))
 
 
 def _write_dmpmqmsg(msgs: Iterator[Any], output: str, force: bool) -> int:

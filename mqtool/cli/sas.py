@@ -12,22 +12,30 @@ from typing import Any
 import click
 
 from mqtool.cli._common import Env, color_option, decoder_options, emit_units, get_env
-from mqtool.errors import BuildError, ExitStatus, InputError
+from mqtool.errors import ExitStatus, InputError
+from mqtool.formats.sas.layout import FLOAT_FORMATS
+from mqtool.formats.sas.message_set import DIRECTORY_FORMATS, SET_FORMATS, write_set
 
 INPUT_FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
-FLOATS = ["ieee-be", "ieee-le", "ibm-hfp"]
+FLOATS = list(FLOAT_FORMATS)
 
 
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
     from mqtool.codepages import codec_name
+    from mqtool.formats.sas.layout import single_byte
 
     try:
-        return codec_name(value)
+        name = codec_name(value)
     except LookupError:
-        raise click.BadParameter(f"unknown code page {value!r} (037, 500, 1047, 1252, ascii, ...)"
-                                 ) from None
+        name = None
+    if name is None or not single_byte(name):
+        raise click.BadParameter(f"{value!r} is no single-byte code page; use an EBCDIC page "
+                                 "(037, 273, 277, 278, 280, 284, 285, 297, 500, 870, 875, 1047, "
+                                 "1140-1148) or an ASCII-family page (ascii, latin-1, 1250-1258, "
+                                 "iso8859-N)") from None
+    return name
 
 
 def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -38,27 +46,39 @@ def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:
                                  ) from None
 
 
-def sender_options(f: Any) -> Any:
-    """--long, --byte-order, --codepage, --float: force what detection would decide."""
-    for opt in reversed([
-        click.option("--long", "long_size", type=click.Choice(["4", "8"]),
-                     help="Size of the sender's C long (default: detected from the header)."),
-        click.option("--byte-order", type=click.Choice(["big", "little"]),
-                     help="Sender's byte order (default: MQMD Encoding, else detected)."),
-        click.option("--codepage", metavar="CP", callback=_codepage,
-                     help="Sender's code page: 037, 500, 1047, 1252, latin-1... (default: MQMD "
-                          "CodedCharSetId, else detected: cp037 or latin-1)."),
-        click.option("--float", "float_format", type=click.Choice(FLOATS),
-                     help="Format of SAS numerics (default: MQMD Encoding, else ibm-hfp for "
-                          "EBCDIC senders, IEEE in the sender's byte order otherwise)."),
-    ]):
-        f = opt(f)
-    return f
+def sender_options(building: bool = False) -> Any:
+    """--long, --byte-order, --codepage, --float: force what detection would decide, or
+    (``building``) override what the profile writes."""
+    if building:
+        helps = ("Size of the C long to write (default: the profile's).",
+                 "Byte order to write (default: the profile's).",
+                 "Code page to write strings and text in: 037, 500, 1047, 1252, latin-1... "
+                 "(default: the profile's).",
+                 "Format to write SAS numerics in (default: the profile's).")
+    else:
+        helps = ("Size of the sender's C long (default: detected from the header).",
+                 "Sender's byte order (default: MQMD Encoding, else detected).",
+                 "Sender's code page: 037, 500, 1047, 1252, latin-1... (default: MQMD "
+                 "CodedCharSetId, else detected: cp037 or latin-1).",
+                 "Format of SAS numerics (default: MQMD Encoding, else ibm-hfp for EBCDIC "
+                 "senders, IEEE in the sender's byte order otherwise).")
+
+    def add(f: Any) -> Any:
+        for opt in reversed([
+            click.option("--long", "long_size", type=click.Choice(["4", "8"]), help=helps[0]),
+            click.option("--byte-order", type=click.Choice(["big", "little"]), help=helps[1]),
+            click.option("--codepage", metavar="CP", callback=_codepage, help=helps[2]),
+            click.option("--float", "float_format", type=click.Choice(FLOATS), help=helps[3]),
+        ]):
+            f = opt(f)
+        return f
+
+    return add
 
 
 def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
            float_format: str | None, nul: bool | None = None) -> Any:
-    from mqtool.formats.sas.attachment import Hints
+    from mqtool.formats.sas.decode import Hints
 
     return Hints(byte_order, int(long_size) if long_size else None, codepage, nul, float_format)
 
@@ -75,7 +95,7 @@ def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
 @click.option("--input-format", type=click.Choice(["message", *INPUT_FORMATS]), default="auto",
               show_default=True, help="FILE is one message body (message) or a queue dump; "
                                       "auto recognises dumps.")
-@sender_options
+@sender_options()
 @click.option("--nul/--no-nul", "nul", default=None,
               help="Strings are (not) followed by a NUL byte (default: detected).")
 @click.option("--text", is_flag=True, help="With --part records: the records are text.")
@@ -90,76 +110,122 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
     FILE (or stdin) is one message body (binary, or dump text with --hex), or a queue dump
     (dmpmqmsg, amqsbcg, MQMD-prefixed binary, mqtool directory): then every message is
-    decoded in the role its header gives it. Byte order, long size, code page and NUL terminators are
-    detected (the MQMD's Encoding and CodedCharSetId win when the dump has them); the
-    options force them.
+    decoded in the role its header gives it. Byte order, long size, code page and NUL
+    terminators are detected (the MQMD's Encoding and CodedCharSetId win when the dump has
+    them); the options force them.
+
+    A body that no attachment message fits (with --part auto) is refused: its first 256
+    bytes are listed and the error says what `mqtool identify` takes it for. Bodies of any
+    size are decoded in bounded memory: beyond 1 MiB, records and application bytes come
+    out in pieces of 256 KiB. Exit status 2 when anything could not be decoded.
     """
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
-    if hex_text or input_format == "message":
-        return _decode_body(env, file, hex_text, hints, part, text, json_out, raw, annotate, tz)
-    kind = None if input_format == "auto" else input_format
-    stream = None
-    if kind is None and file == "-":
-        data = _stdin()
-        from mqtool.formats.mq.dumps.read import sniff
+    if hex_text:
+        from mqtool.cli._common import read_unit_input
 
-        kind = sniff(data)
-        if kind is None:
-            return _decode_data(env, data, "stdin", hints, part, text, json_out, raw, annotate,
-                                tz)
-        stream = io.BytesIO(data)
-    elif kind is None:
-        kind = _sniff_path(file)
-    if kind is None:
-        return _decode_body(env, file, False, hints, part, text, json_out, raw, annotate, tz)
-    from mqtool.formats.mq.dumps.read import QueueDump
-    from mqtool.formats.sas.attachment import decode_messages
-
-    dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
-    status = emit_units(env, decode_messages(iter(dump), hints), json_out=json_out, raw=raw,
-                        annotate=annotate, tz=tz)
-    if dump.count == 0:
-        env.error(f"{file}: no messages in this {dump.format} dump")
-    return status
-
-
-def _stdin() -> bytes:
-    if sys.stdin.isatty():
-        raise InputError("no input: give a FILE or pipe data into stdin")
-    return sys.stdin.buffer.read()
-
-
-def _sniff_path(file: str) -> str | None:
-    if Path(file).is_dir():
-        return "directory"
-    from mqtool.formats.mq.dumps.read import sniff
-
+        data = read_unit_input(file, hex_text)
+        return _emit(env, _body_units(io.BytesIO(data), b"", hints, part, text), json_out, raw,
+                     annotate, tz)
+    kind = None if input_format in ("auto", "message") else input_format
+    f, head, consumed = _open(file)
+    if f is None and input_format == "message":
+        raise InputError(f"{file}: is a directory, not one message body")
     try:
-        with open(file, "rb") as f:
-            return sniff(f.read(65536))
-    except OSError:
-        return None
+        if input_format == "auto":
+            from mqtool.formats.mq.dumps.read import sniff
+
+            kind = "directory" if f is None else sniff(head)
+        if kind is None and f is not None:
+            from mqtool.cli._common import _is_dump_text
+
+            if input_format == "auto" and _is_dump_text(head):
+                raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
+            return _emit(env, _body_units(f, consumed, hints, part, text), json_out, raw,
+                         annotate, tz)
+        from mqtool.formats.mq.dumps.read import QueueDump
+        from mqtool.formats.sas.stream import decode_messages
+
+        stream = None if f is None or file != "-" else _Prefixed(consumed, f)
+        dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
+        status = _emit(env, decode_messages(iter(dump), hints), json_out, raw, annotate, tz)
+        if dump.count == 0:
+            env.error(f"{file}: no messages in this {dump.format} dump")
+        return status
+    finally:
+        if f is not None and f is not sys.stdin.buffer:
+            f.close()
 
 
-def _decode_body(env: Env, file: str, hex_text: bool, hints: Any, part: str, text: bool,
-                 json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
-    from mqtool.cli._common import read_unit_input
-
-    data = read_unit_input(file, hex_text)
-    return _decode_data(env, data, file, hints, part, text, json_out, raw, annotate, tz,
-                        checked=True)
+def _emit(env: Env, units: Any, json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
 
 
-def _decode_data(env: Env, data: bytes, name: str, hints: Any, part: str, text: bool,
-                 json_out: bool, raw: bool, annotate: bool, tz: Any, checked: bool = False) -> int:
-    from mqtool.cli._common import _is_dump_text
-    from mqtool.formats.sas.attachment import decode_part
+def _open(file: str) -> tuple[Any, bytes, bytes]:
+    """The input opened (None for a directory), its first 64 KiB, and what of them was
+    consumed (stdin cannot be rewound)."""
+    if file == "-":
+        if sys.stdin.isatty():
+            raise InputError("no input: give a FILE or pipe data into stdin")
+        head = sys.stdin.buffer.read(SNIFF)
+        return sys.stdin.buffer, head, head
+    if Path(file).is_dir():
+        return None, b"", b""
+    try:
+        f = open(file, "rb")  # noqa: SIM115 - closed by the caller
+    except OSError as e:
+        raise InputError(f"{file}: {e.strerror}") from None
+    head = f.read(SNIFF)
+    f.seek(0)
+    return f, head, b""
 
-    if not checked and _is_dump_text(data):
-        raise InputError(f"{name}: this is hex dump text; add --hex to read it as a dump")
-    unit = decode_part(data, part, hints, text=text)
-    return emit_units(env, [(unit, data)], json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+
+SNIFF = 65536
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (already read from ``rest``) followed by the rest of ``rest``."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        self.head, self.rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
+        if self.head:
+            out = self.head if n < 0 else self.head[:n]
+            self.head = self.head[len(out):]
+            return out
+        return self.rest.read(n)
+
+
+def _body_units(f: Any, head: bytes, hints: Any, part: str, text: bool) -> Any:
+    """Units of a lone message body; a body no attachment message fits says what
+    ``identify`` takes it for."""
+    from mqtool.formats.sas.stream import decode_body
+
+    first = True
+    for unit, data in decode_body(f, part, hints, text=text, head=head):
+        if first and unit.errors:  # refused, or not what --part says: is it another format?
+            said = _identified(data, always=unit.attrs.get("part") == "unrecognised")
+            if said:
+                p = unit.errors[0]
+                unit.errors[0] = type(p)(p.path, p.offset, f"{p.reason}; {said}")
+        first = False
+        yield unit, data
+
+
+def _identified(data: bytes, always: bool = True) -> str:
+    """What ``identify`` takes the start of an input for, in words ("" when it knows no
+    other format and ``always`` is false)."""
+    from mqtool.registry import identify
+
+    found = [d for d in identify(data[:SNIFF]) if d.format != "sas-attachment"]
+    if not found:
+        return "identify recognises no format either" if always else ""
+    best = max(found, key=lambda d: d.confidence)
+    return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
 
 
 # --------------------------------------------------------------------------- reassemble
@@ -183,7 +249,7 @@ def _decode_data(env: Env, data: bytes, name: str, hints: Any, part: str, text: 
               help="Encoding of rebuilt text files (type 2).")
 @click.option("--newline", type=click.Choice(["lf", "crlf"]), default="lf", show_default=True,
               help="Line end written after every record of a text file.")
-@sender_options
+@sender_options()
 @click.option("--obs-layout", type=click.Choice(["definition", "numerics-first"]),
               default="definition", show_default=True,
               help="Order of variables inside an observation.")
@@ -230,7 +296,10 @@ def reassemble_attachment(dump: str, outdir: str | None, list_only: bool, input_
         _report_json(env, report)
     elif not quiet:
         _report_table(env, report, outdir)
-    _report_errors(env, report)
+    from mqtool.formats.sas.reassemble import report_errors
+
+    for line in report_errors(report):
+        env.error(line)
     return report.status
 
 
@@ -238,9 +307,9 @@ class _Progress:
     """A rich progress bar on stderr when stderr is a terminal and the size is known."""
 
     def __init__(self, env: Env, dump: str) -> None:
-        from mqtool.formats.mq.dumps.read import _size
+        from mqtool.io.inputs import size_of
 
-        self.total = _size(dump) if env.stderr_isatty else None
+        self.total = size_of(dump) if env.stderr_isatty and dump != "-" else None
         self.bar: Any = None
         self.env = env
 
@@ -261,23 +330,11 @@ class _Progress:
             self.bar.stop()
 
 
-def _status(a: Any) -> str:
-    if a.complete:
-        return "complete" + (f", {len(a.anomalies)} note{'s' * (len(a.anomalies) != 1)}"
-                             if a.anomalies else "")
-    from mqtool.formats.sas.reassemble import _ranges
-
-    nums = [m for m in a.missing if isinstance(m, int)]
-    what = [_ranges(nums)] if nums else []
-    if "count" in a.missing:
-        what.append("count")
-    text = "incomplete: missing " + ", ".join(what) if what else "incomplete"
-    return text + (" (partial output)" if a.output else "")
-
-
 def _report_table(env: Env, report: Any, outdir: str | None) -> None:
     from rich import box
     from rich.table import Table
+
+    from mqtool.formats.sas.reassemble import attachment_status, summary_line
 
     console = env.console()
     for hs in report.headers:
@@ -294,7 +351,7 @@ def _report_table(env: Env, report: Any, outdir: str | None) -> None:
         for a in hs.attachments:
             size = f"{a.rows} obs" if a.rows is not None else str(a.size)
             table.add_row(str(a.entry.index), a.entry.type_name, a.entry.qualifier2,
-                          a.output or ("-" if outdir else ""), size, _status(a))
+                          a.output or ("-" if outdir else ""), size, attachment_status(a))
         console.print(table)
         for a in hs.attachments:
             for note in a.anomalies:
@@ -302,57 +359,17 @@ def _report_table(env: Env, report: Any, outdir: str | None) -> None:
         for note in hs.anomalies:
             console.print(f"  header: {note}")
         console.print()
-    console.print(_summary_line(report))
-
-
-def _summary_line(report: Any) -> str:
-    atts = [a for h in report.headers for a in h.attachments]
-    done = sum(1 for a in atts if a.complete)
-    parts = [f"{report.messages} message{'s' * (report.messages != 1)}",
-             f"{len(report.headers)} header{'s' * (len(report.headers) != 1)}",
-             f"{len(atts)} attachment{'s' * (len(atts) != 1)} ({done} complete, "
-             f"{len(atts) - done} incomplete)",
-             f"{report.orphans} orphan{'s' * (report.orphans != 1)}"
-             + (f" (saved in {report.orphan_dir}/)" if report.orphan_dir else "")]
-    return ", ".join(parts)
+    console.print(summary_line(report))
 
 
 def _report_json(env: Env, report: Any) -> None:
     import json
 
-    from mqtool.formats.sas.reassemble import manifest
+    from mqtool.formats.sas.reassemble import manifest, summary
 
     for hs in report.headers:
         env.line(json.dumps(manifest(hs), ensure_ascii=False, separators=(",", ":")))
-    atts = [a for h in report.headers for a in h.attachments]
-    env.line(json.dumps({"summary": {
-        "messages": report.messages, "headers": len(report.headers), "attachments": len(atts),
-        "complete": sum(1 for a in atts if a.complete), "orphans": report.orphans,
-        "orphan_dir": report.orphan_dir, "unplaceable": report.unplaceable,
-        "dump_format": report.dump_format, "status": int(report.status)}},
-        separators=(",", ":")))
-
-
-def _report_errors(env: Env, report: Any) -> None:
-    for p in report.errors:
-        env.error(p.reason if p.reason.startswith(p.path) else f"{p.path}: {p.reason}")
-    for p in report.warnings[:10]:
-        env.error(f"warning: {p.path}: {p.reason}")
-    if len(report.warnings) > 10:
-        env.error(f"warning: {len(report.warnings) - 10} more like these")
-    for text in report.bad_headers:
-        env.error(text)
-    for fields, n in report.unplaceable.items():
-        env.error(f"{n} message{'s' * (n != 1)} without {fields} in the dump: "
-                  f"{'they' if n != 1 else 'it'} cannot be placed in an attachment (orphans)")
-    incomplete = [(h, a) for h in report.headers for a in h.attachments if not a.complete]
-    for h, a in incomplete:
-        env.error(f"{h.folder} attachment {a.entry.index} ({a.entry.qualifier2}): {_status(a)}")
-    for h in report.headers:
-        if h.app_position is None:
-            env.error(f"{h.folder}: no application message")
-    if not report.headers:
-        env.error(f"no attachment header (MsgType 100000) among {report.messages} messages")
+    env.line(json.dumps(summary(report), separators=(",", ":")))
 
 
 # --------------------------------------------------------------------------- build
@@ -360,39 +377,45 @@ def _report_errors(env: Env, report: Any) -> None:
 
 @click.command(short_help="The message set of a SAS attachment, as a queue dump.")
 @click.option("-a", "--attach", "attach", multiple=True, metavar="KIND:PATH[=NAME]",
-              help="An attachment, in order: binary:FILE[=SENDER-NAME], text:FILE[=SENDER-NAME] "
-                   "or dataset:CSV[=LIBRARY.MEMBER]. Repeatable.")
+              help="An attachment to build, in order: binary:FILE[=SENDER-NAME], "
+                   "text:FILE[=SENDER-NAME] or dataset:CSV[=LIBRARY.MEMBER]. Repeatable.")
 @click.option("--description", multiple=True, metavar="TEXT",
-              help="Description of the attachments, in the order of -a. Repeatable.")
+              help="Description to write for the attachments, in the order of -a. Repeatable.")
 @click.option("--message", "message_text", metavar="TEXT",
-              help="The application message (encoded in the sender's code page).")
+              help="The application message to write (encoded in the sender's code page).")
 @click.option("--message-file", metavar="FILE", type=click.Path(),
-              help="The application message, bytes as is.")
+              help="The application message to write, bytes as is.")
 @click.option("--from", "request_file", metavar="FILE", type=click.Path(allow_dash=True),
-              help="A request in YAML or JSON (all of the above and more; see the README).")
+              help="Build from a request in YAML or JSON (all of the above and more; see the "
+                   "README); - reads it from stdin.")
+@click.option("--correlid", metavar="HEX",
+              help="CorrelId G of the header to build (16 bytes in hex); the application message "
+                   "and attachment G's step from it (each byte + X'11'). Default: a new random "
+                   "G, the same for the same --seed.")
+@click.option("--seed", type=click.IntRange(0, 1 << 63), metavar="N",
+              help="Build the same default CorrelIds for the same N (reproducible sets).")
 @click.option("--profile", type=click.Choice(["zos", "win", "linux", "unix64", "unix32"]),
               default="zos", show_default=True,
-              help="Sender: zos = big-endian EBCDIC (cp037) IBM HFP long 4; win = little-endian "
-                   "cp1252 IEEE long 4; linux = little-endian latin-1 IEEE long 8; unix64 / "
-                   "unix32 = big-endian latin-1 IEEE long 8 / 4.")
-@sender_options
+              help="Sender to build as: zos = big-endian EBCDIC (cp037) IBM HFP long 4; win = "
+                   "little-endian cp1252 IEEE long 4; linux = little-endian latin-1 IEEE long 8; "
+                   "unix64 / unix32 = big-endian latin-1 IEEE long 8 / 4.")
+@sender_options(building=True)
 @click.option("--nul/--no-nul", "nul", default=None,
-              help="Follow each string with a NUL byte (default: yes).")
-@click.option("--record-nul", is_flag=True, help="Follow each file record with a NUL byte.")
+              help="Write a NUL byte after each string (default: yes).")
+@click.option("--record-nul", is_flag=True, help="Write a NUL byte after each file record.")
 @click.option("--max-msg", type=click.IntRange(64, 100 << 20), default=32768, show_default=True,
-              help="Largest message body in bytes (SAS: 32K).")
+              help="Largest message body to build, in bytes (SAS: 32K).")
 @click.option("--lrecl", type=click.IntRange(1, 1 << 30),
               help="Record length for binary files (default: one record per message).")
 @click.option("--straddle", is_flag=True,
               help="Fill every message: records and observations may continue in the next one.")
 @click.option("--seq-order", type=click.Choice(["big", "little"]), default="big",
-              show_default=True, help="Byte order of sequence numbers inside correlids.")
+              show_default=True, help="Byte order of the sequence numbers written in correlids.")
 @click.option("--source-encoding", default="utf-8", show_default=True, callback=_encoding,
-              help="Encoding of text files and CSV files given with -a.")
-@click.option("--output-format", type=click.Choice(["dmpmqmsg", "mqtool-dir", "amqsbcg",
-                                                    "mqmd-binary"]),
-              default="dmpmqmsg", show_default=True,
-              help="dmpmqmsg text, an mqtool directory, an amqsbcg-style listing, or a "
+              help="Encoding of text files and CSV files given with -a or in the request.")
+@click.option("--output-format", type=click.Choice(list(SET_FORMATS)), default="dmpmqmsg",
+              show_default=True,
+              help="Write dmpmqmsg text, an mqtool directory, an amqsbcg-style listing, or a "
                    "directory of MQMD-prefixed binaries.")
 @click.option("--width", type=click.IntRange(1, 65536), default=32, show_default=True,
               help="dmpmqmsg: bytes per X line.")
@@ -400,199 +423,62 @@ def _report_errors(env: Env, report: Any) -> None:
               help="Write here (a directory for mqtool-dir and mqmd-binary); default stdout.")
 @click.option("--force", is_flag=True, help="Overwrite existing output.")
 def build_sas(attach: tuple[str, ...], description: tuple[str, ...], message_text: str | None,
-              message_file: str | None, request_file: str | None, profile: str,
-              long_size: str | None, byte_order: str | None, codepage: str | None,
-              float_format: str | None, nul: bool | None, record_nul: bool, max_msg: int,
-              lrecl: int | None, straddle: bool, seq_order: str, source_encoding: str,
-              output_format: str, width: int, output: str | None, force: bool) -> int:
+              message_file: str | None, request_file: str | None, correlid: str | None,
+              seed: int | None, profile: str, long_size: str | None, byte_order: str | None,
+              codepage: str | None, float_format: str | None, nul: bool | None,
+              record_nul: bool, max_msg: int, lrecl: int | None, straddle: bool, seq_order: str,
+              source_encoding: str, output_format: str, width: int, output: str | None,
+              force: bool) -> int:
     """Build the messages SAS puts on a queue for an application message with attachments:
     the header (MsgType 100000), the application message, then per attachment its sequenced
     messages and the count message (MsgType 100001), written as a queue dump that
     `mqtool reassemble attachment` (or your own consumer) reads.
 
+    Every set gets new CorrelIds (see --correlid and --seed). A request given with --from
+    is checked as a whole: every bad field is reported, one line each with its path, exit
+    status 1; nothing is written then, nor when building fails halfway.
+
     \b
       mqtool build-request sas-attachment --message 'Hello' \\
           -a 'binary:mytext.txt=d:\\mytext.txt' --description 'Text file...' -o set.qmsg
     """
-    from dataclasses import replace
+    from mqtool.formats.sas.message_set import BuildOptions, build_messages, encode_message
+    from mqtool.formats.sas.request import (
+        RequestError,
+        SenderOverrides,
+        load_request,
+        parse_g,
+        request_from_specs,
+        sender_settings,
+    )
 
-    from mqtool.formats.sas.attachment import PROFILES
-    from mqtool.formats.sas.message_set import BuildOptions, build_messages
-
-    s = PROFILES[profile]
-    if byte_order:
-        s = replace(s, big=byte_order == "big")
-    if long_size:
-        s = replace(s, long=int(long_size))
-    if codepage:
-        s = replace(s, codepage=codepage)
-    if float_format:
-        s = replace(s, float_format=float_format)
-    if nul is not None:
-        s = replace(s, nul=nul)
-    s = replace(s, record_nul=record_nul)
-    if request_file:
-        request, text = _request_from_file(request_file, source_encoding, lrecl)
-        if message_text is None and text is not None:
-            message_text = text
-    else:
-        request = _request_from_options(attach, description, lrecl, source_encoding)
+    s = sender_settings(SenderOverrides(profile, byte_order, int(long_size) if long_size else None,
+                                        codepage, float_format, nul, record_nul))
+    g = parse_g(correlid, "--correlid") if correlid is not None else None
+    if output_format in DIRECTORY_FORMATS and (not output or output == "-"):
+        raise click.UsageError(f"--output-format {output_format} writes a directory: give -o DIR")
+    env = get_env()
+    try:
+        if request_file:
+            loaded = load_request(request_file, source_encoding, lrecl)
+            request = loaded.request
+            if message_text is None:
+                message_text = loaded.message_text
+        else:
+            request = request_from_specs(attach, description, lrecl, source_encoding)
+    except RequestError as e:  # every bad field, one line each
+        for line in str(e).splitlines():
+            env.error(line)
+        return e.status
     if message_file:
         from mqtool.io.inputs import read_bytes
 
         request.message = read_bytes(message_file)
     elif message_text is not None:
-        try:
-            request.message = message_text.encode(s.codepage)
-        except UnicodeEncodeError:
-            raise BuildError("sas-attachment", "message",
-                             f"has characters code page {s.codepage} lacks") from None
-    options = BuildOptions(s, max_msg, straddle, seq_order)
+        request.message = encode_message(message_text, s)
     if not request.attachments and not request.message:
         raise click.UsageError("nothing to build: give --message and/or -a attachments")
-    _write_dump(get_env(), build_messages(request, options), output_format, output, force, width)
+    options = BuildOptions(s, max_msg, straddle, seq_order, correlid=g, seed=seed)
+    write_set(build_messages(request, options), output_format, output, force, width,
+              stdout=env.stdout)
     return ExitStatus.OK
-
-
-def _split_spec(spec: str) -> tuple[str, str, str]:
-    kind, sep, rest = spec.partition(":")
-    if not sep or kind not in ("binary", "text", "dataset"):
-        raise click.BadParameter(f"{spec!r}: use binary:FILE[=NAME], text:FILE[=NAME] or "
-                                 "dataset:CSV[=LIBRARY.MEMBER]", param_hint="--attach")
-    path, _, name = rest.partition("=")
-    if not path:
-        raise click.BadParameter(f"{spec!r}: no file", param_hint="--attach")
-    return kind, path, name
-
-
-def _request_from_options(attach: tuple[str, ...], description: tuple[str, ...],
-                          lrecl: int | None, source_encoding: str) -> Any:
-    from mqtool.formats.sas.message_set import FileAttachment, Request, dataset_from_csv
-
-    request = Request()
-    for i, spec in enumerate(attach):
-        kind, path, name = _split_spec(spec)
-        p = Path(path)
-        if not p.is_file():
-            raise InputError(f"{path}: no such file")
-        desc = description[i] if i < len(description) else ""
-        if kind == "dataset":
-            lib, _, member = name.rpartition(".") if name else ("", "", "")
-            att: Any = dataset_from_csv(p, encoding=source_encoding, member=member or None,
-                                        library=lib or "WORK")
-            att.description = desc
-        else:
-            att = FileAttachment(path=p, name=name or p.name, text=kind == "text",
-                                 description=desc, lrecl=lrecl, source_encoding=source_encoding)
-        request.attachments.append(att)
-    return request
-
-
-def _hex16(value: Any, where: str) -> bytes | None:
-    if value is None:
-        return None
-    try:
-        raw = bytes.fromhex(str(value))
-    except ValueError:
-        raise BuildError("sas-attachment", where, f"{value!r} is not hex") from None
-    if len(raw) not in (16, 20, 24):
-        raise BuildError("sas-attachment", where, f"{len(raw)} bytes; give the 16-byte G "
-                         "(or the 20/24-byte correlid)")
-    return raw[:16]
-
-
-def _request_from_file(path: str, source_encoding: str, lrecl: int | None) -> tuple[Any, str | None]:
-    """A request in YAML/JSON: message, original_msgtype, correlids and attachments; and
-    the message text (encoded later, in the sender's code page)."""
-    import yaml
-
-    from mqtool.formats.sas.datasets import Variable
-    from mqtool.formats.sas.message_set import (
-        DatasetAttachment,
-        FileAttachment,
-        Request,
-        dataset_from_csv,
-    )
-
-    base = Path(path).parent
-    try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise InputError(f"{path}: not YAML/JSON: {e}") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"{path}: a request is a mapping (message, attachments, ...)")
-    request = Request(original_msgtype=int(doc.get("original_msgtype", 1)),
-                      header_correlid=_hex16(doc.get("header_correlid"), "header_correlid"),
-                      message_correlid=_hex16(doc.get("message_correlid"), "message_correlid"))
-    if doc.get("original_correlid"):
-        request.original_correlid = bytes.fromhex(str(doc["original_correlid"]))[:24]
-    text = None
-    if "message_file" in doc:
-        try:
-            request.message = (base / str(doc["message_file"])).read_bytes()
-        except OSError as e:
-            raise InputError(f"{doc['message_file']}: {e.strerror}") from None
-    elif "message" in doc:
-        text = str(doc["message"])
-    for i, a in enumerate(doc.get("attachments") or [], 1):
-        where = f"attachments[{i}]"
-        if not isinstance(a, dict):
-            raise BuildError("sas-attachment", where, "each attachment is a mapping")
-        kind = a.get("type", "binary")
-        version = tuple(a.get("version", (0, 0)))
-        g = _hex16(a.get("correlid"), f"{where}.correlid")
-        if kind in ("binary", "text"):
-            data = a.get("data")
-            att: Any = FileAttachment(
-                path=base / a["path"] if "path" in a else None,
-                data=str(data).encode(source_encoding) if data is not None else None,
-                name=str(a.get("name", a.get("path", f"file{i}"))), text=kind == "text",
-                spec=str(a.get("spec", "FILENAME")), description=str(a.get("description", "")),
-                version=version, lrecl=a.get("lrecl", lrecl), source_encoding=source_encoding,
-                correlid=g)  # type: ignore[arg-type]
-        elif kind == "dataset":
-            if "csv" in a:
-                att = dataset_from_csv(base / a["csv"], encoding=source_encoding,
-                                       member=a.get("member"), library=a.get("library", "WORK"),
-                                       label=a.get("label", ""))
-            else:
-                try:
-                    variables = [Variable(**v) for v in a.get("variables", [])]
-                except TypeError as e:
-                    raise BuildError("sas-attachment", f"{where}.variables", str(e)) from None
-                att = DatasetAttachment(variables, [list(r) for r in a.get("rows", [])],
-                                        library=str(a.get("library", "WORK")),
-                                        member=str(a.get("member", "DATA")),
-                                        label=str(a.get("label", "")))
-            att.description = str(a.get("description", ""))
-            att.version = version
-            att.correlid = g
-        else:
-            raise BuildError("sas-attachment", f"{where}.type",
-                             f"{kind!r}: use binary, text or dataset")
-        request.attachments.append(att)
-    return request, text
-
-
-def _write_dump(env: Env, messages: Any, fmt: str, output: str | None, force: bool,
-                width: int) -> None:
-    from mqtool.formats.mq.dumps.read import write_mqtool_dir
-    from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
-    from mqtool.io.outputs import OutputDir, open_new
-
-    if fmt in ("mqtool-dir", "mqmd-binary"):
-        if not output or output == "-":
-            raise click.UsageError(f"--output-format {fmt} writes a directory: give -o DIR")
-        out = OutputDir(output, force)
-        (write_mqtool_dir if fmt == "mqtool-dir" else write_mqmd_binaries)(messages, out)
-        return
-    writer = write_dmpmqmsg if fmt == "dmpmqmsg" else write_amqsbcg
-    kwargs = {"width": width} if fmt == "dmpmqmsg" else {}
-    if output and output != "-":
-        with open_new(output, force) as f:
-            writer(messages, f, **kwargs)  # type: ignore[operator]
-        return
-    writer(messages, env.stdout, **kwargs)  # type: ignore[operator]
-    env.stdout.flush()

@@ -7,20 +7,23 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mqtool.errors import ExitStatus
 from mqtool.formats.mq.dumps.read import QueueDump
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 APP = "This is the actual application message."
+SEED_G = "11" * 16  # the header G of IBM's example; message and attachments step: 22.., 33..
 GENERATED = {
-    "mytext-zos.qmsg": ["--max-msg", "64", "--message", APP, "-a",
+    "mytext-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "64", "--message", APP, "-a",
                         "binary:testdata/sas/mytext.txt=d:\\mytext.txt", "--description",
                         "Text file..."],
-    "mytext-win.qmsg": ["--profile", "win", "--max-msg", "64", "--message", APP, "-a",
+    "mytext-win.qmsg": ["--correlid", SEED_G, "--profile", "win", "--max-msg", "64", "--message", APP, "-a",
                         "binary:testdata/sas/mytext.txt=d:\\mytext.txt", "--description",
                         "Text file..."],
-    "class-zos.qmsg": ["--max-msg", "128", "--message", "Class list attached.", "-a",
+    "class-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "128", "--message", "Class list attached.", "-a",
                        "dataset:testdata/sas/class.csv=SASHELP.CLASS", "--description", "Students"],
 }
 
@@ -42,7 +45,8 @@ def test_generated_zos_set_carries_the_spec_header(in_root: None) -> None:
 @pytest.mark.parametrize("fmt", ["mqtool-dir", "amqsbcg", "mqmd-binary", "dmpmqmsg"])
 def test_every_output_format_reassembles(in_root: None, tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "dump"
-    r = mq("build-request", "sas-attachment", "--profile", "linux", "--message", "hi",
+    r = mq("build-request", "sas-attachment", "--correlid", SEED_G, "--profile", "linux",
+           "--message", "hi",
            "-a", "text:testdata/sas/mytext.txt=/home/me/mytext.txt", "--output-format", fmt,
            "-o", out)
     assert r.status == 0, r.stderr
@@ -97,3 +101,98 @@ def test_csv_value_too_long_for_its_variable_is_impossible_but_bad_cp_is_refused
     assert r.status == ExitStatus.USAGE
     assert r.stderr == "mqtool: sas-attachment: T.NAME[2]: '€uro' has characters cp037 lacks\n"
     assert r.stdout == b""
+
+
+def test_correlid_option_and_seeded_defaults(in_root: None) -> None:
+    args = ["build-request", "sas-attachment", "--message", "m", "-a",
+            "binary:testdata/sas/mytext.txt"]
+    r = mq(*args, "--correlid", "0123456789ABCDEF" * 2)
+    cids = [m.correlid.hex().upper() for m in _messages(r.stdout)]  # type: ignore[union-attr]
+    assert cids == ["0123456789ABCDEF" * 2 + "00" * 8, "123456789ABCDE00" * 2 + "00" * 8,
+                    "23456789ABCDEF11" * 2 + "00000001" + "00" * 4,
+                    "23456789ABCDEF11" * 2 + "00000002" + "00" * 4,
+                    "23456789ABCDEF11" * 2 + "00" * 8]
+    seeded = [mq(*args, "--seed", str(n)).stdout for n in (5, 5, 6)]
+    assert seeded[0] == seeded[1] != seeded[2]
+    default = [_messages(mq(*args).stdout)[0].correlid for _ in range(2)]
+    assert default[0] != default[1]  # two sets on one queue do not collide
+    bad = mq(*args, "--correlid", "11" * 15)
+    assert bad.status == ExitStatus.USAGE and bad.stdout == b""
+    assert bad.stderr == ("mqtool: sas-attachment: --correlid: 15 bytes; give the 16-byte G (or "
+                          "the 20/24-byte CorrelId)\n")
+
+
+def _messages(dump: bytes) -> list:  # type: ignore[type-arg]
+    import io
+
+    return list(QueueDump("-", "dmpmqmsg", stream=io.BytesIO(dump)))
+
+
+def test_every_bad_request_field_is_refused_at_once(tmp_path: Path) -> None:
+    req = tmp_path / "r.json"
+    req.write_text('{"attachments": [{"version": 5}, {"path": {}}, {"type": "dataset", '
+                   '"variables": [{"name": "C", "vartype": 2, "length": 2147483647}, '
+                   '{"name": "N", "vartype": 1, "length": 2147483647}]}], '
+                   '"original_msgtype": "x", "original_correlid": "zz"}')
+    r = mq("build-request", "sas-attachment", "--from", req, "-o", tmp_path / "out.qmsg")
+    assert r.status == ExitStatus.USAGE and r.stdout == b""
+    assert r.stderr.splitlines() == [f"mqtool: sas-attachment: {req}: {line}" for line in (
+        "original_msgtype: 'x': a whole number is needed",
+        "original_correlid: 'zz': up to 24 bytes in hex",
+        "attachments[1].version: 5: [major, minor], two whole numbers 0..2147483647",
+        "attachments[1]: a file attachment needs path or data",
+        "attachments[2].path: a mapping: a file name is needed",
+        "attachments[3].variables[1].length: 2147483647: a character variable has 1..32767 bytes",
+        "attachments[3].variables[2].length: 2147483647: a numeric variable has 2..8 bytes")]
+    assert list(tmp_path.iterdir()) == [req]  # nothing written
+
+
+def test_a_set_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
+    csv = tmp_path / "t.csv"
+    csv.write_text("N\n1e300\n", encoding="utf-8")  # too large for IBM HFP: refused in prepare
+    out = tmp_path / "set.qmsg"
+    r = mq("build-request", "sas-attachment", "-a", f"dataset:{csv}", "-o", out)
+    assert r.status == ExitStatus.USAGE and "value too large for IBM HFP" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_builder_help_speaks_of_building() -> None:
+    text = mq("build-request", "sas-attachment", "--help").text
+    assert "detected" not in text and "Byte order to write" in text
+    assert "Code page to write strings and text in" in text
+
+
+JSON_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                        st.floats(allow_nan=True), st.text(max_size=6),
+                        st.sampled_from([2147483648, 10**400, -1, "", "11" * 16, [], {}]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(["message", "original_msgtype", "original_correlid",
+                                        "header_correlid", "attachments"]),
+                       st.one_of(JSON_VALUES, st.lists(st.dictionaries(
+                           st.sampled_from(["type", "path", "data", "version", "lrecl",
+                                            "variables", "rows", "correlid"]),
+                           st.one_of(JSON_VALUES, st.lists(JSON_VALUES, max_size=3)),
+                           max_size=4), max_size=2)), max_size=4))
+def test_from_with_wrong_types_and_huge_numbers(doc: dict) -> None:  # type: ignore[type-arg]
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        req = Path(d) / "r.json"
+        req.write_text(json.dumps(doc))
+        r = mq("build-request", "sas-attachment", "--from", req, "-o", Path(d) / "o.qmsg")
+    assert r.status in (ExitStatus.OK, ExitStatus.USAGE), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    if r.status == ExitStatus.USAGE and "\nError: " not in r.stderr:  # (click: nothing to build)
+        for line in r.stderr.splitlines():  # one line per bad field, naming it
+            assert line.startswith("mqtool: sas-attachment: ") and line.count(": ") >= 3, line
+
+
+def test_an_output_that_cannot_be_written_is_exit_4(tmp_path: Path) -> None:
+    out = tmp_path / "missing" / "set.qmsg"
+    r = mq("build-request", "sas-attachment", "--message", "x", "-o", out)
+    assert r.status == ExitStatus.ENVIRONMENT
+    assert r.stderr == f"mqtool: {out}: No such file or directory\n"
+    assert list(tmp_path.iterdir()) == []

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.formats.mq.dumps.read import Message, QueueDump, write_mqtool_dir
 from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
-from mqtool.formats.sas import attachment as sas_attachment
+from mqtool.formats.sas import decode as sas_decode
+from mqtool.formats.sas import layout as sas_layout
 from mqtool.formats.sas.datasets import Variable
 from mqtool.formats.sas.message_set import (
     BuildOptions,
@@ -35,13 +36,14 @@ from tests.helpers import mq, seed_bytes
 APP = "This is the actual application message."
 CONTENT = (b"First line of d:\\mytext.txt\r\nSecond line, a little longer than the first.\r\n"
            b"\x00\x01\x02 binary bytes too \xff\xfe\r\n")
-HEADER_DIR = "11" * 16 + "00" * 8
+SEED_G = bytes([0x11]) * 16  # the header G of IBM's example (stepped: 22.., 33..)
+HEADER_DIR = SEED_G.hex().upper() + "00" * 8
 MANIFEST_KEYS = {"header_correlid", "message_correlid", "original_msgtype", "original_correlid",
                  "attachments", "messages", "anomalies"}
 ATTACHMENT_KEYS = {"index", "type", "type_name", "correlid", "qualifier1", "qualifier2",
                    "description", "version", "complete", "missing", "output", "size", "sha256",
                    "anomalies"}
-PROFILES = {"zos": sas_attachment.PROFILES["zos"], "win": sas_attachment.PROFILES["win"]}
+PROFILES = {"zos": sas_layout.PROFILES["zos"], "win": sas_layout.PROFILES["win"]}
 
 
 def seed_request(content: bytes = CONTENT, name: str = "d:\\mytext.txt") -> Request:
@@ -53,7 +55,7 @@ def seed_messages(profile: str, **build: object) -> list[Message]:
     s = PROFILES[profile]
     request = seed_request()
     request.message = APP.encode(s.codepage)
-    return list(build_messages(request, BuildOptions(s, max_msg=64, **build)))  # type: ignore[arg-type]
+    return list(build_messages(request, BuildOptions(s, correlid=SEED_G, max_msg=64, **build)))  # type: ignore[arg-type]
 
 
 def write_dump(msgs: list[Message], kind: str, where: Path, **kwargs: object) -> Path:
@@ -277,7 +279,7 @@ def test_hostile_names_never_escape(tmp_path: Path, profile: str) -> None:
     names = HOSTILE if profile == "zos" else {**HOSTILE, **BIDI}
     request = Request(message=b"m", attachments=[
         FileAttachment(data=name.encode("utf-8", "replace") or b"x", name=name) for name in names])
-    dump = write_dump(list(build_messages(request, BuildOptions(s))), "dmpmqmsg",
+    dump = write_dump(list(build_messages(request, BuildOptions(s, correlid=SEED_G))), "dmpmqmsg",
                       tmp_path / "d.qmsg")
     jail = tmp_path / "jail" / "out"
     r = mq("reassemble", "attachment", dump, "-o", jail)
@@ -334,8 +336,8 @@ def test_zos_text_file_becomes_utf8_lines(tmp_path: Path) -> None:
     request = Request(message=b"", attachments=[
         FileAttachment(data=text.replace("€", "E").encode("utf-8"), name="USER.NOTES(NEW)",
                        text=True, spec="FILEREF")])
-    s = replace(sas_attachment.PROFILES["zos"], codepage="cp1047")
-    msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
+    s = replace(sas_layout.PROFILES["zos"], codepage="cp1047")
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G, max_msg=64, straddle=True)))
     assert len(msgs) > 6  # the 150-byte line spans several 64-byte messages
     dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--codepage", "1047")
@@ -362,11 +364,11 @@ ROWS = [["ALFRED", 14, 112.5, "M"], ["ALICE", 13, ".A", "F"], ["BARBARA", None, 
 
 @pytest.mark.parametrize("profile", ["zos", "win", "linux", "unix64"])
 def test_data_set_round_trip(tmp_path: Path, profile: str) -> None:
-    s = sas_attachment.PROFILES[profile]
+    s = sas_layout.PROFILES[profile]
     request = Request(message=b"", attachments=[
         DatasetAttachment(VARIABLES, ROWS, library="SASHELP", member="CLASS", label="Students")])
-    msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
-    obs_msgs = [m for m in msgs[2:-1] if sas_attachment.dataset_type(m.body, s) == 3]
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G, max_msg=64, straddle=True)))
+    obs_msgs = [m for m in msgs[2:-1] if sas_decode.dataset_type(m.body, s) == 3]
     assert len(obs_msgs) == 2  # 5 observations of 23 bytes in messages of 60 bytes of data:
     assert len(obs_msgs[0].body) - 4 == 60  # the third observation straddles the two
     dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
@@ -405,11 +407,11 @@ def test_data_set_from_csv_with_the_cli(tmp_path: Path) -> None:
     csv.write_text("NAME,AGE\nALFRED,14\nALICE,.\n")
     dump = tmp_path / "d.qmsg"
     b = mq("build-request", "sas-attachment", "-a", f"dataset:{csv}=WORK.CLASS", "--message",
-           "here it is", "-o", dump)
+           "here it is", "--correlid", "AB" * 16, "-o", dump)
     assert b.status == 0, b.stderr
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--no-xpt")
     assert r.status == 0, r.stderr
-    folder = tmp_path / "o" / HEADER_DIR
+    folder = tmp_path / "o" / ("AB" * 16 + "00" * 8)
     assert pq.read_table(folder / "CLASS.parquet").to_pydict() == {"NAME": ["ALFRED", "ALICE"],
                                                                     "AGE": [14.0, None]}
     assert not (folder / "CLASS.xpt").exists()
@@ -435,9 +437,13 @@ def test_mutated_dumps_never_crash_or_escape(tmp_path: Path, edits: list[tuple[i
     dump.write_bytes(bytes(data))
     out = base / "o"
     r = mq("reassemble", "attachment", dump, "-o", out, "--force", "--partial", "--keep-orphans")
-    assert r.status in (0, 1, 2, 3), r.stderr
+    assert r.status in (0, 1, 2, 3), r.stderr  # 1: no longer a dump at all
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     assert all(str(p).startswith(str(out)) or p == dump for p in base.rglob("*") if p.is_file())
+    if r.status == 0:  # nothing reported: then every attachment is there, as its manifest says
+        for m in (out / d / "manifest.json" for d in os.listdir(out) if d != "orphans"):
+            for a in json.loads(m.read_text())["attachments"]:
+                assert a["complete"] and (m.parent / a["output"]).stat().st_size == a["size"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -458,13 +464,18 @@ def test_mutated_messages_never_crash(tmp_path: Path, data: st.DataObject) -> No
                             partial=data.draw(st.booleans()))
     except MqtoolError:
         return
-    assert report.status in (0, 2, 3)
+    atts = [a for h in report.headers for a in h.attachments]
+    if report.status == 0:
+        assert atts and all(a.complete and not a.errors for a in atts)
+    else:
+        assert report.status in (2, 3) and (report.incomplete or report.damaged
+                                             or not report.headers)
 
 
 def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
-    s = replace(sas_attachment.PROFILES["zos"], record_nul=True)
+    s = replace(sas_layout.PROFILES["zos"], record_nul=True)
     request = seed_request()
-    msgs = list(build_messages(request, BuildOptions(s, max_msg=64)))
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G, max_msg=64)))
     assert msgs[3].body[4 + 58:] == CONTENT[58:59] + b"\0"  # lrecl 59: record, then its NUL
     dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d.qmsg")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
@@ -475,11 +486,11 @@ def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
 
 
 def test_data_set_with_a_missing_observation_message(tmp_path: Path) -> None:
-    s = sas_attachment.PROFILES["zos"]
+    s = sas_layout.PROFILES["zos"]
     request = Request(attachments=[DatasetAttachment(VARIABLES, ROWS, member="CLASS")])
-    msgs = list(build_messages(request, BuildOptions(s, max_msg=64)))  # whole observations
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G, max_msg=64)))  # whole observations
     obs = [i for i, m in enumerate(msgs) if m.msgtype == 100001 and
-           sas_attachment.dataset_type(m.body, s) == 3 and m.correlid[16:20] != bytes(4)]  # type: ignore[index]
+           sas_decode.dataset_type(m.body, s) == 3 and m.correlid[16:20] != bytes(4)]  # type: ignore[index]
     assert len(obs) == 3  # 2 + 2 + 1 observations
     seq = int.from_bytes(msgs[obs[1]].correlid[16:20], "big")  # type: ignore[index]
     del msgs[obs[1]]
@@ -539,9 +550,9 @@ def test_an_endless_text_record_is_written_in_pieces(tmp_path: Path,
     line = "é" * 500
     request = Request(attachments=[FileAttachment(data=(line + "\n").encode(), name="t.txt",
                                                   text=True)])
-    s = replace(sas_attachment.PROFILES["linux"], codepage="utf-8")
-    msgs = list(build_messages(request, BuildOptions(s, max_msg=64, straddle=True)))
-    report = reassemble("", str(tmp_path / "o"), messages=msgs, hints=sas_attachment.Hints(codepage="utf-8"))
+    s = replace(sas_layout.PROFILES["linux"], codepage="utf-8")
+    msgs = list(build_messages(request, BuildOptions(s, correlid=SEED_G, max_msg=64, straddle=True)))
+    report = reassemble("", str(tmp_path / "o"), messages=msgs, hints=sas_decode.Hints(codepage="utf-8"))
     assert report.status == 0
     assert (tmp_path / "o" / HEADER_DIR / "t.txt").read_text(encoding="utf-8") == line + "\n"
     assert "a record longer than 100 bytes was written in pieces" in report.headers[0].attachments[

@@ -1,3 +1,5 @@
-"""SAS Application Messaging attachments over MQ: ``attachment`` (declarations, decode of
-every message kind), ``datasets`` (data set definitions, observations, writers),
-``message_set`` (building a message set), ``reassemble`` (the reassembly pipeline)."""
+"""SAS Application Messaging attachments over MQ: ``layout`` (declarations, CorrelId,
+sender settings), ``decode`` (every message kind, a dump's messages in their roles),
+``build`` (message builders), ``datasets`` (numerics, observations, writers),
+``message_set`` (building a message set), ``request`` (requests from YAML / JSON),
+``reassemble`` (the reassembly pipeline), ``codec`` (the registry protocol)."""

@@ -4,20 +4,47 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-from mqtool.formats.sas.attachment import FORMAT, MessageDecoder, decode, detect
+from mqtool.formats.sas.decode import MessageDecoder, decode, detect
+from mqtool.formats.sas.layout import FORMAT
 
-__all__ = ["FORMAT", "MessageDecoder", "build", "decode", "detect"]
+__all__ = ["FORMAT", "MessageDecoder", "build", "decode", "detect", "messages"]
+
+
+def messages(request: Any, **options: Any) -> Iterator[Any]:
+    """The messages of a message set in queue order (``mq.dumps.read.Message``).
+
+    ``request``: a ``message_set.Request``, or a request document (the mapping a YAML /
+    JSON request holds; paths in it are relative to the working directory; every bad field
+    is refused at once with ``request.RequestError``). ``options`` are ``BuildOptions``
+    fields: ``settings``, ``max_msg``, ``straddle``, ``seq_order``, ``correlid`` (header G),
+    ``seed``."""
+    from mqtool.formats.sas.message_set import BuildOptions, Request, build_messages, encode_message
+    from mqtool.formats.sas.request import RequestError, request_of
+
+    o = BuildOptions(**options)
+    if isinstance(request, Mapping):
+        loaded = request_of(request, Path.cwd())
+        if loaded.problems:
+            raise RequestError("request", loaded.problems)
+        request = loaded.request
+        if loaded.message_text is not None:
+            request.message = encode_message(loaded.message_text, o.settings)
+    if not isinstance(request, Request):
+        from mqtool.errors import BuildError
+
+        raise BuildError(FORMAT, "", f"a request is a Request or a mapping, not "
+                         f"{type(request).__name__}")
+    return build_messages(request, o)
 
 
 def build(request: Any, **options: Any) -> bytes:
-    """The message set of ``request`` (a ``message_set.Request``) as dmpmqmsg text.
-    ``options`` are ``BuildOptions`` fields (``settings``, ``max_msg``, ``straddle``,
-    ``seq_order``)."""
+    """The message set of ``request`` as dmpmqmsg text (see ``messages``)."""
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.formats.sas.message_set import BuildOptions, build_messages
 
     out = io.BytesIO()
-    write_dmpmqmsg(build_messages(request, BuildOptions(**options)), out)
+    write_dmpmqmsg(messages(request, **options), out)
     return out.getvalue()

@@ -19,7 +19,17 @@ from typing import IO, Any
 
 import numpy as np
 
-FLOAT_FORMATS = ("ieee-be", "ieee-le", "ibm-hfp")
+from mqtool.formats.sas.layout import (
+    CHAR_LENGTH_MAX,
+    FLOAT_FORMATS,
+    NUMERIC_LENGTHS,
+    DatasetDef,
+    Variable,
+)
+
+DOUBLE = max(NUMERIC_LENGTHS)  # bytes of a full SAS numeric
+XPORT_LIMIT = 16 << 20  # bytes of observations pyreadstat is given (it holds them whole)
+V5_NAME, V8_NAME = 8, 32  # longest member / variable name in XPORT version 5 / 8
 MISSING_LETTERS = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "_"
 # IEEE: NaN, byte 2 (big-endian order) = FE for ".", FD..E4 for .A...Z, FF for ._
 _IEEE_CODE = {0xFE: ".", 0xFF: "_"} | {0xFD - i: chr(0x41 + i) for i in range(26)}
@@ -47,9 +57,9 @@ def widen(raw: np.ndarray, fmt: str) -> np.ndarray:
     """(n, w) bytes of numerics of length w (3..8) -> (n,) big-endian-ordered uint64 values
     of the full 8-byte double (truncated numerics padded on the least significant side)."""
     n, w = raw.shape
-    full = np.zeros((n, 8), dtype=np.uint8)
+    full = np.zeros((n, DOUBLE), dtype=np.uint8)
     if fmt == "ieee-le":
-        full[:, 8 - w:] = raw  # most significant bytes are the last ones
+        full[:, DOUBLE - w:] = raw  # most significant bytes are the last ones
         full = full[:, ::-1]
     else:
         full[:, :w] = raw
@@ -135,9 +145,9 @@ def encode_doubles(values: Sequence[float | str | None], fmt: str, width: int = 
             if letter is not None:
                 u[i] = np.uint64(0xFFFF000000000000) | (np.uint64(ieee_codes[letter]) << np.uint64(40))
         data = u.astype(">u8").tobytes()
-    out = [data[8 * i:8 * i + 8] for i in range(n)]
+    out = [data[DOUBLE * i:DOUBLE * (i + 1)] for i in range(n)]
     if fmt == "ieee-le":
-        return [b[::-1][8 - width:] for b in out]
+        return [b[::-1][DOUBLE - width:] for b in out]
     return [b[:width] for b in out]
 
 
@@ -152,62 +162,6 @@ def missing_letter(value: object) -> str | None:
         if len(text) == 2 and text[0] == "." and text[1] in MISSING_LETTERS[1:]:
             return text[1]
     return None
-
-
-# --------------------------------------------------------------------------- definitions
-
-
-@dataclass
-class Variable:
-    """One variable definition (type 2 message), as the data set definition gives it."""
-
-    name: str
-    format: str = ""
-    informat: str = ""
-    label: str = ""
-    vartype: int = 1  # 1 numeric (double), anything else character
-    length: int = 8
-    format_w: int = 0
-    format_d: int = 0
-    informat_w: int = 0
-    informat_d: int = 0
-    nsort: int = 0
-
-    @property
-    def numeric(self) -> bool:
-        return self.vartype == 1
-
-    def sas_format(self) -> str:
-        return _sas_format(self.format, self.format_w, self.format_d)
-
-    def sas_informat(self) -> str:
-        return _sas_format(self.informat, self.informat_w, self.informat_d)
-
-
-def _sas_format(name: str, w: int, d: int) -> str:
-    """``DOLLAR`` 10 2 -> ``DOLLAR10.2``; nothing -> ``""``."""
-    if not name and not w:
-        return ""
-    return f"{name}{w or ''}.{d or ''}"
-
-
-@dataclass
-class DatasetDef:
-    """The data set definition (type 1 message)."""
-
-    dstype: str = "DATA"
-    label: str = ""
-    nobs: int = 0
-    nvars: int = 0
-    obslen: int = 0
-    compress: str = "NO"
-    reuse: str = "N"
-    encrypt: str = "NO"
-    sortkey_nvars: int = 0
-    collate: str = ""
-    sortflags: int = 0
-    version: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- observations
@@ -236,10 +190,18 @@ class Observations:
             pos += max(0, variables[i].length)
         self.width = pos
         self.obslen = obslen if obslen > 0 else pos
-        bad = [v.name for v in variables if v.numeric and not 2 <= v.length <= 8]
-        self.problems = [f"numeric variable {n} has length {v.length}; SAS numerics have 2..8 bytes"
-                         for n, v in ((v.name, v) for v in variables) if n in bad]
-        if pos != self.obslen:
+        self.problems = [f"numeric variable {v.name} has length {v.length}; SAS numerics have "
+                         f"{NUMERIC_LENGTHS[0]}..{NUMERIC_LENGTHS[-1]} bytes"
+                         for v in variables if v.numeric and v.length not in NUMERIC_LENGTHS]
+        self.problems += [f"character variable {v.name} has length {v.length}; SAS character "
+                          f"variables have 1..{CHAR_LENGTH_MAX} bytes"
+                          for v in variables if not v.numeric
+                          and not 1 <= v.length <= CHAR_LENGTH_MAX]
+        self.unusable = self.obslen <= 0
+        if self.unusable:
+            self.obslen = 1  # never divided by: the caller decodes nothing
+            self.problems.append("the observation length is 0")
+        elif pos != self.obslen:
             self.problems.append(f"the variables take {pos} bytes but the observation length is "
                                  f"{self.obslen}")
 
@@ -257,12 +219,13 @@ class Observations:
                 if raw.shape[1] < 2:
                     yield var, np.full(len(rows), np.nan), np.full(len(rows), ord("."), np.uint8)
                     continue
-                values, codes = decode_doubles(np.ascontiguousarray(raw[:, :8]), self.float_format)
+                values, codes = decode_doubles(np.ascontiguousarray(raw[:, :DOUBLE]),
+                                               self.float_format)
                 yield var, values, codes
             else:
                 data = np.ascontiguousarray(raw).tobytes()
                 w = raw.shape[1]
-                yield var, [data[i * w:(i + 1) * w].decode(self.codepage).rstrip(" ")
+                yield var, [data[i * w:(i + 1) * w].decode(self.codepage, errors="replace").rstrip(" ")
                             for i in range(len(rows))], None
 
     def special_missing(self, block: bytes) -> set[str]:
@@ -373,7 +336,11 @@ def write_dataset(spool: IO[bytes], nbytes: int, obs: Observations, ds: DatasetD
         if csv_writer is not None:
             csv_writer.close()
     out.files.update({k: v for k, v in targets.items() if k in ("parquet", "csv")})
-    if "xpt" in targets:
+    if "xpt" in targets and nrows * obs.obslen > XPORT_LIMIT:
+        out.problems.append(f"no .xpt written: {nrows * obs.obslen} bytes of observations, more "
+                            f"than {XPORT_LIMIT} (pyreadstat needs the whole data set "
+                            "in memory); the Parquet and CSV outputs hold it")
+    elif "xpt" in targets:
         written, note = write_xport(targets["xpt"], targets.get("parquet"), obs, ds, about,
                                     companions)
         if written:
@@ -404,8 +371,9 @@ def write_xport(path: Path, parquet: Path | None, obs: Observations, ds: Dataset
     labels = {v.name: v.label or None for v in obs.variables}
     formats = {v.name: v.sas_format() for v in obs.variables if v.sas_format()}
     informats = {v.name: v.sas_informat() for v in obs.variables if v.sas_informat()}
-    short = all(len(n) <= 8 for n in names) and all(len(v.label) <= 40 for v in obs.variables)
-    member = str(about.get("member") or "DATASET")[:8 if short else 32] or "DATASET"
+    short = all(len(n) <= V5_NAME for n in names) and all(len(v.label) <= 40
+                                                                 for v in obs.variables)
+    member = str(about.get("member") or "DATASET")[:V5_NAME if short else V8_NAME] or "DATASET"
     try:
         pyreadstat.write_xport(df, str(path), file_label=ds.label[:40], column_labels=labels,
                                table_name=member, file_format_version=5 if short else 8,

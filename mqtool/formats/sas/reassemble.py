@@ -24,11 +24,48 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from mqtool.errors import ExitStatus, MqtoolError
+from mqtool.formats.mq.chain import Chain, unwrap
 from mqtool.formats.mq.dumps.read import INDEX, Message, QueueDump, message_json
-from mqtool.formats.sas import attachment as sas_attachment
+from mqtool.formats.sas.decode import (
+    DatasetContext,
+    Hints,
+    RecordError,
+    RecordStream,
+    dataset_type,
+    decode_header,
+    detect_record_nul,
+    dsdef_of,
+    message_settings,
+    parse_dsdef,
+    parse_indexes,
+    parse_vardefs,
+    variable_of,
+)
+from mqtool.formats.sas.layout import (
+    CONSTRAINTS,
+    DATASET,
+    DATASET_MESSAGES,
+    DSDEF,
+    HEADER_MSGTYPE,
+    INDEXES,
+    OBSERVATIONS,
+    SUBORDINATE_MSGTYPE,
+    TEXT_FILE,
+    VARDEFS,
+    Entry,
+    Header,
+    Settings,
+    g_of,
+    key_of,
+    layouts_for,
+    pad_of,
+    seq_raw,
+    type_word,
+)
 from mqtool.io.outputs import OutputDir, OutputExistsError, safe_name
 from mqtool.model import Problem
 
@@ -47,7 +84,7 @@ class Options:
     keep_orphans: bool = False
     encoding: str = "utf-8"
     newline: str = "lf"
-    hints: sas_attachment.Hints = field(default_factory=sas_attachment.Hints)
+    hints: Hints = field(default_factory=Hints)
     obs_layout: str = "definition"
     formats: tuple[str, ...] = ("parquet", "csv", "xpt")
     input_format: str | None = None
@@ -156,13 +193,14 @@ class FileWriter:
 
     def __init__(self, att: AttachmentState, out: PartFile, options: Options) -> None:
         self.att, self.out, self.o = att, out, options
-        self.text = att.entry.type == 2
+        self.text = att.entry.type == TEXT_FILE
         self.s = att.settings
-        self.stream: sas_attachment.RecordStream | None = None
+        self.stream: RecordStream | None = None
         self.lrecl = 0
         self.filesize: int | None = None
         self.line = bytearray()
-        self.decoder = codecs.getincrementaldecoder(self.s.codepage)()
+        self.decoder = codecs.getincrementaldecoder(self.s.codepage)(errors="replace")
+        self.undecodable = False
         self.long_lines = 0
         self.newline = NEWLINES[options.newline]
         self.replaced = 0
@@ -172,18 +210,20 @@ class FileWriter:
     def feed(self, seq: int, msg: Message) -> None:
         body = msg.body
         if seq == 1:
-            if len(body) != 8:
-                self.att.anomaly(f"message 1 (lrecl, filesize) has {len(body)} bytes, not 8")
-            if len(body) >= 8:
-                self.lrecl, self.filesize = sas_attachment.int_struct(self.s).unpack_from(body, 0)[0], \
-                    sas_attachment.int_struct(self.s).unpack_from(body, 4)[0]
+            info = layouts_for(self.s).fileinfo
+            if len(body) != info.size:
+                self.att.anomaly(f"message 1 (lrecl, filesize) has {len(body)} bytes, not "
+                                 f"{info.size}")
+            if len(body) >= info.size:  # type: ignore[operator]
+                values = info.values(body)
+                self.lrecl, self.filesize = values["lrecl"], values["filesize"]
             return
         if self.stream is None:
-            nul = sas_attachment.detect_record_nul(body, self.s, self.lrecl)
+            nul = detect_record_nul(body, self.s, self.lrecl)
             if nul:
                 self.s = replace(self.s, record_nul=True)
                 self.att.anomaly("records are followed by a NUL byte (detected)", error=False)
-            self.stream = sas_attachment.RecordStream(self.s, self.lrecl)
+            self.stream = RecordStream(self.s, self.lrecl)
         if self.stream.broken:
             return
         mv = memoryview(body)
@@ -201,7 +241,7 @@ class FileWriter:
                         self.out.write(mv[a:b])
                 elif kind == "nul" and ends:
                     self.att.anomaly(f"message {seq}: record terminator X'{ends:02X}' is not a NUL")
-        except sas_attachment.RecordError as e:
+        except RecordError as e:
             self.att.anomaly(f"message {seq} (dump message {msg.position}), offset "
                              f"X'{e.offset:04X}': {e.reason}; the rest of the file cannot be "
                              "read", error=True)
@@ -210,6 +250,10 @@ class FileWriter:
         """Write the record collected so far: a whole line, or (``end`` False: a record
         longer than LINE_LIMIT, memory stays bounded) a piece of one."""
         text = self.decoder.decode(bytes(self.line), final=end)
+        if "\ufffd" in text and not self.undecodable:
+            self.undecodable = True
+            self.att.anomaly(f"bytes that are no character of code page {self.s.codepage} were "
+                             "written as U+FFFD", error=False)
         try:
             data = text.encode(self.o.encoding)
         except UnicodeEncodeError:
@@ -272,7 +316,7 @@ class DatasetWriter:
                  options: Options) -> None:
         self.att, self.folder, self.subdir, self.stem, self.o = att, folder, subdir, stem, options
         self.s = att.settings
-        self.ctx = sas_attachment.DatasetContext(layout=options.obs_layout)
+        self.ctx = DatasetContext(layout=options.obs_layout)
         self.kind: int | None = None
         self.group = bytearray()  # definition / variable / index bytes of the current group
         self.obs: IO[bytes] | None = None
@@ -284,32 +328,33 @@ class DatasetWriter:
 
     def feed(self, seq: int, msg: Message) -> None:
         body = msg.body
-        kind = sas_attachment.dataset_type(body, self.s)
-        if kind not in sas_attachment.DATASET_MESSAGES:
+        kind = dataset_type(body, self.s)
+        if kind not in DATASET_MESSAGES:
             self.att.anomaly(f"message {seq} has type {kind}, not 1..5", error=True)
             return
         if kind != self.kind:
             self._close_group()
             self.kind = kind
-        if kind != 3 and len(self.group) + len(body) > DEFINITIONS_LIMIT:
+        tw = type_word(self.s)
+        if kind != OBSERVATIONS and len(self.group) + len(body) > DEFINITIONS_LIMIT:
             self.att.anomaly(f"more than {DEFINITIONS_LIMIT >> 20} MiB of "
-                             f"{sas_attachment.DATASET_MESSAGES[kind]}: not a plausible data set; message "
+                             f"{DATASET_MESSAGES[kind]}: not a plausible data set; message "
                              f"{seq} dropped", error=True)
             return
-        if kind == 3:
+        if kind == OBSERVATIONS:
             if self.obs is None:
                 where = None
                 if self.folder is not None:
                     where = self.folder.path(self.subdir)
                     where.mkdir(parents=True, exist_ok=True)
                 self.obs = tempfile.TemporaryFile(prefix="mqtool-obs-", dir=where)  # noqa: SIM115
-            self.obs.write(memoryview(body)[4:])
-            self.obs_bytes += len(body) - 4
+            self.obs.write(memoryview(body)[tw:])
+            self.obs_bytes += len(body) - tw
         else:
-            self.group += memoryview(body)[4:]
+            self.group += memoryview(body)[tw:]
 
     def gap(self, seq: int) -> None:
-        if self.kind == 3 and self.ctx.dsdef and self.ctx.dsdef.obslen > 0:
+        if self.kind == OBSERVATIONS and self.ctx.dsdef and self.ctx.dsdef.obslen > 0:
             cut = self.obs_bytes % self.ctx.dsdef.obslen
             if cut and self.obs is not None:
                 self.obs.seek(self.obs_bytes - cut)
@@ -322,25 +367,25 @@ class DatasetWriter:
     def _close_group(self) -> None:
         data = bytes(self.group)
         self.group.clear()
-        if self.kind == 1:
+        if self.kind == DSDEF:
             try:
-                el = sas_attachment.parse_dsdef(data, self.s, 0)
-                self.ctx.dsdef = sas_attachment.dsdef_of(el)
+                el = parse_dsdef(data, self.s, 0)
+                self.ctx.dsdef = dsdef_of(el, self.s)
                 if el.length != len(data):
                     self.att.anomaly(f"{len(data) - el.length} bytes after the data set definition")
             except MqtoolError as e:
                 self.att.anomaly(f"data set definition: {e}", error=True)
-        elif self.kind == 2:
-            els, err = sas_attachment.parse_vardefs(data, self.s)
-            self.ctx.variables.extend(sas_attachment.variable_of(el) for el in els)
+        elif self.kind == VARDEFS:
+            els, err = parse_vardefs(data, self.s)
+            self.ctx.variables.extend(variable_of(el, self.s) for el in els)
             if err is not None:
                 self.att.anomaly(f"variable definitions: {err.describe()}", error=True)
-        elif self.kind == 4:
-            els, err = sas_attachment.parse_indexes(data, self.s)
+        elif self.kind == INDEXES:
+            els, err = parse_indexes(data, self.s)
             self.indexes += len(els)
             if err is not None:
                 self.att.anomaly(f"index definitions: {err.describe()}", error=False)
-        elif self.kind == 5:
+        elif self.kind == CONSTRAINTS:
             self.att.anomaly(f"{len(data)} bytes of integrity constraints (layout not published) "
                              "not decoded", error=False)
 
@@ -363,7 +408,10 @@ class DatasetWriter:
                            self.o.obs_layout)
         for p in obs.problems:
             self.att.anomaly(p, error=True)
-        nrows = self.obs_bytes // obs.obslen if obs.obslen else 0
+        if obs.unusable:
+            self._drop()
+            return
+        nrows = self.obs_bytes // obs.obslen
         self.att.rows = nrows
         if self.att.complete and nrows != ds.nobs:
             self.att.anomaly(f"the definition says {ds.nobs} observations, the messages hold "
@@ -391,8 +439,7 @@ class DatasetWriter:
                 part.unlink(missing_ok=True)
         main = self.outputs.get("parquet") or next(iter(self.outputs.values()), None)
         if main:
-            data = self.folder.path(self.subdir, main).read_bytes()
-            self.size, self.sha = len(data), hashlib.sha256(data).hexdigest()
+            self.size, self.sha = _size_and_sha(self.folder.path(self.subdir, main))
         self._drop()
 
     def _drop(self) -> None:
@@ -401,16 +448,25 @@ class DatasetWriter:
             self.obs = None
 
 
+def _size_and_sha(path: Path) -> tuple[int, str]:
+    """Size and SHA-256 of a written file, read a block at a time."""
+    sha, size = hashlib.sha256(), 0
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            sha.update(block)
+            size += len(block)
+    return size, sha.hexdigest()
+
+
 # --------------------------------------------------------------------------- state
 
 
 class AttachmentState:
     """One attachment of one header: which sequenced messages came, and its writer."""
 
-    def __init__(self, hs: HeaderState, entry: sas_attachment.Entry,
-                 settings: sas_attachment.Settings) -> None:
+    def __init__(self, hs: HeaderState, entry: Entry, settings: Settings) -> None:
         self.hs, self.entry, self.settings = hs, entry, settings
-        self.g = entry.correlid[:16]
+        self.g = g_of(entry.correlid)
         self.order: str | None = None  # byte order of the sequence numbers in the correlids
         self.expected = 1
         self.count: int | None = None
@@ -437,8 +493,8 @@ class AttachmentState:
         self.errors = self.errors or error
 
     def seq_of(self, cid: bytes) -> int:
-        raw = cid[16:20]
-        if raw == bytes(4):
+        raw = seq_raw(cid)
+        if not any(raw):
             return 0
         if self.order is None:
             be, le = int.from_bytes(raw, "big"), int.from_bytes(raw, "little")
@@ -451,7 +507,7 @@ class AttachmentState:
 class HeaderState:
     """One attachment header and everything found for it."""
 
-    def __init__(self, r: Reassembler, msg: Message, header: sas_attachment.Header) -> None:
+    def __init__(self, r: Reassembler, msg: Message, header: Header) -> None:
         self.r, self.header = r, header
         self.position = msg.position
         self.correlid = msg.correlid or header.header_correlid
@@ -464,10 +520,10 @@ class HeaderState:
         self.attachments: list[AttachmentState] = []
         names: set[str] = set(RESERVED_NAMES)
         for e in header.entries:
-            att = AttachmentState(self, e, sas_attachment.message_settings(header, r.o.hints))
+            att = AttachmentState(self, e, message_settings(header, r.o.hints))
             self.attachments.append(att)
             stem_or_name = _output_name(e, names)
-            if e.type == 1:
+            if e.type == DATASET:
                 att.writer = DatasetWriter(att, r.out, self.folder, stem_or_name, r.o)
             else:
                 att.out = PartFile(r.out, self.folder, stem_or_name)
@@ -492,9 +548,9 @@ class HeaderState:
         self.app.keep()
 
 
-def _output_name(e: sas_attachment.Entry, taken: set[str]) -> str:
+def _output_name(e: Entry, taken: set[str]) -> str:
     """Sanitised base name of qualifier 2, unique in the folder (case-insensitively)."""
-    if e.type == 1:
+    if e.type == DATASET:
         base = safe_name(e.qualifier2, "") or f"attachment-{e.index}"
         stem = base
         n = 2
@@ -562,9 +618,12 @@ class Reassembler:
         self.by_app: dict[bytes, HeaderState] = {}
         self.by_g: dict[bytes, AttachmentState] = {}
         self.by_header: dict[bytes, HeaderState] = {}
-        self.waiting: dict[bytes, list[Held]] = {}  # correlid[:16] -> messages without header
+        self.waiting: dict[bytes, list[Held]] = {}  # G -> messages without header
         self.orphan_index: IO[bytes] | None = None
         self.orphan_out: OutputDir | None = None
+        # dump position -> (MQDLH reason, its MQRC name) of dead-lettered messages
+        self.dead_letters: dict[int, tuple[int, str]] = {}
+        self.chain_warnings: list[Problem] = []  # MQ header chains that could not be walked
 
     # -- output checks ------------------------------------------------------------------
 
@@ -589,6 +648,13 @@ class Reassembler:
 
     def feed(self, msg: Message) -> None:
         self.report.messages += 1
+        msg, chain = payload(msg)
+        if chain is not None and chain.dead_letter_reason is not None:
+            self.dead_letters[msg.position] = chain.dead_letter_reason
+        for e in (chain.errors + chain.problems) if chain is not None else ():
+            self.chain_warnings.append(Problem(
+                f"dump message {msg.position}", e.offset,
+                f"MQ header chain: {e.path} at offset {e.offset}: {e.reason}"))
         missing = msg.missing_fields()
         if missing:
             key = ", ".join(missing)
@@ -597,9 +663,9 @@ class Reassembler:
             return
         cid = msg.correlid
         assert cid is not None
-        if msg.msgtype == sas_attachment.HEADER_MSGTYPE:
+        if msg.msgtype == HEADER_MSGTYPE:
             self._header(msg)
-        elif msg.msgtype == sas_attachment.SUBORDINATE_MSGTYPE:
+        elif msg.msgtype == SUBORDINATE_MSGTYPE:
             self._subordinate(msg)
         else:
             self._orphan(msg)
@@ -611,13 +677,13 @@ class Reassembler:
                                            f"unusable: {'; '.join(p.reason for p in msg.problems)}")
             self._orphan(msg)
             return
-        existing = self.by_header.get(cid[:20])
+        existing = self.by_header.get(key_of(cid))
         if existing is not None:
             existing.anomalies.append(f"dump message {msg.position} repeats this header; ignored")
             existing.used.append(Used(msg.position, cid, "header (duplicate, ignored)"))
             return
         hints = replace(self.o.hints, **_mqmd_hints(msg))
-        unit, header = sas_attachment.decode_header(msg.body, hints, cid)
+        unit, header = decode_header(msg.body, hints, cid)
         if header is None:
             why = "; ".join(p.describe() for p in unit.errors)
             self.report.bad_headers.append(f"dump message {msg.position} ({msg.source}): MsgType "
@@ -630,15 +696,15 @@ class Reassembler:
                                 "(MQGET with convert, channel conversion), its binary fields are "
                                 "corrupt")
         self.report.headers.append(hs)
-        self.by_header[cid[:20]] = hs
-        self.by_app[header.message_correlid[:20]] = hs
+        self.by_header[key_of(cid)] = hs
+        self.by_app[key_of(header.message_correlid)] = hs
         for a in hs.attachments:
             if a.g in self.by_g:
                 hs.anomalies.append(f"attachment {a.entry.index} correlid is also used by another "
                                     "header's attachment; messages go to the first")
                 continue
             self.by_g[a.g] = a
-        self._claim(header.message_correlid[:16])
+        self._claim(g_of(header.message_correlid))
         for a in hs.attachments:
             self._claim(a.g)
 
@@ -650,13 +716,13 @@ class Reassembler:
 
     def _subordinate(self, msg: Message) -> None:
         cid = msg.correlid or b""
-        hs = self.by_app.get(cid[:20])
+        hs = self.by_app.get(key_of(cid))
         if hs is not None:
             hs.app_message(msg)
             return
-        att = self.by_g.get(cid[:16])
+        att = self.by_g.get(g_of(cid))
         if att is None:
-            self._hold(msg, self.waiting.setdefault(cid[:16], []))
+            self._hold(msg, self.waiting.setdefault(g_of(cid), []))
             return
         self._piece(att, msg)
 
@@ -667,9 +733,9 @@ class Reassembler:
 
     def _piece(self, att: AttachmentState, msg: Message) -> None:
         cid = msg.correlid or b""
-        if cid[20:24] != bytes(4) and not att.pad_noted:
+        if any(pad_of(cid)) and not att.pad_noted:
             att.pad_noted = True
-            att.anomaly(f"correlid bytes 20-23 are {cid[20:24].hex().upper()} (expected zeros)")
+            att.anomaly(f"correlid bytes 20-23 are {pad_of(cid).hex().upper()} (expected zeros)")
         seq = att.seq_of(cid)
         hs = att.hs
         if seq == 0:
@@ -720,13 +786,14 @@ class Reassembler:
             att.anomaly(f"a second count message (dump message {msg.position}) was ignored")
             return
         att.hs.used.append(Used(msg.position, cid, role))
-        if not msg.usable or len(msg.body) < 4:
+        count = layouts_for(att.settings).count
+        if not msg.usable or len(msg.body) < count.size:  # type: ignore[operator]
             att.anomaly(f"the count message (dump message {msg.position}) is unreadable "
                         f"({len(msg.body)} bytes)", error=True)
             return
-        if len(msg.body) != 4:
-            att.anomaly(f"the count message has {len(msg.body)} bytes, not 4")
-        att.count = sas_attachment.int_struct(att.settings).unpack_from(msg.body, 0)[0]
+        if len(msg.body) != count.size:
+            att.anomaly(f"the count message has {len(msg.body)} bytes, not {count.size}")
+        att.count = count.values(msg.body)["count"]
         att.count_position = msg.position
 
     def _orphan(self, msg: Message) -> None:
@@ -795,7 +862,7 @@ class Reassembler:
         beyond = [] if n is None else sorted(
             [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
         if beyond:
-            att.anomaly(f"sequence numbers beyond the count {n}: {_ranges(beyond)}", error=True)
+            att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
         att.missing = missing
         att.complete = n is not None and n >= 1 and not missing and not att.held and not beyond
         keep = att.complete or self.o.partial
@@ -806,7 +873,7 @@ class Reassembler:
                     for gap in range(att.expected, k):
                         att.writer.gap(gap)
                     att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
-                                f"{_ranges(list(range(att.expected, k)))} missing", error=False)
+                                f"{ranges(list(range(att.expected, k)))} missing", error=False)
                 held = att.held.pop(k)
                 held.msg.body = self.spool.get(held.ref)
                 self._deliver(att, k, held.msg)
@@ -832,6 +899,16 @@ class Reassembler:
             write_manifest(f, hs)
 
 
+def payload(msg: Message) -> tuple[Message, Chain | None]:
+    """The SAS message a queue-dump message carries, and its MQ header chain: the one
+    place a body is taken from a dump. MQ headers ahead of the SAS message (MQDLH, MQRFH2,
+    ...; the MQMD Format says) are stepped over with ``formats.mq.chain.unwrap``, which
+    gives the payload as the body and the payload's Format, Encoding and CCSID as its
+    MQMD; a chain that cannot be walked leaves the message as it is."""
+
+    return unwrap(msg)
+
+
 def _mqmd_hints(msg: Message) -> dict[str, Any]:
     from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
 
@@ -840,7 +917,7 @@ def _mqmd_hints(msg: Message) -> dict[str, Any]:
             "mqmd_float": float_format_of(msg.encoding)}
 
 
-def _ranges(ks: list[int]) -> str:
+def ranges(ks: list[int]) -> str:
     out, i = [], 0
     while i < len(ks):
         j = i
@@ -859,10 +936,20 @@ def write_manifest(f: IO[bytes], hs: HeaderState) -> None:
     f.write(head.encode("utf-8") + b'"messages": [')
     sep = b"\n"
     for u in sorted(hs.used):
-        f.write(sep + b"    " + json.dumps({"position": u.position, "correlid": u.correlid.hex()
-                                            .upper(), "role": u.role}).encode("utf-8"))
+        f.write(sep + b"    " + json.dumps(used_json(hs, u)).encode("utf-8"))
         sep = b",\n"
     f.write(b"\n  ]" + tail.encode("utf-8") + b"\n")
+
+
+def used_json(hs: HeaderState, u: Used) -> dict[str, Any]:
+    """One entry of the manifest's ``messages``; ``dead_letter_reason`` for a message that
+    was read off a dead-letter queue (its MQDLH's reason and MQRC name)."""
+    d: dict[str, Any] = {"position": u.position, "correlid": u.correlid.hex().upper(),
+                         "role": u.role}
+    reason = hs.r.dead_letters.get(u.position)
+    if reason is not None:
+        d["dead_letter_reason"] = {"reason": reason[0], "name": reason[1]}
+    return d
 
 
 def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
@@ -889,8 +976,7 @@ def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
             "sha256": a.sha256,
             "anomalies": a.anomalies,
         } for a in hs.attachments],
-        "messages": [{"position": u.position, "correlid": u.correlid.hex().upper(),
-                      "role": u.role} for u in sorted(hs.used)] if messages else [],
+        "messages": [used_json(hs, u) for u in sorted(hs.used)] if messages else [],
         "anomalies": hs.anomalies,
     }
 
@@ -913,6 +999,7 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
         report.dump_format = src.format
         report.errors = list(src.errors)
         report.warnings = list(src.warnings)
+    report.warnings.extend(r.chain_warnings)
     if report.messages and sum(report.unplaceable.values()) == report.messages:
         fields = " and ".join(sorted(report.unplaceable, key=len)[-1].split(", "))
         raise NoMqmdError(f"{dump}: none of the {report.messages} messages carries {fields} (the "
@@ -923,3 +1010,68 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
 
 class NoMqmdError(MqtoolError):
     status = ExitStatus.DECODE
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+def attachment_status(a: AttachmentState) -> str:
+    """``complete``, ``complete, 2 notes`` or ``incomplete: missing 2-3, count``."""
+    if a.complete:
+        return "complete" + (f", {len(a.anomalies)} note{'s' * (len(a.anomalies) != 1)}"
+                             if a.anomalies else "")
+    nums = [m for m in a.missing if isinstance(m, int)]
+    what = [ranges(nums)] if nums else []
+    if "count" in a.missing:
+        what.append("count")
+    text = "incomplete: missing " + ", ".join(what) if what else "incomplete"
+    return text + (" (partial output)" if a.output else "")
+
+
+def summary_line(report: Report) -> str:
+    """One line: messages, headers, attachments (complete / incomplete), orphans."""
+    atts = [a for h in report.headers for a in h.attachments]
+    done = sum(1 for a in atts if a.complete)
+    parts = [f"{report.messages} message{'s' * (report.messages != 1)}",
+             f"{len(report.headers)} header{'s' * (len(report.headers) != 1)}",
+             f"{len(atts)} attachment{'s' * (len(atts) != 1)} ({done} complete, "
+             f"{len(atts) - done} incomplete)",
+             f"{report.orphans} orphan{'s' * (report.orphans != 1)}"
+             + (f" (saved in {report.orphan_dir}/)" if report.orphan_dir else "")]
+    return ", ".join(parts)
+
+
+def summary(report: Report) -> dict[str, Any]:
+    """The ``--json`` summary object (after one manifest per header)."""
+    atts = [a for h in report.headers for a in h.attachments]
+    return {"summary": {
+        "messages": report.messages, "headers": len(report.headers), "attachments": len(atts),
+        "complete": sum(1 for a in atts if a.complete), "orphans": report.orphans,
+        "orphan_dir": report.orphan_dir, "unplaceable": report.unplaceable,
+        "dump_format": report.dump_format, "status": int(report.status)}}
+
+
+WARNINGS_SHOWN = 10
+
+
+def report_errors(report: Report) -> list[str]:
+    """What went wrong, one line each (the command prints them on stderr)."""
+    out = [p.reason if p.reason.startswith(p.path) else f"{p.path}: {p.reason}"
+           for p in report.errors]
+    out += [f"warning: {p.path}: {p.reason}" for p in report.warnings[:WARNINGS_SHOWN]]
+    if len(report.warnings) > WARNINGS_SHOWN:
+        out.append(f"warning: {len(report.warnings) - WARNINGS_SHOWN} more like these")
+    out += report.bad_headers
+    for fields, n in report.unplaceable.items():
+        out.append(f"{n} message{'s' * (n != 1)} without {fields} in the dump: "
+                   f"{'they' if n != 1 else 'it'} cannot be placed in an attachment (orphans)")
+    for h in report.headers:
+        for a in h.attachments:
+            if not a.complete:
+                out.append(f"{h.folder} attachment {a.entry.index} ({a.entry.qualifier2}): "
+                           f"{attachment_status(a)}")
+    out += [f"{h.folder}: no application message" for h in report.headers
+            if h.app_position is None]
+    if not report.headers:
+        out.append(f"no attachment header (MsgType 100000) among {report.messages} messages")
+    return out

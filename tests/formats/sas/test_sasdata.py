@@ -69,7 +69,7 @@ def test_hfp_limits() -> None:
         float_to_hfp(np.array([float("nan")]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.floats(min_value=-1e70, max_value=1e70, allow_nan=False), min_size=1))
 def test_hfp_round_trip_within_double_precision(xs: list[float]) -> None:
     x = np.array(xs)

@@ -13,20 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mqtool.formats.mq.chain import walk
 from mqtool.formats.mq.dumps.dmpmqmsg import property_json
 from mqtool.formats.mq.dumps.message import Message, problem_json
 from mqtool.formats.mq.mqmd import FIELD_NAMES, MSGTYPES, ccsid_codec
 
 _SOURCE = re.compile(r"^(.*) line (\d+)$")
 MSGTYPE_NAMES = {"request": 1, "reply": 2, "report": 4, "datagram": 8}
-
-
-def _walk(msg: Message) -> Any:
-    try:
-        from mqtool.formats.mq.chain import walk  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return walk(msg.body, msg.mqmd)
 
 
 def source_text(msg: Message) -> str:
@@ -77,17 +70,13 @@ def summarize(msg: Message) -> Summary:
     properties = dict(msg.properties)
     payload = {"format": fmt, "offset": 0, "length": len(msg.body)}
     problems = [problem_json(p) for p in msg.problems]
-    chain = _walk(msg)
-    if chain is not None:
-        headers = list(chain.headers_json())
-        for k, v in dict(getattr(chain, "properties", {}) or {}).items():
-            properties.setdefault(k, v)
-        off = int(getattr(chain, "payload_offset", 0) or 0)
-        payload = {"format": str(getattr(chain, "payload_format", fmt) or "").strip(),
-                   "offset": off, "length": max(0, len(msg.body) - off)}
-        for p in list(getattr(chain, "problems", []) or []) + list(getattr(chain, "errors", []) or []):
-            reason = getattr(p, "reason", str(p))
-            problems.append({"reason": reason, "offset": int(getattr(p, "offset", 0) or 0)})
+    chain = walk(msg.body, msg.mqmd)
+    headers = chain.headers_json()
+    for k, v in chain.properties.items():
+        properties.setdefault(k, v)
+    payload = {"format": chain.payload_format.strip(), "offset": chain.payload_offset,
+               "length": max(0, len(msg.body) - chain.payload_offset)}
+    problems += [{"reason": p.reason, "offset": p.offset} for p in chain.problems + chain.errors]
     return Summary(msg, headers, properties, payload, problems)
 
 

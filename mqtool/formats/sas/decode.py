@@ -1,213 +1,51 @@
-"""SAS Application Messaging attachments over IBM MQ and MSMQ (seed 000; spec
-``sas-attachment.md``): the attachment header (MsgType 100000) and the subordinate messages
-(MsgType 100001): application message, count message, external-file records, data set
-definition / variable definitions / observations / index messages.
-
-Every message is declared once (``layouts``), instantiated per sender variant: byte order,
-C ``long`` size (4 or 8), code page, and whether each ``char[]`` is followed by its NUL.
-Header detection tries every variant and keeps the one that parses the message exactly
-(spec section 8); the MQMD's Encoding and CCSID, when the dump has them, win over the
-heuristics; options force any of them.
+"""Decoding attachment messages: header detection (every sender variant is tried and the one
+that parses the message exactly is kept; the MQMD's Encoding and CodedCharSetId, when the
+dump has them, win over the heuristics; options force any of them), the subordinate
+messages, and a queue dump's messages each in the role its header gives it.
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
-from construct import this
-
 from mqtool.codepages import codec_name, is_ebcdic
-from mqtool.errors import BuildError, DecodeError
-from mqtool.layout import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
+from mqtool.errors import DecodeError, InputError
+from mqtool.formats.sas.layout import (
+    ATTACHMENT_TYPES,
+    BINARY_FILE,
+    DATASET,
+    DATASET_MESSAGES,
+    DSDEF,
+    FILE_SPECS,
+    FLOAT_FORMATS,
+    FORMAT,
+    HEADER_MSGTYPE,
+    INDEXES,
+    MAX_ATTACHMENTS,
+    MAX_HEADER,
+    OBSERVATIONS,
+    SUBORDINATE_MSGTYPE,
+    TEXT_FILE,
+    VARDEFS,
+    DatasetDef,
+    Entry,
+    Header,
+    Layouts,
+    Settings,
+    Variable,
+    g_of,
+    int_struct,
+    key_of,
+    layouts_for,
+    readable,
+    record_of,
+    seq_raw,
+    type_word,
+)
+from mqtool.layout import Layout
 from mqtool.model import DATA, Decoded, Detection, Element, Problem, Span
-
-FORMAT = "sas-attachment"
-HEADER_MSGTYPE = 100000
-SUBORDINATE_MSGTYPE = 100001
-ATTACHMENT_TYPES = {1: "SAS data set", 2: "external text file", 3: "external binary file"}
-DATASET_MESSAGES = {1: "data set definition", 2: "variable definitions", 3: "observations",
-                    4: "indexes", 5: "integrity constraints"}
-FILE_SPECS = (b"FILENAME", b"FILEREF")
-FILE_SPECS_EBCDIC = (b"\xc6\xc9\xd3\xc5\xd5\xc1\xd4\xc5", b"\xc6\xc9\xd3\xc5\xd9\xc5\xc6")
-PARTS = ("auto", "header", "application", "count", "file-info", "records", "dataset")
-MAX_ATTACHMENTS = 1000
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How a sender serialised its messages (spec sections 2 and 8)."""
-
-    big: bool = True
-    long: int = 4
-    codepage: str = "cp037"
-    nul: bool = True  # char[] followed by a NUL byte
-    float_format: str = "ibm-hfp"
-    record_nul: bool = False  # external-file records followed by a NUL byte
-
-    @property
-    def byte_order(self) -> str:
-        return "big" if self.big else "little"
-
-    def describe(self) -> str:
-        nul = "NUL-terminated strings" if self.nul else "strings without NUL"
-        return f"{self.byte_order}-endian, long {self.long}, {self.codepage}, {nul}"
-
-    def attrs(self) -> dict[str, object]:
-        return {"byte_order": self.byte_order, "long": self.long, "codepage": self.codepage,
-                "nul": self.nul, "float_format": self.float_format}
-
-
-PROFILES = {
-    "zos": Settings(True, 4, "cp037", True, "ibm-hfp"),
-    "win": Settings(False, 4, "cp1252", True, "ieee-le"),
-    "linux": Settings(False, 8, "latin-1", True, "ieee-le"),
-    "unix64": Settings(True, 8, "latin-1", True, "ieee-be"),
-    "unix32": Settings(True, 4, "latin-1", True, "ieee-be"),
-}
-
-
-# --------------------------------------------------------------------------- declarations
-
-
-def _string(v: Variant, L: Any, name: str, nul: bool) -> list[Any]:  # noqa: N803
-    """A length-prefixed ``char[]``: ``<name>_len``, ``<name>``, ``<name>_nul``."""
-    return [f"{name}_len" / L, name / v.text(getattr(this, f"{name}_len")),
-            f"{name}_nul" / Reserved(1 if nul else 0)]
-
-
-def _vartype(value: Any, fields: Any) -> str:
-    return "numeric (double)" if value == 1 else "character"
-
-
-@dataclass(frozen=True)
-class Layouts:
-    header: Layout
-    entry: Layout
-    count: Layout
-    fileinfo: Layout
-    record: Layout
-    text_record: Layout
-    typeid: Layout
-    dsdef: Layout
-    vardef: Layout
-    index: Layout
-
-
-@lru_cache(maxsize=64)
-def layouts(big: bool = True, long: int = 4, codepage: str = "cp037", nul: bool = True,
-            record_nul: bool = False) -> Layouts:
-    """Every message of the protocol, declared once, for one sender variant."""
-    v = Variant(big=big, codepage=codepage)
-    L = v.S4 if long == 4 else v.S8  # noqa: N806 - the seed's "long"
-    rz = 1 if record_nul else 0
-    return Layouts(
-        header=dsect("HEADER",
-                     "header_correlid" / Hex(24),
-                     "original_msgtype" / L,
-                     "original_correlid" / Hex(24),
-                     "message_correlid" / Hex(24),
-                     "num_attachments" / v.S4),
-        entry=dsect("ATTACHMENT",
-                    "type" / Means(v.S4, ATTACHMENT_TYPES),
-                    "correlid" / Hex(24),
-                    *_string(v, v.S4, "qualifier1", nul),
-                    *_string(v, v.S4, "qualifier2", nul),
-                    *_string(v, v.S4, "description", nul),
-                    "minor_version" / v.S4,
-                    "major_version" / v.S4),
-        count=dsect("COUNT", "count" / v.S4),
-        fileinfo=dsect("FILEINFO", "lrecl" / v.S4, "filesize" / v.S4),
-        record=dsect("RECORD", "len" / L, "record" / Hex(this.len), "record_nul" / Reserved(rz)),
-        text_record=dsect("RECORD", "len" / L, "record" / v.text(this.len),
-                          "record_nul" / Reserved(rz)),
-        typeid=dsect("TYPE", "type" / Means(v.S4, DATASET_MESSAGES)),
-        dsdef=dsect("DSDEF",
-                    "version" / v.S4,
-                    *_string(v, L, "dstype", nul),
-                    *_string(v, L, "label", nul),
-                    "nobs" / L,
-                    "nvars" / L,
-                    "obslen" / L,
-                    *_string(v, L, "compress", nul),
-                    "reuse" / v.text(1),
-                    *_string(v, L, "encrypt", nul),
-                    "sortkey_nvars" / L,
-                    *_string(v, L, "collate", nul),
-                    "sortflags" / v.hexint(2),
-                    "readpw_flag" / v.S4, "readpw" / Hex(4),
-                    "writepw_flag" / v.S4, "writepw" / Hex(4),
-                    "alterpw_flag" / v.S4, "alterpw" / Hex(4)),
-        vardef=dsect("VARIABLE",
-                     *_string(v, L, "name", nul),
-                     *_string(v, L, "format", nul),
-                     *_string(v, L, "informat", nul),
-                     *_string(v, L, "label", nul),
-                     "vartype" / Means(v.U1, _vartype),
-                     "length" / L,
-                     "format_w" / L,
-                     "format_d" / L,
-                     "informat_w" / L,
-                     "informat_d" / L,
-                     "nsort" / v.hexint(1)),
-        index=dsect("INDEX",
-                    "upercmx" / Unknown(L),
-                    *_string(v, L, "name", nul),
-                    "flags" / Unknown(L),
-                    "nvars" / L,
-                    "names_len" / L,
-                    "names" / v.text(this.names_len + this.nvars)),
-    )
-
-
-def layouts_for(s: Settings) -> Layouts:
-    return layouts(s.big, s.long, s.codepage, s.nul, s.record_nul)
-
-
-def int_struct(s: Settings, long: bool = False) -> struct.Struct:
-    """A ``struct`` for the variant's ``int`` / ``long``, taken from the declarations."""
-    lay = layouts_for(s)
-    f = lay.record.field("len") if long else lay.count.field("count")
-    return struct.Struct(f"{f.endian}{f.fmt}")
-
-
-# --------------------------------------------------------------------------- the header
-
-
-@dataclass
-class Entry:
-    """One attachment as the header lists it."""
-
-    index: int
-    type: int
-    correlid: bytes
-    qualifier1: str
-    qualifier2: str
-    description: str
-    minor_version: int
-    major_version: int
-    qualifier1_raw: bytes = b""
-
-    @property
-    def type_name(self) -> str:
-        return ATTACHMENT_TYPES.get(self.type, f"unknown type {self.type}")
-
-
-@dataclass
-class Header:
-    """An attachment header, decoded, with the settings that decoded it."""
-
-    header_correlid: bytes
-    original_msgtype: int
-    original_correlid: bytes
-    message_correlid: bytes
-    entries: list[Entry]
-    settings: Settings
-    reason: str = ""
-    problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -223,15 +61,45 @@ class Hints:
     mqmd_codepage: str | None = None  # from MQMD.CodedCharSetId
     mqmd_float: str | None = None
 
+    @property
+    def page(self) -> str | None:
+        """The forced code page when SAS strings can be read in it (``layout.readable``)."""
+        return self.codepage if self.codepage and readable(self.codepage) else None
+
+    @property
+    def mqmd_page(self) -> str | None:
+        """The MQMD's code page when SAS strings can be read in it."""
+        return self.mqmd_codepage if self.mqmd_codepage and readable(self.mqmd_codepage) \
+            else None
+
+    def page_problems(self) -> list[Problem]:
+        """Code pages the hints name that decoding sets aside."""
+        return [Problem("", 0, f"{what} code page {cp} has no one-byte blank and letters: SAS "
+                        "strings and text records are read in cp037 or latin-1 instead")
+                for what, cp in (("the forced", self.codepage), ("the MQMD's", self.mqmd_codepage))
+                if cp and not readable(cp)]
+
     @classmethod
     def of(cls, options: dict[str, Any], encoding: int | None = None,
            ccsid: int | None = None) -> Hints:
         from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
 
+        order, long, flt = options.get("byte_order"), options.get("long"), options.get("float_format")
+        for name, value, allowed in (("byte_order", order, ("big", "little")), ("long", long, (4, 8)),
+                                     ("float_format", flt, FLOAT_FORMATS)):
+            if value is not None and value not in allowed:
+                raise InputError(f"{FORMAT}: {name} {value!r}: use "
+                                 f"{', '.join(str(a) for a in allowed)}")
         cp = options.get("codepage")
-        return cls(options.get("byte_order"), options.get("long"),
-                   codec_name(cp) if cp else None, options.get("nul"), options.get("float_format"),
-                   byte_order_of(encoding), ccsid_codec(ccsid), float_format_of(encoding))
+        try:
+            page = codec_name(str(cp)) if cp else None
+        except LookupError:
+            raise InputError(f"{FORMAT}: unknown code page {cp!r}") from None
+        return cls(order, long, page, options.get("nul"), flt, byte_order_of(encoding),
+                   ccsid_codec(ccsid), float_format_of(encoding))
+
+
+_SPECS = {cp: tuple(spec.encode(cp) for spec in FILE_SPECS) for cp in ("latin-1", "cp037")}
 
 
 def _parse_entries(body: bytes, s: Settings, lay: Layouts, n: int, start: int,
@@ -272,11 +140,11 @@ def _structure_ok(body: bytes, s: Settings) -> tuple[bool, list[Element], str]:
 def _charset_from(elements: list[Element]) -> str | None:
     """``ascii`` / ``ebcdic`` when an external file's qualifier 1 says FILENAME/FILEREF."""
     for el in elements[1:]:
-        if el.value("type") in (2, 3):
+        if el.value("type") in (TEXT_FILE, BINARY_FILE):
             raw = next((sp.raw for sp in el.spans if sp.name == "qualifier1"), b"")
-            if raw in FILE_SPECS:
+            if raw in _SPECS["latin-1"]:
                 return "ascii"
-            if raw in FILE_SPECS_EBCDIC:
+            if raw in _SPECS["cp037"]:
                 return "ebcdic"
     return None
 
@@ -289,8 +157,8 @@ def _charset_guess(elements: list[Element]) -> str:
 
 
 def settings_for(charset: str, hints: Hints, s: Settings) -> Settings:
-    cp = hints.codepage or (hints.mqmd_codepage if hints.mqmd_codepage and
-                            is_ebcdic(hints.mqmd_codepage) == (charset == "ebcdic") else None)
+    cp = hints.page or (hints.mqmd_page if hints.mqmd_page and
+                        is_ebcdic(hints.mqmd_page) == (charset == "ebcdic") else None)
     cp = cp or ("cp037" if charset == "ebcdic" else "latin-1")
     flt = hints.float_format or hints.mqmd_float or (
         "ibm-hfp" if is_ebcdic(cp) else ("ieee-be" if s.big else "ieee-le"))
@@ -303,6 +171,8 @@ def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None,
     Tries {big, little} x {long 4, 8} x {NUL, no NUL}; forced options narrow the search;
     among parses that fit, MQMD hints win, then big-endian / long 4 / NUL (spec section 8).
     """
+    if len(body) > MAX_HEADER:
+        return None, f"{len(body)} bytes, more than any header ({MAX_HEADER})", []
     orders = [hints.byte_order == "big"] if hints.byte_order else [True, False]
     longs = [hints.long] if hints.long else [4, 8]
     nuls = [hints.nul] if hints.nul is not None else [True, False]
@@ -331,8 +201,8 @@ def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None,
     charset = _charset_from(elements)
     how = "qualifier 1 FILENAME/FILEREF"
     if charset is None:
-        if hints.mqmd_codepage:
-            charset = "ebcdic" if is_ebcdic(hints.mqmd_codepage) else "ascii"
+        if hints.mqmd_page:
+            charset = "ebcdic" if is_ebcdic(hints.mqmd_page) else "ascii"
             how = "MQMD CodedCharSetId"
         else:
             charset, how = _charset_guess(elements), "byte values of the names"
@@ -365,34 +235,46 @@ def decode_header(body: bytes, hints: Hints = Hints(), correlid: bytes | None = 
     unit = Decoded(FORMAT, 0, len(body), attrs={"part": "header"})
     s, reason, _ = detect_header(body, hints)
     if s is None:
-        forced = Settings(hints.byte_order != "little", hints.long or 4,
-                          hints.codepage or "cp037", True if hints.nul is None else hints.nul)
+        forced = Settings(hints.byte_order != "little", hints.long or 4, hints.page or "cp037",
+                          True if hints.nul is None else hints.nul)
         _partial_header(unit, body, forced)
         unit.errors.append(Problem("header", unit.elements[-1].offset + unit.elements[-1].length
                                    if unit.elements else 0,
                                    f"not an attachment header in any byte order, long size or "
                                    f"NUL convention (closest: {reason})"))
         return unit, None
-    lay = layouts_for(s)
-    head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
-    unit.elements.append(head)
-    _parse_entries(body, s, lay, int(head.value("num_attachments")), head.length,  # type: ignore[arg-type]
-                   unit.elements)
+    try:
+        unit.elements[:] = _header_elements(body, s)
+    except DecodeError as e:  # a string the page lacks (cp1252 X'81'): read them as latin-1
+        unit.problems.append(Problem(e.path, e.offset, f"{e.reason}: the strings are read as "
+                                     "latin-1"))
+        reason = reason.replace(s.codepage, "latin-1", 1)
+        s = replace(s, codepage="latin-1")
+        unit.elements[:] = _header_elements(body, s)
     unit.attrs.update(s.attrs())
     unit.attrs["detected"] = reason
     header = header_of(unit.elements, s, reason)
-    if correlid is not None and correlid[:20] != header.header_correlid[:20]:
+    if correlid is not None and key_of(correlid) != key_of(header.header_correlid):
         header.problems.append(f"the MQMD CorrelId {correlid.hex().upper()} is not the header "
                                f"correlid {header.header_correlid.hex().upper()}")
     for i, e in enumerate(header.entries, 1):
-        if e.correlid[16:20] != bytes(4):
+        if any(seq_raw(e.correlid)):
             header.problems.append(f"attachment {i} correlid has sequence bytes "
-                                   f"{e.correlid[16:20].hex().upper()}, expected 00000000")
+                                   f"{seq_raw(e.correlid).hex().upper()}, expected 00000000")
     if "MQMD Encoding says" in reason:
         header.problems.append(reason.split("; ", 1)[1])
     for p in header.problems:
         unit.problems.append(Problem("header", 0, p))
     return unit, header
+
+
+def _header_elements(body: bytes, s: Settings) -> list[Element]:
+    lay = layouts_for(s)
+    head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
+    elements = [head]
+    _parse_entries(body, s, lay, int(head.value("num_attachments")), head.length,  # type: ignore[arg-type]
+                   elements)
+    return elements
 
 
 def _partial_header(unit: Decoded, body: bytes, s: Settings) -> None:
@@ -562,23 +444,26 @@ def detect_record_nul(body: bytes, s: Settings, lrecl: int) -> bool:
     return verdicts[True][0] and not verdicts[False][0]
 
 
-def decode_records(body: bytes, s: Settings, text: bool, stream: RecordStream | None = None
-                   ) -> Decoded:
-    """External-file records (sequenced messages 2..N): one element per record."""
-    unit = Decoded(FORMAT, 0, len(body), attrs={"part": "records", **s.attrs()})
+def decode_records(body: bytes, s: Settings, text: bool, stream: RecordStream | None = None,
+                   *, base: int = 0, more: bool = False) -> Decoded:
+    """External-file records (sequenced messages 2..N): one element per record. ``base`` is
+    where ``body`` starts in a larger input read in pieces, ``more`` says another piece
+    follows (a record running on into it is then no problem)."""
+    unit = Decoded(FORMAT, base, len(body), attrs={"part": "records", **s.attrs()})
     rs = stream or RecordStream(s)
-    lay = layouts_for(s)
-    lenf = lay.record.field("len")
+    lenf = layouts_for(s).record.field("len")
     el: Element | None = None
+    bad = 0
     try:
         for kind, a, b, value in rs.pieces(body):
             raw = body[a:b]
+            a, b = a + base, b + base
             if kind == "cont":
                 el = Element("RECORD", a, b - a, title=f"RECORD[{rs.records}] (continued) element at "
                              f"offset X'{a:04X}'")
-                _record_span(el, raw, a, s, text, "record")
+                bad += _record_span(el, raw, a, s, text, "record")
                 unit.elements.append(el)
-                if not value:
+                if not value and not more:
                     unit.problems.append(Problem("record", b, "the record continues in the next "
                                                  "message"))
             elif kind == "len":
@@ -591,42 +476,49 @@ def decode_records(body: bytes, s: Settings, text: bool, stream: RecordStream | 
                              f"element at offset X'{a:04X}'")
                 el.spans.append(Span("len", a, b, f"{b - a} of {lenf.size} bytes", "", DATA, "", raw))
                 unit.elements.append(el)
-                unit.problems.append(Problem("len", a, "the length field continues in the next "
-                                             "message"))
+                if not more:
+                    unit.problems.append(Problem("len", a, "the length field continues in the "
+                                                 "next message"))
             elif kind == "data" and el is not None:
-                _record_span(el, raw, a, s, text, "record")
+                bad += _record_span(el, raw, a, s, text, "record")
                 el.length = b - el.offset
-                if not value:
+                if not value and not more:
                     unit.problems.append(Problem("record", b, f"the record continues in the next "
                                                  f"message ({rs.left} bytes to come)"))
             elif kind == "nul" and el is not None:
                 el.spans.append(Span("record_nul", a, b, raw, "", "reserved", "", raw))
                 el.length = b - el.offset
     except RecordError as e:
-        unit.errors.append(Problem("len", max(e.offset, 0), e.reason))
+        unit.errors.append(Problem("len", max(e.offset, 0) + base, e.reason))
+    if bad:
+        unit.problems.append(Problem("record", base, f"{bad} bytes are no character of code page "
+                                     f"{s.codepage}: shown as U+FFFD"))
     return unit
 
 
-def _record_span(el: Element, raw: bytes, start: int, s: Settings, text: bool, name: str) -> None:
+def _record_span(el: Element, raw: bytes, start: int, s: Settings, text: bool, name: str) -> int:
+    """Add a record's bytes to its element; returns how many bytes the code page lacks."""
     if text:
-        el.spans.append(Span(name, start, start + len(raw), raw.decode(s.codepage), "", "text", "",
-                             raw))
-    else:
-        el.spans.append(Span(name, start, start + len(raw), f"{len(raw)} bytes", "", DATA, "", raw))
-        el.data = (el.data or b"") + raw
-        el.data_offset = start if el.data_offset is None else el.data_offset
+        value = raw.decode(s.codepage, errors="replace")
+        el.spans.append(Span(name, start, start + len(raw), value, "", "text", "", raw))
+        return value.count("\ufffd") - raw.decode(s.codepage, errors="ignore").count("\ufffd")
+    el.spans.append(Span(name, start, start + len(raw), f"{len(raw)} bytes", "", DATA, "", raw))
+    el.data = (el.data or b"") + raw
+    el.data_offset = start if el.data_offset is None else el.data_offset
+    return 0
 
 
 # --------------------------------------------------------------------------- data sets
 
 
 def dataset_type(body: bytes, s: Settings) -> int | None:
-    if len(body) < 4:
+    if len(body) < type_word(s):
         return None
     return int_struct(s).unpack_from(body, 0)[0]
 
 
-def parse_dsdef(body: bytes, s: Settings, start: int = 4) -> Element:
+def parse_dsdef(body: bytes, s: Settings, start: int | None = None) -> Element:
+    start = type_word(s) if start is None else start
     return layouts_for(s).dsdef.parse(body, start, prefix="dsdef", fmt=FORMAT)
 
 
@@ -658,32 +550,20 @@ def _parse_run(stream: bytes, lay: Layout, start: int, first: int, name: str
     return out, None
 
 
-def variable_of(el: Element) -> Any:
-    from mqtool.formats.sas.datasets import Variable
-
-    f = el.fields
-    return Variable(str(f["name"]), str(f["format"]), str(f["informat"]), str(f["label"]),
-                    int(f["vartype"]), int(f["length"]), int(f["format_w"]),  # type: ignore[arg-type]
-                    int(f["format_d"]), int(f["informat_w"]), int(f["informat_d"]),  # type: ignore[arg-type]
-                    int(f["nsort"]))  # type: ignore[arg-type]
+def variable_of(el: Element, s: Settings) -> Variable:
+    return record_of(Variable, el, layouts_for(s).vardef)  # type: ignore[no-any-return]
 
 
-def dsdef_of(el: Element) -> Any:
-    from mqtool.formats.sas.datasets import DatasetDef
-
-    f = el.fields
-    return DatasetDef(str(f["dstype"]), str(f["label"]), int(f["nobs"]), int(f["nvars"]),  # type: ignore[arg-type]
-                      int(f["obslen"]), str(f["compress"]), str(f["reuse"]),  # type: ignore[arg-type]
-                      str(f["encrypt"]), int(f["sortkey_nvars"]), str(f["collate"]),  # type: ignore[arg-type]
-                      int(f["sortflags"]), int(f["version"]))  # type: ignore[arg-type]
+def dsdef_of(el: Element, s: Settings) -> DatasetDef:
+    return record_of(DatasetDef, el, layouts_for(s).dsdef)  # type: ignore[no-any-return]
 
 
 @dataclass
 class DatasetContext:
     """What earlier messages of a data set attachment said (for decoding the later ones)."""
 
-    dsdef: Any = None
-    variables: list[Any] = field(default_factory=list)
+    dsdef: DatasetDef | None = None
+    variables: list[Variable] = field(default_factory=list)
     pending: bytes = b""  # variable-definition bytes not yet parsed (spanning messages)
     obs_carry: bytes = b""
     obs_count: int = 0
@@ -703,62 +583,81 @@ def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) 
     kind = tid.value("type")
     unit.attrs["dataset_message"] = DATASET_MESSAGES.get(kind, f"unknown type {kind}")  # type: ignore[arg-type]
     ctx = ctx if ctx is not None else DatasetContext()
-    if kind == 1:
+    tw = tid.length
+    if kind == DSDEF:
         try:
             el = parse_dsdef(body, s)
             unit.elements.append(el)
-            ctx.dsdef = dsdef_of(el)
-            if 4 + el.length != len(body):
-                unit.problems.append(Problem("dsdef", 4 + el.length,
-                                             f"{len(body) - 4 - el.length} bytes after the definition"))
+            ctx.dsdef = dsdef_of(el, s)
+            if tw + el.length != len(body):
+                unit.problems.append(Problem("dsdef", tw + el.length, f"{len(body) - tw - el.length}"
+                                             " bytes after the definition"))
         except DecodeError as e:
             _error(unit, e)
-    elif kind == 2:
-        stream = ctx.pending + body[4:]
-        base = 4 - len(ctx.pending)
+    elif kind == VARDEFS:
+        stream = ctx.pending + body[tw:]
+        base = tw - len(ctx.pending)
         els, err = parse_vardefs(stream, s, first=len(ctx.variables) + 1)
         for el in els:
             _shift(el, base)
             unit.elements.append(el)
-            ctx.variables.append(variable_of(el))
+            ctx.variables.append(variable_of(el, s))
         ctx.pending = b""
         if err is not None:
             ctx.pending = stream[sum(e.length for e in els):]
-            unit.problems.append(Problem(err.path, err.offset + base,
-                                         f"{err.reason} (the definition may continue in the next "
-                                         "message)"))
-    elif kind == 3:
+            off, before = _here(err.offset + base)
+            unit.problems.append(Problem(err.path, off, f"{err.reason}{before} (the definition "
+                                         "may continue in the next message)"))
+    elif kind == OBSERVATIONS:
         _observations(unit, body, s, ctx)
-    elif kind == 4:
-        els, err = parse_indexes(body, s, 4)
+    elif kind == INDEXES:
+        els, err = parse_indexes(body, s, tw)
         unit.elements.extend(els)
         if err is not None:
             _error(unit, err)
     else:
-        unit.elements.append(Element("DATA", 4, len(body) - 4, data=body[4:], data_offset=4,
-                                     title="DATA element at offset X'0004' (layout not published)"))
+        unit.elements.append(Element("DATA", tw, len(body) - tw, data=body[tw:], data_offset=tw,
+                                     title=f"DATA element at offset X'{tw:04X}' (layout not "
+                                     "published)"))
     return unit
+
+
+def _here(offset: int) -> tuple[int, str]:
+    """An offset in this message: bytes carried from earlier messages sit before its start,
+    so a position among them is reported at 0 and said to be there."""
+    if offset >= 0:
+        return offset, ""
+    return 0, f" ({-offset} bytes before this message, in the part carried from the previous one)"
 
 
 def _shift(el: Element, delta: int) -> None:
     el.offset += delta
-    el.spans[:] = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
-    el.title = el.title.rsplit(" at offset", 1)[0] + f" at offset X'{max(el.offset, 0):04X}'"
+    el.spans[:] = [sp._replace(start=max(sp.start + delta, 0), end=max(sp.end + delta, 0))
+                   for sp in el.spans]
+    el.title = el.title.rsplit(" at offset", 1)[0] + f" at offset X'{max(el.offset, 0):04X}'" + (
+        " (begun in the previous message)" if el.offset < 0 else "")
+    el.offset = max(el.offset, 0)
 
 
 def _observations(unit: Decoded, body: bytes, s: Settings, ctx: DatasetContext) -> None:
+    tw = type_word(s)
     if not ctx.variables or ctx.dsdef is None:
-        unit.elements.append(Element("OBSERVATIONS", 4, len(body) - 4, data=body[4:],
-                                     data_offset=4, title="OBSERVATIONS element at offset X'0004' "
-                                     "(no variable definitions seen: not decoded)"))
+        unit.elements.append(Element("OBSERVATIONS", tw, len(body) - tw, data=body[tw:],
+                                     data_offset=tw, title=f"OBSERVATIONS element at offset "
+                                     f"X'{tw:04X}' (no variable definitions seen: not decoded)"))
         return
     from mqtool.formats.sas.datasets import Observations
 
     obs = Observations(ctx.variables, ctx.dsdef.obslen, s.float_format, s.codepage, ctx.layout)
     for p in obs.problems:
-        unit.problems.append(Problem("observations", 4, p))
-    stream = ctx.obs_carry + body[4:]
-    base = 4 - len(ctx.obs_carry)
+        unit.problems.append(Problem("observations", tw, p))
+    if obs.problems and obs.unusable:
+        unit.errors.append(Problem("observations", tw, "the variable definitions give no usable "
+                                   "observation layout: observations not decoded"))
+        ctx.obs_carry = b""
+        return
+    stream = ctx.obs_carry + body[tw:]
+    base = tw - len(ctx.obs_carry)
     whole = len(stream) // obs.obslen * obs.obslen
     for k, row in enumerate(obs.row_values(stream[:whole])):
         a = base + k * obs.obslen
@@ -767,16 +666,17 @@ def _observations(unit: Decoded, body: bytes, s: Settings, ctx: DatasetContext) 
                      f"offset X'{max(a, 0):04X}'" + (" (begun in the previous message)" if a < 0
                                                      else ""))
         for var, off, value in zip(obs.variables, obs.offsets, row, strict=True):
-            start = a + off
-            raw = stream[start - base:start - base + var.length]
+            off = min(off, obs.obslen)  # a variable the observation length leaves out: empty
+            start, width = a + off, max(0, min(var.length, obs.obslen - off))
+            raw = stream[start - base:start - base + width]
             shown = value if isinstance(value, str) else float(value)
-            el.spans.append(Span(var.name, max(start, 0), max(start + var.length, 0), shown,
+            el.spans.append(Span(var.name, max(start, 0), max(start + width, 0), shown,
                                  "missing" if isinstance(value, str) and var.numeric else "",
                                  "text" if not var.numeric else "int", "", raw))
         unit.elements.append(el)
     ctx.obs_carry = stream[whole:]
     if ctx.obs_carry:
-        unit.problems.append(Problem("observations", len(body) - len(ctx.obs_carry),
+        unit.problems.append(Problem("observations", max(len(body) - len(ctx.obs_carry), 0),
                                      f"{len(ctx.obs_carry)} bytes of an observation continue in "
                                      "the next message"))
 
@@ -789,50 +689,78 @@ def guess_settings(body: bytes, hints: Hints) -> Settings:
     which its first word is the smaller non-negative number."""
     if hints.byte_order or hints.mqmd_byte_order:
         big = (hints.byte_order or hints.mqmd_byte_order) == "big"
-    elif len(body) >= 4:
-        be, le = int.from_bytes(body[:4], "big", signed=True), int.from_bytes(body[:4], "little",
-                                                                              signed=True)
+    elif len(body) >= (w := type_word(Settings())):
+        be, le = (int.from_bytes(body[:w], "big", signed=True),
+                  int.from_bytes(body[:w], "little", signed=True))
         big = not (0 <= le < be or be < 0 <= le)
     else:
         big = True
-    cp = hints.codepage or hints.mqmd_codepage or "cp037"
+    cp = hints.page or hints.mqmd_page or "cp037"
     s = Settings(big, hints.long or 4, cp, True if hints.nul is None else hints.nul)
     return settings_for("ebcdic" if is_ebcdic(cp) else "ascii", hints, s)
 
 
 def decode_part(body: bytes, part: str, hints: Hints = Hints(), **options: Any) -> Decoded:
-    """One message body as ``part`` (``auto`` tries header, then the subordinate shapes)."""
+    """One message body as ``part`` (``auto`` tries header, then the subordinate shapes and
+    refuses a body that fits none: ``unrecognised``)."""
+    unit = _decode_part(body, part, hints, **options)
+    unit.problems[:0] = hints.page_problems()
+    return unit
+
+
+def _decode_part(body: bytes, part: str, hints: Hints, **options: Any) -> Decoded:
     if part in ("auto", "header"):
         unit, header = decode_header(body, hints, options.get("correlid"))
         if header is not None or part == "header":
             return unit
     s = guess_settings(body, hints)
+    count, fileinfo = (layouts_for(s).count.size, layouts_for(s).fileinfo.size)
     if part == "application":
         return decode_application(body, s)
-    if part == "count" or (part == "auto" and len(body) == 4):
+    if part == "count" or (part == "auto" and len(body) == count):
         unit = decode_count(body, s)
         if part == "auto":
-            unit.problems.append(Problem("count", 0, "taken as a count message for its 4 bytes; "
-                                         "--part names the message kind"))
+            unit.problems.append(Problem("count", 0, f"taken as a count message for its {count} "
+                                         "bytes; --part names the message kind"))
         return unit
-    if part == "file-info" or (part == "auto" and len(body) == 8):
+    if part == "file-info" or (part == "auto" and len(body) == fileinfo):
         unit = decode_fileinfo(body, s)
         if part == "auto":
             unit.problems.append(Problem("file-info", 0, "taken as external-file message 1 "
-                                         "(lrecl, filesize) for its 8 bytes; --part names the "
-                                         "message kind"))
+                                         f"(lrecl, filesize) for its {fileinfo} bytes; --part "
+                                         "names the message kind"))
         return unit
-    if part == "dataset" or (part == "auto" and dataset_type(body, s) in DATASET_MESSAGES):
+    if part == "dataset":
         return decode_dataset(body, s)
     if part == "records":
         return decode_records(body, s, text=options.get("text", False))
-    unit = decode_records(body, s, text=False)
-    if unit.errors or not unit.elements:
-        unit = Decoded(FORMAT, 0, len(body), attrs={"part": "unknown"})
-        unit.elements.append(Element("DATA", 0, len(body), data=body, data_offset=0,
-                                     title="not recognised as any attachment message"))
-        unit.errors.append(Problem("", 0, "not an attachment header, and no subordinate message "
-                                   "shape fits; --part names the message kind"))
+    if dataset_type(body, s) in DATASET_MESSAGES:
+        unit = decode_dataset(body, s)
+        exact = dataset_type(body, s) not in (DSDEF, INDEXES) or not unit.problems
+        if unit.ok and exact:
+            return unit
+    rs = RecordStream(s)
+    unit = decode_records(body, s, text=False, stream=rs)
+    if unit.ok and unit.elements and rs.at_boundary and rs.records:
+        return unit
+    return unrecognised(body, "not an attachment header, and no subordinate message shape fits "
+                        "(records would run past the end of the message); --part names the "
+                        "message kind")
+
+
+SHOWN = 256  # bytes of an unrecognised body shown in its listing
+
+
+def unrecognised(body: bytes | memoryview, reason: str, size: int | None = None) -> Decoded:
+    """The unit of a body that is no attachment message: its first bytes and the error."""
+    size = len(body) if size is None else size
+    head = bytes(body[:SHOWN])
+    unit = Decoded(FORMAT, 0, size, attrs={"part": "unrecognised"})
+    unit.elements.append(Element("DATA", 0, len(head), data=head, data_offset=0,
+                                 title="not recognised as any attachment message" + (
+                                     f" (first {len(head)} of {size} bytes)"
+                                     if len(head) < size else "")))
+    unit.errors.append(Problem("", 0, reason))
     return unit
 
 
@@ -896,78 +824,6 @@ def roles_text(kind: str, entry: Entry | None, seq: int | None, n: int | None) -
     return f"attachment {entry.index} message {seq}" + (f" of {n}" if n else "")
 
 
-# --------------------------------------------------------------------------- builders
-
-
-def _with_lengths(values: dict[str, Any], s: Settings, *names: str) -> dict[str, Any]:
-    """Fill ``<name>_len`` from each string's encoded length."""
-    out = dict(values)
-    for name in names:
-        text = "" if out.get(name) is None else str(out[name])
-        out[name] = text
-        try:
-            out[f"{name}_len"] = len(text.encode(s.codepage))
-        except UnicodeEncodeError as e:
-            raise BuildError(FORMAT, name, f"{text!r}: {text[e.start:e.end]!r} has no form in "
-                             f"code page {s.codepage}") from None
-    return out
-
-
-def build_header(header: Header, s: Settings) -> bytes:
-    lay = layouts_for(s)
-    parts = [lay.header.build({
-        "header_correlid": header.header_correlid, "original_msgtype": header.original_msgtype,
-        "original_correlid": header.original_correlid,
-        "message_correlid": header.message_correlid, "num_attachments": len(header.entries),
-    }, fmt=FORMAT)]
-    for e in header.entries:
-        parts.append(lay.entry.build(_with_lengths({
-            "type": e.type, "correlid": e.correlid, "qualifier1": e.qualifier1,
-            "qualifier2": e.qualifier2, "description": e.description,
-            "minor_version": e.minor_version, "major_version": e.major_version,
-        }, s, "qualifier1", "qualifier2", "description"), fmt=FORMAT))
-    return b"".join(parts)
-
-
-def build_count(n: int, s: Settings) -> bytes:
-    return layouts_for(s).count.build({"count": n}, fmt=FORMAT)
-
-
-def build_fileinfo(lrecl: int, filesize: int, s: Settings) -> bytes:
-    return layouts_for(s).fileinfo.build({"lrecl": lrecl, "filesize": filesize}, fmt=FORMAT)
-
-
-def build_record(data: bytes, s: Settings) -> bytes:
-    """One ``len|record`` pair (and its NUL when the variant writes them)."""
-    return layouts_for(s).record.build({"len": len(data), "record": data}, fmt=FORMAT)
-
-
-def build_typeid(kind: int, s: Settings) -> bytes:
-    return layouts_for(s).typeid.build({"type": kind}, fmt=FORMAT)
-
-
-def build_dsdef(ds: Any, s: Settings) -> bytes:
-    """Type-1 message: the type word and the data set definition (``sasdata.DatasetDef``)."""
-    values = _with_lengths({
-        "version": ds.version, "dstype": ds.dstype, "label": ds.label, "nobs": ds.nobs,
-        "nvars": ds.nvars, "obslen": ds.obslen, "compress": ds.compress, "reuse": ds.reuse,
-        "encrypt": ds.encrypt, "sortkey_nvars": ds.sortkey_nvars, "collate": ds.collate,
-        "sortflags": ds.sortflags,
-    }, s, "dstype", "label", "compress", "encrypt", "collate")
-    return build_typeid(1, s) + layouts_for(s).dsdef.build(values, fmt=FORMAT)
-
-
-def build_vardef(var: Any, s: Settings) -> bytes:
-    """One variable definition (``sasdata.Variable``), without the type word."""
-    values = _with_lengths({
-        "name": var.name, "format": var.format, "informat": var.informat, "label": var.label,
-        "vartype": var.vartype, "length": var.length, "format_w": var.format_w,
-        "format_d": var.format_d, "informat_w": var.informat_w, "informat_d": var.informat_d,
-        "nsort": var.nsort,
-    }, s, "name", "format", "informat", "label")
-    return layouts_for(s).vardef.build(values, fmt=FORMAT)
-
-
 # --------------------------------------------------------------------------- a dump, decoded
 
 
@@ -1008,13 +864,14 @@ class MessageDecoder:
             unit, header = decode_header(body, h, cid)
             role = "attachment header"
             if header is not None:
-                apps[header.message_correlid[:20]] = header
+                apps[key_of(header.message_correlid)] = header
                 for e in header.entries:
-                    atts[e.correlid[:16]] = _Att(e, message_settings(header, hints))
-        elif mtype == SUBORDINATE_MSGTYPE and cid is not None and cid[:20] in apps:
-            unit, role = decode_application(body, apps[cid[:20]].settings), "application message"
-        elif mtype == SUBORDINATE_MSGTYPE and cid is not None and cid[:16] in atts:
-            unit, role = _decode_piece(atts[cid[:16]], cid, body)
+                    atts[g_of(e.correlid)] = _Att(e, message_settings(header, hints))
+        elif mtype == SUBORDINATE_MSGTYPE and cid is not None and key_of(cid) in apps:
+            unit, role = (decode_application(body, apps[key_of(cid)].settings),
+                          "application message")
+        elif mtype == SUBORDINATE_MSGTYPE and cid is not None and g_of(cid) in atts:
+            unit, role = _decode_piece(atts[g_of(cid)], cid, body)
         elif mtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE) or mtype is None:
             unit = decode_part(body, "auto", h, correlid=cid)
             role = "no header seen for this correlid" if mtype else "role unknown"
@@ -1042,15 +899,15 @@ def decode_messages(messages: Iterator[Any], hints: Hints = Hints(),
 
 
 def _decode_piece(att: _Att, cid: bytes, body: bytes) -> tuple[Decoded, str]:
-    raw = cid[16:20]
-    if raw == bytes(4):
+    raw = seq_raw(cid)
+    if not any(raw):
         return decode_count(body, att.settings), f"attachment {att.entry.index} count"
     if att.order is None:
         att.order = "big" if int.from_bytes(raw, "big") <= int.from_bytes(raw, "little") else "little"
     seq = int.from_bytes(raw, att.order)  # type: ignore[arg-type]
     role = f"attachment {att.entry.index} message {seq}"
     s = att.settings
-    if att.entry.type == 1:
+    if att.entry.type == DATASET:
         return decode_dataset(body, s, att.dataset), role
     if seq == 1:
         unit = decode_fileinfo(body, s)
@@ -1066,6 +923,6 @@ def _decode_piece(att: _Att, cid: bytes, body: bytes) -> tuple[Decoded, str]:
                                 "this message began with one"))
         att.stream.reset()
     att.expected = seq + 1
-    unit = decode_records(body, s, att.entry.type == 2, att.stream)
+    unit = decode_records(body, s, att.entry.type == TEXT_FILE, att.stream)
     unit.problems[:0] = problems
     return unit, role
