@@ -57,6 +57,8 @@ TOP = {
     "spark-extract": ("mqtool.cli.csq1logp:spark_extract",
                       "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
     "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
+    "view": ("mqtool.cli.view:view",
+             "Explore units interactively: unit list, field tree, linked hex."),
 }
 
 
