@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static, Tree
+from textual.widgets import Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
 from mqtool.errors import MqtoolError
@@ -43,6 +43,9 @@ mqtool view — keys
 
 Units marked ! have errors, ? problems; fields with problems show ⚠.
 Press any key to close."""
+
+
+KEYS = " / search   g go to offset   n/p next/previous unit   e export   tab next pane   ? help   q quit"
 
 
 class HelpScreen(ModalScreen[None]):
@@ -75,6 +78,7 @@ class ViewApp(App[int]):
     #problems { height: 7; border-top: solid $panel; }
     #hex { width: 84; border-left: solid $panel; }
     #status { height: 1; background: $panel; }
+    #keys { height: 1; color: $text-muted; }
     #prompt { display: none; }
     #prompt.open { display: block; }
     """
@@ -118,7 +122,7 @@ class ViewApp(App[int]):
             yield HexView(id="hex")
         yield Static("", id="status", markup=False)
         yield Input(id="prompt")
-        yield Footer()
+        yield Static(KEYS, id="keys", markup=False)
 
     @property
     def hex(self) -> HexView:
@@ -234,7 +238,8 @@ class ViewApp(App[int]):
 
     @on(UnitList.Chosen)
     def _unit_chosen(self, event: UnitList.Chosen) -> None:
-        self.show_unit(event.index)
+        if event.index == self.query_one(UnitList).cursor:  # else the cursor moved on already
+            self.show_unit(event.index)
 
     @on(OptionList.OptionSelected, "#problems")
     def _problem_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -357,7 +362,7 @@ class ViewApp(App[int]):
             parts.append(f"cursor X'{self.hex.cursor:04X}' ({self.hex.cursor})")
         if extra:
             parts.append(extra)
-        self.query_one("#status", Static).update(" | ".join(parts))
+        self.query_one("#status", Static).update(" | ".join(parts), layout=False)
 
 
 def _tree_label(node: Node) -> Text:

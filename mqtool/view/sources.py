@@ -142,7 +142,8 @@ class BlobSource:
 class ExtractSource:
     """A CSQ1LOGP extract file: framed lazily, each record decoded when shown."""
 
-    def __init__(self, path: str, framing: str = "auto", codepage: str = "cp037") -> None:
+    def __init__(self, path: str, framing: str = "auto", codepage: str = "cp037",
+                 initial: float = 0.05) -> None:
         from mqtool.formats.csq1logp.framing import frames, head_of, read_chunks, resolve_framing
 
         self.path, self.codepage = path, codepage
@@ -159,7 +160,7 @@ class ExtractSource:
         self.blocks = array("q")
         self.bad: dict[int, Any] = {}  # index -> Frame of a bad span (its buffer dropped)
         self.done = False
-        self.advance(0.05)
+        self.advance(initial)
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -401,13 +402,17 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
         name = forced
         how = "forced"
     else:
-        choice = registry.best_codec(registry.identify(data, text_kinds=not hex_text))
+        found = registry.identify(data, text_kinds=not hex_text)
+        choice = registry.best_codec(found)
         name = choice.format if choice else None
         how = f"{choice.confidence:.2f}: {choice.reason}" if choice else "no codec recognises it"
         if choice is not None:
             options = dict(choice.options)
             if options.pop("hex", False):
                 data = undump(data.decode("utf-8"))
+        elif any(d.format == registry.DUMP_TEXT for d in found):  # dump text of unknown bytes
+            data = undump(data.decode("utf-8"))
+            how = "hex dump text; no codec recognises the bytes"
     if name == "csq1logp":
         options.setdefault("framing", framing)
         options.setdefault("codepage", codepage)
@@ -418,7 +423,4 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
 def _is_extract(head: bytes, codepage: str) -> bool:
     from mqtool.formats.csq1logp.framing import sniff as framing_sniff
 
-    try:
-        return framing_sniff(head, codepage) is not None
-    except MqtoolError:
-        return False
+    return framing_sniff(head, codepage) is not None  # a text-mode transfer raises
