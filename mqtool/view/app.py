@@ -7,6 +7,7 @@ offset, ``n``/``p`` next/previous unit, ``e`` export the selection, ``?`` help, 
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -45,6 +46,7 @@ Units marked ! have errors, ? problems; fields with problems show ⚠.
 Press any key to close."""
 
 
+SEARCH_SECONDS = 2.0  # how long one search may decode later units
 KEYS = " / search   g go to offset   n/p next/previous unit   e export   tab next pane   ? help   q quit"
 
 
@@ -109,6 +111,7 @@ class ViewApp(App[int]):
         self.mode = ""
         self.last_query = ""
         self._echo: Node | None = None  # tree cursor moved by us: do not move the hex back
+        self._resume: tuple[str, int, int] | None = None  # a search that ran out of time
 
     # ------------------------------------------------------------------ layout
 
@@ -299,28 +302,66 @@ class ViewApp(App[int]):
         {"search": self.search, "goto": self.goto, "export": self.export}[self.mode](text)
 
     def search(self, query: str) -> None:
-        """The next field whose path, value or meaning contains ``query``; or the next
-        occurrence of bytes given as ``X'..'``. Later units are searched when this one has
-        no (further) match."""
+        """The next field whose path, value or meaning contains ``query``, or the next
+        occurrence of bytes given as ``X'..'``; when this unit has none, the following
+        units are searched (for up to ``SEARCH_SECONDS``)."""
         self.last_query = query
-        needle = hex_query(query)
         if self.loaded is None or self.root is None:
             return
+        needle = hex_query(query)
         if needle is not None:
-            after = self.hex.cursor if self.hex.cursor is not None else None
-            at = find_bytes(self.loaded.data, self.loaded.origin, needle, after)
+            at = find_bytes(self.loaded.data, self.loaded.origin, needle, self.hex.cursor)
             if at is not None:
-                self.select_offset(at)
-                self.hex.highlight(at, at + len(needle))
-                self._status(f"X'{needle.hex().upper()}' at X'{at:04X}'")
+                self._show_bytes(at, needle)
                 return
-            self.notify(f"X'{needle.hex().upper()}' not in this unit", severity="warning")
-            return
-        node = find(self.root, query, self.selected)
-        if node is not None:
-            self.select(node)
-            return
-        self.notify(f"{query!r} not found in this unit", severity="warning")
+        else:
+            node = find(self.root, query, self.selected)
+            if node is not None:
+                self.select(node)
+                return
+        what = f"X'{needle.hex().upper()}'" if needle is not None else repr(query)
+        stop = time.perf_counter() + SEARCH_SECONDS
+        resume = self._resume
+        k = resume[2] if resume and resume[:2] == (query, self.index) else self.index + 1
+        self._resume = None
+        while time.perf_counter() < stop:
+            if k >= len(self.source):
+                if self.source.done:
+                    break
+                self.source.advance(0.05)
+                continue
+            try:
+                loaded = self.source.load(k)
+            except MqtoolError:
+                k += 1
+                continue
+            if needle is not None:
+                at = find_bytes(loaded.data, loaded.origin, needle)
+                if at is not None:
+                    self.show_unit(k)
+                    self._show_bytes(at, needle)
+                    return
+            else:
+                node = find(build_tree(loaded.unit), query)
+                if node is not None:
+                    self.show_unit(k)
+                    found = next((n for n in self.root.walk() if n.path == node.path
+                                  and n.start == node.start), None) if self.root else None
+                    if found is not None:
+                        self.select(found)
+                    return
+            k += 1
+        if k >= len(self.source):
+            where = "in this unit or the units after it"
+        else:
+            where = f"in units {self.index + 1}..{k} (search again to go on)"
+            self._resume = (query, self.index, k)
+        self.notify(f"{what} not found {where}", severity="warning")
+
+    def _show_bytes(self, at: int, needle: bytes) -> None:
+        self.select_offset(at)
+        self.hex.highlight(at, at + len(needle))
+        self._status(f"X'{needle.hex().upper()}' at X'{at:04X}'")
 
     def goto(self, text: str) -> None:
         offset = parse_offset(text)

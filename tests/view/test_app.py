@@ -250,3 +250,28 @@ def test_the_readme_screenshot_is_generated_from_the_app(tmp_path: Path) -> None
     committed = docs.read_text()
     for text in tokens:
         assert text in committed, text
+
+
+def test_a_search_goes_on_in_the_following_units() -> None:
+    got: list[Any] = []
+
+    async def steps(app: ViewApp, pilot: Any) -> None:
+        # the first observation of the data set (name "Alfred") is in a later message
+        await pilot.press("slash", *"X'C1938699858440'", "enter")  # "Alfred " in EBCDIC
+        await pilot.pause()
+        got.append((app.index, app.hex.selected, app.loaded.data))
+        await pilot.press("slash", "ctrl+u", *"no such field anywhere", "enter")
+        await pilot.pause()
+        got.append(app.index)
+
+    drive(SAS_QMSG, steps)
+    index, selected, data = got[0]
+    from mqtool import registry
+    from mqtool.formats.mq.dumps.read import QueueDump
+
+    needle = "Alfred ".encode("cp037")
+    first = next(i for i, (_, body) in enumerate(registry.decode_messages(QueueDump(str(SAS_QMSG))))
+                 if needle in body)
+    assert index == first > 0 and selected is not None
+    assert data[selected[0]:selected[1]] == "Alfred ".encode("cp037")
+    assert got[1] == index  # nothing found: the unit shown stays
