@@ -371,6 +371,8 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
             raise InputError(f"{path}: is a directory (only queue dumps can be directories)")
         return QueueDumpSource(path)
     regular = path != "-" and p.is_file()
+    if regular and p.stat().st_size == 0:
+        raise InputError(f"{path}: empty file, nothing to view")
     data: bytes | None = None
     if regular:
         with p.open("rb") as f:

@@ -132,6 +132,14 @@ def test_bad_inputs_raise_clear_errors(args: dict, error: type) -> None:
         open_source(**args)
 
 
+def test_an_empty_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "empty.bin"
+    path.write_bytes(b"")
+    for fmt in ("auto", "csq1logp"):
+        with pytest.raises(InputError, match="empty file, nothing to view"):
+            open_source(str(path), fmt=fmt)
+
+
 def test_a_forced_codec_that_fails_keeps_the_error_as_a_unit(tmp_path: Path) -> None:
     path = tmp_path / "x.bin"
     path.write_bytes(b"\x00" * 40)
