@@ -50,5 +50,10 @@ def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> in
     from mqtool.view.sources import open_source
 
     source = open_source(file, hex_text=hex_text, fmt=fmt, framing=framing, codepage=codepage)
-    result = ViewApp(source).run()
+    try:
+        result = ViewApp(source).run()
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
     return int(result or ExitStatus.OK)

@@ -154,10 +154,10 @@ class ExtractSource:
         self._file = open(path, "rb")  # noqa: SIM115 - held for the memory map's lifetime
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self.size else b""
         self._frames: Iterator[Any] = frames(read_chunks(path), self.framing, codepage)
-        self.offsets = array("q")
+        self.offsets = array("q")  # about 17 bytes a record (25 with BDW framing)
         self.lengths = array("q")
         self.hdrs = array("b")
-        self.blocks = array("q")
+        self.blocks = array("q")  # BDW framing only
         self.bad: dict[int, Any] = {}  # index -> Frame of a bad span (its buffer dropped)
         self.done = False
         self.advance(initial)
@@ -178,6 +178,7 @@ class ExtractSource:
             return
         stop = time.perf_counter() + seconds
         offs, lens, hdrs, blocks = self.offsets, self.lengths, self.hdrs, self.blocks
+        blocked = self.framing == "bdw"
         while True:
             for _ in range(512):
                 fr = next(self._frames, None)
@@ -189,7 +190,8 @@ class ExtractSource:
                 offs.append(fr.offset)
                 lens.append(fr.length)
                 hdrs.append(fr.hdr)
-                blocks.append(fr.block)
+                if blocked:
+                    blocks.append(fr.block)
             if time.perf_counter() >= stop:
                 return
 
@@ -212,7 +214,8 @@ class ExtractSource:
         else:
             try:
                 unit = decode_record(self._map, off, n, self.hdrs[i], self.codepage,
-                                     framing=self.framing, rec_no=i, block=self.blocks[i])
+                                     framing=self.framing, rec_no=i,
+                                     block=self.blocks[i] if self.blocks else -1)
             except MqtoolError as e:
                 unit = failed_unit("csq1logp", off, n, e)
         return Loaded(unit, bytes(self._map[off:off + n]), self.codepage)

@@ -153,3 +153,25 @@ def test_a_text_mode_extract_is_refused_with_the_decoders_error(tmp_path: Path) 
     path.write_bytes(b"\x00\xd4\x00\x002024.075 13:45:12.345" + b" " * 200)
     with pytest.raises(DecodeError, match="text-mode-transfer"):
         open_source(str(path))
+
+
+@pytest.mark.parametrize("framing", ["bdw", "none"])
+def test_blocked_and_unframed_extracts_decode_as_the_codec_does(tmp_path: Path, framing: str) -> None:
+    from mqtool.testing import csq1logp_gen
+
+    data = csq1logp_gen.framed(csq1logp_gen.records(csq1logp_gen.Spec(count=40, avg_data=300)), framing)
+    path = tmp_path / f"x.{framing}"
+    path.write_bytes(data)
+    src = open_source(str(path))
+    assert isinstance(src, ExtractSource) and src.framing == framing
+    while not src.done:
+        src.advance(1)
+    expected = list(registry.codec("csq1logp").decode(data))
+    assert len(src) == len(expected)
+    for i in (0, len(expected) // 2, len(expected) - 1):
+        got = src.load(i)
+        assert got.unit.to_json() == expected[i].to_json()
+        assert got.data == data[expected[i].offset:expected[i].offset + expected[i].length]
+    if framing == "bdw":
+        assert src.load(1).unit.attrs["block"] == 0
+    src.close()
