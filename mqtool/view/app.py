@@ -112,6 +112,7 @@ class ViewApp(App[int]):
         self.last_query = ""
         self._echo: Node | None = None  # tree cursor moved by us: do not move the hex back
         self._resume: tuple[str, int, int] | None = None  # a search that ran out of time
+        self._pending_goto: int | None = None  # an offset the background framing has not reached
 
     # ------------------------------------------------------------------ layout
 
@@ -144,10 +145,15 @@ class ViewApp(App[int]):
         self._status()
 
     def _index_more(self) -> None:
-        self.source.advance(0.04)
+        """A slice of background framing (more while a go-to waits for its offset)."""
+        pending = self._pending_goto
+        self.source.advance(0.08 if pending is not None else 0.04)
         self.query_one(UnitList).grow()
         if self.index < 0 and len(self.source):
             self.show_unit(0)
+        if pending is not None and (self.source.done or _scanned(self.source) > pending):
+            self._pending_goto = None
+            self._goto(pending)
         if self.source.done:
             self._indexer.stop()
         self._status()
@@ -372,6 +378,13 @@ class ViewApp(App[int]):
         if m is not None and m.origin <= offset < m.origin + len(m.data):
             self.select_offset(offset)
             return
+        if not self.source.done and _scanned(self.source) <= offset:  # not framed yet: wait
+            self._pending_goto = offset
+            self._status(f"framing up to X'{offset:04X}'...")
+            return
+        self._goto(offset)
+
+    def _goto(self, offset: int) -> None:
         k = self.source.locate(offset)
         if k is None:
             self.notify(f"no unit holds offset X'{offset:04X}' ({offset})", severity="warning")
@@ -416,6 +429,11 @@ def _tree_label(node: Node) -> Text:
     if node.problems:
         text.append("  ⚠ " + "; ".join(p.reason for p in node.problems), style="red")
     return text
+
+
+def _scanned(source: Source) -> int:
+    """Bytes of the input indexed so far (sources indexed at once: everything)."""
+    return int(getattr(source, "scanned", 1 << 62))
 
 
 def parse_offset(text: str) -> int | None:

@@ -221,8 +221,7 @@ class ExtractSource:
         return Loaded(unit, bytes(self._map[off:off + n]), self.codepage)
 
     def locate(self, offset: int) -> int | None:
-        while not self.done and self.scanned <= offset:
-            self.advance(0.05)
+        """The record holding ``offset``, among those framed so far (``scanned``)."""
         k = bisect.bisect_right(self.offsets, offset) - 1
         if k >= 0 and offset < self.offsets[k] + max(self.lengths[k], 1):
             return k

@@ -275,3 +275,32 @@ def test_a_search_goes_on_in_the_following_units() -> None:
     assert index == first > 0 and selected is not None
     assert data[selected[0]:selected[1]] == "Alfred ".encode("cp037")
     assert got[1] == index  # nothing found: the unit shown stays
+
+
+def test_go_to_an_offset_the_background_framing_has_not_reached(extract_file: Path) -> None:
+    from mqtool.formats.csq1logp.framing import frames, read_chunks
+    from mqtool.view.sources import ExtractSource
+
+    all_frames = [(f.offset, f.length) for f in frames(read_chunks(str(extract_file)), "rdw")]
+    target = all_frames[-3][0] + 9
+    got: list[Any] = []
+
+    class OneSliceATime(ExtractSource):
+        def advance(self, seconds: float) -> None:
+            super().advance(0)  # 512 records a tick, whatever the budget
+
+    app = ViewApp(OneSliceATime(str(extract_file), initial=0))
+
+    async def go() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            app.goto(hex(target))  # what g + Enter calls (key presses are slower than framing)
+            got.append((app._pending_goto, len(app.source) < len(all_frames)))
+            for _ in range(100):
+                await pilot.pause(0.1)
+                if app.index == len(all_frames) - 3:
+                    break
+            got.append((app.index, app.hex.cursor, app.loaded.origin))
+
+    asyncio.run(go())
+    assert got[0] == (target, True)  # the file was not framed that far when the go-to was asked
+    assert got[1] == (len(all_frames) - 3, target, all_frames[-3][0])

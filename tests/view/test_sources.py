@@ -78,8 +78,11 @@ def test_an_extract_is_framed_lazily_and_records_decode_one_at_a_time(extract_fi
     src = ExtractSource(str(extract_file), initial=0)
     assert src.framing == "rdw"
     assert len(src) == 512 and not src.done  # a slice at a time: 512 frames per step
-    # going to an offset far away frames up to it, not further than needed
+    # an offset not framed yet is not located; framing on until it is covered locates it
     far = all_frames[-10][0] + 5
+    assert src.locate(far) is None and src.scanned <= far
+    while src.scanned <= far:
+        src.advance(0)
     k = src.locate(far)
     assert k == len(all_frames) - 10
     loaded = src.load(k)
