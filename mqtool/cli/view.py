@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from mqtool.cli import INTERNAL_ERROR
 from mqtool.cli._common import hex_option
 from mqtool.errors import EnvError, ExitStatus
 
@@ -50,10 +51,13 @@ def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> in
     from mqtool.view.sources import open_source
 
     source = open_source(file, hex_text=hex_text, fmt=fmt, framing=framing, codepage=codepage)
+    app = ViewApp(source)
     try:
-        result = ViewApp(source).run()
+        result = app.run()
     finally:
         close = getattr(source, "close", None)
         if close is not None:
             close()
+    if app.return_code:  # the app stopped on an exception Textual reported: a bug
+        return INTERNAL_ERROR
     return int(result or ExitStatus.OK)

@@ -165,14 +165,19 @@ class ViewApp(App[int]):
             return
         try:
             loaded = self.source.load(index)
+            unit = loaded.unit
+            root = build_tree(unit)
+            model = HexModel(loaded.data, loaded.origin, list(unit.spans()), loaded.codepage)
         except MqtoolError as e:
             self.notify(str(e), severity="error")
             return
-        self.index, self.loaded = index, loaded
+        except Exception as e:  # noqa: BLE001 - a decoder bug on one unit must not end the session
+            self.notify(f"internal error showing unit {index + 1} (a bug): {type(e).__name__}: {e}",
+                        severity="error")
+            return
+        self.index, self.loaded, self.root = index, loaded, root
         self.query_one(UnitList).set_cursor(index, announce=False)
-        unit = loaded.unit
-        self.root = root = build_tree(unit)
-        self.hex.show(HexModel(loaded.data, loaded.origin, list(unit.spans()), loaded.codepage))
+        self.hex.show(model)
         tree = self.tree
         tree.clear()
         tree.reset(_tree_label(root), root)

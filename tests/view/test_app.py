@@ -304,3 +304,30 @@ def test_go_to_an_offset_the_background_framing_has_not_reached(extract_file: Pa
     asyncio.run(go())
     assert got[0] == (target, True)  # the file was not framed that far when the go-to was asked
     assert got[1] == (len(all_frames) - 3, target, all_frames[-3][0])
+
+
+def test_a_unit_that_cannot_be_shown_is_reported_and_the_session_goes_on() -> None:
+    src = open_source(str(CSQ_2SEG))
+    real = src.load
+
+    def load(i: int) -> Any:
+        if i == 1:
+            raise RuntimeError("decoder bug")
+        return real(i)
+
+    src.load = load  # type: ignore[method-assign]
+    app = ViewApp(src)
+    got: list[Any] = []
+
+    async def go() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("n")
+            await pilot.pause()
+            got.append((app.index, [n.message for n in app._notifications]))
+            await pilot.press("q")
+
+    asyncio.run(go())
+    index, notes = got[0]
+    assert index == 0 and notes == ["internal error showing unit 2 (a bug): RuntimeError: decoder bug"]
+    assert app.return_code == 0
