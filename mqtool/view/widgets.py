@@ -49,7 +49,7 @@ class UnitList(ScrollView, can_focus=True):
 
     def grow(self) -> None:
         """The source found more units: a longer virtual list."""
-        self.virtual_size = Size(40, len(self.source))
+        self.virtual_size = Size(0, len(self.source))  # labels are cropped, never scrolled sideways
 
     def render_line(self, y: int) -> Strip:
         row = int(self.scroll_offset.y) + y
