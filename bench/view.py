@@ -81,7 +81,7 @@ def child(kind: str, path: str) -> None:
                 t = time.perf_counter()
                 for _ in range(40):
                     await pilot.press("pagedown")
-                await pilot.pause()
+                await pilot.pause(0.3)  # the unit under the cursor is shown once it rests
                 out["scroll_40_pages"] = time.perf_counter() - t
                 out["unit_shown"] = app.index + 1
                 out["decoded"] = loads[0]

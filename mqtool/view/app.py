@@ -47,6 +47,7 @@ Press any key to close."""
 
 
 SEARCH_SECONDS = 2.0  # how long one search may decode later units
+SETTLE = 0.12  # the unit list cursor rests this long before its unit is decoded and shown
 KEYS = " / search   g go to offset   n/p next/previous unit   e export   tab next pane   ? help   q quit"
 
 
@@ -113,6 +114,7 @@ class ViewApp(App[int]):
         self._echo: Node | None = None  # tree cursor moved by us: do not move the hex back
         self._resume: tuple[str, int, int] | None = None  # a search that ran out of time
         self._pending_goto: int | None = None  # an offset the background framing has not reached
+        self._settle: Any = None  # the timer that shows the unit the list cursor rests on
 
     # ------------------------------------------------------------------ layout
 
@@ -252,8 +254,13 @@ class ViewApp(App[int]):
 
     @on(UnitList.Chosen)
     def _unit_chosen(self, event: UnitList.Chosen) -> None:
-        if event.index == self.query_one(UnitList).cursor:  # else the cursor moved on already
-            self.show_unit(event.index)
+        """Show the unit under the list cursor once the cursor rests (``SETTLE`` seconds), so
+        scrolling through a long list decodes only where it stops."""
+        if self._settle is not None:
+            self._settle.stop()
+        units = self.query_one(UnitList)
+        self._settle = self.set_timer(SETTLE, lambda: self.show_unit(units.cursor))
+        self._status(f"unit {units.cursor + 1}")
 
     @on(OptionList.OptionSelected, "#problems")
     def _problem_chosen(self, event: OptionList.OptionSelected) -> None:

@@ -147,15 +147,22 @@ def test_a_queue_dumps_units_and_the_unit_list() -> None:
         units = app.query_one(UnitList)
         units.focus()
         await pilot.press("down")
-        await pilot.pause()
+        await pilot.pause(0.4)  # the unit is shown once the cursor rests
         got.append((app.index, app.loaded.unit.attrs["message"], app.loaded.unit.format))
         await pilot.press("end")
-        await pilot.pause()
+        await pilot.pause(0.4)
         got.append((app.index, len(app.source)))
+        loads = []
+        real = app.source.load
+        app.source.load = lambda i: loads.append(i) or real(i)
+        await pilot.press("home", "down", "down", "down")
+        await pilot.pause(0.4)
+        got.append((app.index, loads))
 
     drive(SAS_QMSG, steps)
     assert got[0] == (1, 2, "sas-attachment")
     assert got[1][0] == got[1][1] - 1 > 2
+    assert got[2] == (3, [3])  # moving through units 0..2 decoded none of them
 
 
 def test_problems_are_listed_and_jump_to_their_offset() -> None:
