@@ -258,9 +258,14 @@ class ViewApp(App[int]):
         scrolling through a long list decodes only where it stops."""
         if self._settle is not None:
             self._settle.stop()
-        units = self.query_one(UnitList)
-        self._settle = self.set_timer(SETTLE, lambda: self.show_unit(units.cursor))
-        self._status(f"unit {units.cursor + 1}")
+        self._settle = self.set_timer(SETTLE, self._show_settled)
+        self._status(f"unit {event.index + 1}")
+
+    def _show_settled(self) -> None:
+        self._settle = None
+        units = self.query(UnitList)
+        if units:  # not when the app is closing
+            self.show_unit(units.first().cursor)
 
     @on(OptionList.OptionSelected, "#problems")
     def _problem_chosen(self, event: OptionList.OptionSelected) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.events import Click
@@ -16,6 +17,8 @@ from textual.strip import Strip
 
 from mqtool.view.hexlines import HexModel
 from mqtool.view.sources import Source
+
+MARKS = {"!": Style(color="red", bold=True), "?": Style(color="yellow")}
 
 
 def _strip(widget: ScrollView, text: Text, width: int) -> Strip:
@@ -56,14 +59,14 @@ class UnitList(ScrollView, can_focus=True):
         width = self.size.width
         if row >= len(self.source):
             return Strip([Segment(" " * width)]).apply_style(self.rich_style)
-        text = Text(self.source.label(row))
-        if text.plain.startswith("!"):
-            text.stylize("red", 0, 1)
-        elif text.plain.startswith("?"):
-            text.stylize("yellow", 0, 1)
+        label = self.source.label(row)[:width].ljust(width)
+        base = self.rich_style
         if row == self.cursor:
-            text.stylize("reverse" if self.has_focus else "on grey30")
-        return _strip(self, text, width)
+            base += Style(reverse=True) if self.has_focus else Style(bgcolor="grey30")
+        mark = MARKS.get(label[:1])
+        if mark is None:
+            return Strip([Segment(label, base)], width)
+        return Strip([Segment(label[:1], base + mark), Segment(label[1:], base)], width)
 
     def set_cursor(self, index: int, announce: bool = True) -> None:
         n = len(self.source)
