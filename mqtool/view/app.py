@@ -11,7 +11,7 @@ import time
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -48,6 +48,7 @@ Press any key to close."""
 
 SEARCH_SECONDS = 2.0  # how long one search may decode later units
 SETTLE = 0.12  # the unit list cursor rests this long before its unit is decoded and shown
+IDLE = 0.4  # background framing waits this long after a key press or a click
 KEYS = " / search   g go to offset   n/p next/previous unit   e export   tab next pane   ? help   q quit"
 
 
@@ -115,6 +116,8 @@ class ViewApp(App[int]):
         self._resume: tuple[str, int, int] | None = None  # a search that ran out of time
         self._pending_goto: int | None = None  # an offset the background framing has not reached
         self._settle: Any = None  # the timer that shows the unit the list cursor rests on
+        self._active = 0.0  # when the user last pressed a key or a mouse button
+        self._grown = 0.0  # when the unit list last grew
 
     # ------------------------------------------------------------------ layout
 
@@ -146,10 +149,22 @@ class ViewApp(App[int]):
             self._indexer = self.set_interval(0.1, self._index_more)
         self._status()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self._active = time.monotonic()
+        await super().on_event(event)
+
     def _index_more(self) -> None:
-        """A slice of background framing (more while a go-to waits for its offset)."""
+        """A slice of background framing (more while a go-to waits for its offset), paused
+        while the user is typing or scrolling; the list grows twice a second."""
         pending = self._pending_goto
+        now = time.monotonic()
+        if pending is None and now - self._active < IDLE:
+            return
         self.source.advance(0.08 if pending is not None else 0.04)
+        if now - self._grown < 0.5 and not self.source.done and pending is None and self.index >= 0:
+            return
+        self._grown = now
         self.query_one(UnitList).grow()
         if self.index < 0 and len(self.source):
             self.show_unit(0)
