@@ -212,7 +212,7 @@ class ViewApp(App[int]):
                              [Option("no errors or problems", disabled=True)])
         self._problems = [p for _, p in listed]
         self.selected = root
-        self.hex.highlight(root.start, root.end)
+        self.hex.unhighlight()  # the whole unit: nothing singled out
         self._status()
 
     def _add_tree(self, parent: Any, node: Node, expand: bool) -> None:
@@ -229,7 +229,10 @@ class ViewApp(App[int]):
     def select(self, node: Node, *, move_cursor: bool = True, sync_tree: bool = True) -> None:
         """Select a node: highlight its bytes, put the hex cursor on its first byte."""
         self.selected = node
-        self.hex.highlight(node.start, node.end)
+        if node is self.root:
+            self.hex.unhighlight()
+        else:
+            self.hex.highlight(node.start, node.end)
         if move_cursor and node.length > 0:
             self.hex.place(node.start)
         if sync_tree:

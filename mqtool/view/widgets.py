@@ -146,7 +146,11 @@ class HexView(ScrollView, can_focus=True):
         return _strip(self, m.line(row, self.selected, self.cursor), width)
 
     def highlight(self, start: int, end: int) -> None:
-        self.selected = (start, end)
+        self.selected = (start, end) if end > start else None
+        self.refresh()
+
+    def unhighlight(self) -> None:
+        self.selected = None
         self.refresh()
 
     def place(self, offset: int, announce: bool = False) -> None:
