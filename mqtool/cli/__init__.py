@@ -64,6 +64,8 @@ TOP = {
                 "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
     "messages": ("mqtool.cli.messages:messages",
                  "List the messages of queue dumps; filter; convert."),
+    "view": ("mqtool.cli.view:view",
+             "Explore units interactively: unit list, field tree, linked hex."),
 }
 
 
