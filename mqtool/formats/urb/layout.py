@@ -344,16 +344,6 @@ class Urb:
     ELEMENT: Layout
 
 
-# where the walker peeks before it knows the variant: offsets from the URBH declaration
-URBHLEN_AT, URBHVERS_AT, URBHBORD_AT, URBHLENT_AT = (
-    _urbh(Variant()).offset_of(n) for n in ("urbhlen", "urbhvers", "urbhbord", "urbhlent"))
-
-
-def _at(el: Element, name: str) -> int:
-    """Absolute offset of a field of a decoded element (for problems that point at it)."""
-    return next((sp.start for sp in el.spans if sp.name == name), el.offset)
-
-
 @lru_cache(maxsize=32)
 def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
     """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
@@ -363,7 +353,157 @@ def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
                _urbg(v), _element(v))
 
 
-ELEMENT_TYPES = ("URBI", "URBS", "URBT", "URBR", "URBD", "URBE", "URBC", "URBU", "URBF")
+# --------------------------------------------------------------------------- composition
+#
+# How the declared records compose into a message, as data: the span walker (decode.py),
+# the columnar walker (bulk.py) and the builder (build.py) read these tables.
+
+
+@dataclass(frozen=True)
+class Trailing:
+    """The data after an element's fixed part, located by two fields of the element:
+    ``start`` holds its offset from the element start (URBDLENH), ``length`` its length
+    (URBDLEND). With ``tolerated`` (URBS: URBSLENH may be 0), the data is always read from
+    the fixed part's end and ``start`` may also hold one of those values.
+    """
+
+    name: str  # the data's name in listings, JSON, columns (urbddata)
+    start: str
+    length: str
+    tolerated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A run of records inside an element's data: the URBGs of a URBF (``count`` x ``size``
+    from fields), or the ISN list after an INST URBI (items until the data ends, each a
+    single ISN or, when it starts with ``marker``, a range)."""
+
+    name: str  # path component of each item (urbg, isn)
+    layouts: tuple[str, ...]  # Urb attributes: the item, and the marked alternative
+    count: str | None = None  # field of the parent: number of items
+    size: str | None = None  # field of the parent: size of each item
+    marker: int | None = None  # first fullword choosing the second layout
+
+
+@dataclass(frozen=True)
+class ElementRule:
+    """One element type: its eyecatcher, layout(s), length field and what follows it.
+
+    ``fixed``: its length field must equal the layout's size (several layouts: one per
+    accepted length, URBT 112 / 128); otherwise the layout's size is a minimum and the
+    rest is ``trailing`` data, possibly a ``repeat``.
+    """
+
+    type: str
+    length: str
+    layouts: tuple[str, ...]
+    fixed: bool
+    trailing: Trailing | None = None
+    repeat: Repeat | None = None
+
+    def layout(self, lay: Urb, length: int | None = None) -> Layout:
+        """The layout of this element in variant ``lay`` (by ``length`` when there are
+        several; the first, the oldest generation, when none fits)."""
+        if len(self.layouts) > 1 and length is not None:
+            for name in self.layouts:
+                layout = getattr(lay, name)
+                if layout.size == length:
+                    return layout
+        return getattr(lay, self.layouts[0])
+
+    def sizes(self, lay: Urb) -> tuple[int, ...]:
+        return tuple(getattr(lay, n).size for n in self.layouts)
+
+
+ISN_LIST = Repeat("isn", ("ISN", "ISNRANGE"), marker=ISN_RANGE)
+URBG_TABLE = Repeat("urbg", ("URBG",), count="urbfcntg", size="urbfleng")
+
+ELEMENTS: dict[str, ElementRule] = {r.type: r for r in (
+    ElementRule("URBI", "urbilen", ("URBI",), False, Trailing("urbidata", "urbilenh", "urbilend"),
+                ISN_LIST),
+    ElementRule("URBS", "urbslen", ("URBS",), False, Trailing("urbsdata", "urbslenh", "urbslend", (0,))),
+    ElementRule("URBT", "urbtlen", ("URBT112", "URBT"), True),
+    ElementRule("URBR", "urbrlen", ("URBR",), True),
+    ElementRule("URBD", "urbdlen", ("URBD",), False, Trailing("urbddata", "urbdlenh", "urbdlend")),
+    ElementRule("URBE", "urbelen", ("URBE",), True),
+    ElementRule("URBC", "urbclen", ("URBC",), True),
+    ElementRule("URBU", "urbulen", ("URBU",), True),
+    ElementRule("URBF", "urbflen", ("URBF",), False, Trailing("urbgs", "urbflenh", "urbflend"),
+                URBG_TABLE),
+)}
+
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count a parent element keeps of the elements that follow it: ``field`` of each
+    ``parent`` counts the ``child`` elements up to the next parent or a ``closers``
+    element. While the parent's ``continued`` flag is Y the count runs on in the next
+    message; a ``breaks`` element (a continuation) makes it uncheckable."""
+
+    field: str
+    parent: str
+    child: str
+    closers: tuple[str, ...]
+    continued: str | None = None
+    breaks: tuple[str, ...] = ()
+
+
+# in the order a parent closes them: the inner count first
+COUNTS: tuple[Count, ...] = (
+    Count("urbrdcnt", "URBR", "URBD", ("URBT", "URBE")),
+    Count("urbtrcnt", "URBT", "URBR", ("URBE",), continued="urbtcont", breaks=("URBC",)),
+)
+
+# URBH fields with one right value, and the field that chains messages back to back
+HEADER_CONSTANTS = {"urbhvers": URBHVER1, "urbhbord": 1}
+HEADER_LENGTH, MESSAGE_LENGTH = "urbhlen", "urbhlent"
+
+
+def computed_fields() -> dict[str, str]:
+    """Every field the builder computes unless given, and from what (for errors, docs)."""
+    out = {HEADER_LENGTH: "the URBH size", MESSAGE_LENGTH: "the message length",
+           **{k: "constant" for k in HEADER_CONSTANTS}}
+    for r in ELEMENTS.values():
+        out[r.length] = "the element length"
+        if r.trailing is not None:
+            if r.trailing.start:
+                out[r.trailing.start] = "the fixed part's size"
+            out[r.trailing.length] = "the data length"
+        if r.repeat is not None and r.repeat.count:
+            out[r.repeat.count] = "the number of items"
+            out[r.repeat.size] = "the item size"  # type: ignore[index]
+    out.update({c.field: f"the number of {c.child}s" for c in COUNTS})
+    return out
+
+
+COMPUTED = computed_fields()
+
+
+# where the walkers peek before they know the variant: offsets and sizes from the declarations
+_URBH0, _ELEMENT0 = _urbh(Variant()), _element(Variant())
+URBHLEN_AT, URBHVERS_AT, URBHBORD_AT, URBHLENT_AT = (
+    _URBH0.offset_of(n) for n in ("urbhlen", "urbhvers", "urbhbord", "urbhlent"))
+EYE_LEN = _URBH0.field("urbheye").size or 0
+BORD_LEN = _URBH0.field("urbhbord").size or 0
+WORD = _URBH0.field("urbhlent").size or 0  # a fullword length field
+HEADER_PEEK = URBHLENT_AT + WORD  # the URBH bytes the header walk reads
+ELEMENT_LEN_AT = _ELEMENT0.offset_of("len")  # every element: eyecatcher, then its length
+ELEMENT_HEAD = _ELEMENT0.size or 0  # 8: the least an element can be
+
+
+def field_at(lay: Urb, etype: str, name: str) -> int:
+    """Offset of field ``name`` in element ``etype`` (its first layout)."""
+    return ELEMENTS[etype].layout(lay).offset_of(name)
+
+
+def _at(el: Element, name: str) -> int:
+    """Absolute offset of a field of a decoded element (for problems that point at it)."""
+    return next((sp.start for sp in el.spans if sp.name == name), el.offset)
+
+
+ELEMENT_TYPES = tuple(ELEMENTS)
 
 
 # --------------------------------------------------------------------------- detection
