@@ -38,6 +38,7 @@ from mqtool.formats.urb.layout import (
     DEFAULT_ASCII,
     DEFAULT_EBCDIC,
     FORMAT,
+    ISN_LIST,
     ISN_RANGE,
     URBHL,
     URBHVER1,
@@ -617,21 +618,21 @@ def check_isn_list(items: Sequence[int | tuple[int, int]], prefix: str = "urbi[0
 
 
 def _unpack_isns(req: Request, raw: bytes, prefix: str) -> list[int | tuple[int, int]]:
-    bo = "big" if req.big else "little"
+    """An ISN list as decoded (``decode --json`` data), item by item (``ISN_LIST``)."""
+    lay = layouts(req.big, req.cp)
+    single, ranged = (getattr(lay, n) for n in ISN_LIST.layouts)
+    marker = ISN_LIST.marker.to_bytes(single.size, "big" if req.big else "little")  # type: ignore[union-attr]
     items: list[int | tuple[int, int]] = []
     i = 0
     while i < len(raw):
-        word = raw[i:i + 4]
-        if len(word) < 4:
-            raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN list length is not a multiple of 4")
-        if word == b"\xff\xff\xff\xff":
-            if len(raw) - i < 12:
-                raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN range cut short")
-            items.append((int.from_bytes(raw[i + 4:i + 8], bo), int.from_bytes(raw[i + 8:i + 12], bo)))
-            i += 12
-        else:
-            items.append(int.from_bytes(word, bo))
-            i += 4
+        is_range = raw[i:i + single.size] == marker
+        layout = ranged if is_range else single
+        if len(raw) - i < layout.size:
+            raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN range cut short" if is_range
+                        else f"ISN list length is not a multiple of {single.size}")
+        v = layout.values(raw, i)
+        items.append((v["urbiisn1"], v["urbiisn2"]) if is_range else v["urbiisn"])
+        i += layout.size
     return items
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError
@@ -210,7 +211,7 @@ class _Walk:
         self.stop_at_urbh = stop_at_urbh
         self.counts: Counter[str] = Counter()
         self.acod = 0  # urbtacod of the current URBT: code page of the URBD images
-        self.open: dict[str, list] = {}  # count field -> [parent element, layout, counted or -1]
+        self.open: dict[str, _Open] = {}  # count field -> the parent counting
         self.request_types: list[tuple[str, int]] = []
 
     # -- helpers --------------------------------------------------------------------
@@ -437,7 +438,8 @@ class _Walk:
                 break
             if is_range:
                 item = parse_range(data, pos, prefix=ipre, fmt=FORMAT)
-                items.append([item.spans[1].value, item.spans[2].value])
+                _marker, first, last = (sp.value for sp in item.spans)
+                items.append([first, last])
             else:
                 item = parse_single(data, pos, prefix=ipre, fmt=FORMAT)
                 items.append(item.spans[0].value)
@@ -511,19 +513,19 @@ class _Walk:
         for c in COUNTS:
             state = self.open.get(c.field)
             if etype in c.breaks and state is not None:
-                state[2] = -1
+                state.n = -1
             if etype == c.parent or etype in c.closers:
                 self._close(c, ended=etype in c.closers)
-            elif etype == c.child and state is not None and state[2] >= 0:
-                state[2] += 1
+            elif etype == c.child and state is not None and state.n >= 0:
+                state.n += 1
             if etype == c.parent:
-                self.open[c.field] = [el, layout, 0]
+                self.open[c.field] = _Open(el, layout)
 
     def _close(self, c: Count, ended: bool = False) -> None:
         state = self.open.pop(c.field, None)
         if state is None:
             return
-        el, layout, n = state
+        el, layout, n = state.el, state.layout, state.n
         if n < 0:
             return
         v = _values(layout, el)
@@ -546,6 +548,16 @@ class _Walk:
             _rt, at = self.request_types[0]
             self.problem("urbi.urbirt", at, f"the URBIs mix request types ({', '.join(sorted(kinds))}); "
                                             "the server answers response 131 subcode 57")
+
+
+@dataclass
+class _Open:
+    """A parent element whose count (COUNTS) is running: ``n`` children so far, -1 when a
+    continuation made it uncheckable."""
+
+    el: Element
+    layout: Layout
+    n: int = 0
 
 
 COUNT_WORDS = {"urbrdcnt": "urbrdcnt says {want} URBDs, {n} follow",
