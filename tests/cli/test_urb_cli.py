@@ -274,3 +274,55 @@ def test_library_api_build_and_identify() -> None:
     assert (best.format, best.options) == ("urb", {"codepage": "latin-1", "byte_order": "little"})
     units = api.decode("urb", seed_bytes("urb/status.reply.dump"), codepage="500")
     assert units[0].attrs["codepage"] == "cp500"
+
+
+# --------------------------------------------------------------------------- extract urb
+# (the command objects; ``mqtool extract urb`` loads them into the extract group)
+
+
+def _extract(*args: str):  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from mqtool.cli.urb import extract_urb
+
+    return CliRunner().invoke(extract_urb, list(args), standalone_mode=False, catch_exceptions=True)
+
+
+def test_extract_urb_writes_the_tables_and_a_summary(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = _extract(str(TESTDATA / "urb" / "inst-color.data.dump"),
+                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out), "--summary")
+    assert res.return_value == 0, res.output
+    assert res.output.splitlines()[:7] == [
+        "messages              2 rows", "transactions          1 rows", "records               3 rows",
+        "images                3 rows", "status                1 rows", "errors                0 rows",
+        "changes               3 rows"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"{t}.parquet" for t in ("messages", "transactions", "records", "images", "status", "errors",
+                                  "changes")] + ["_summary.json"])
+    info = json.loads((out / "_summary.json").read_text())
+    assert info["rows"]["changes"] == 3 and info["mode"] == "PERMISSIVE"
+
+
+def test_extract_urb_damage_exits_2_and_failfast_writes_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "bad.bin"
+    src.write_bytes(seed_bytes("urb/status.reply.dump") + b"\x00" * 10)
+    res = _extract(str(src), "-o", str(tmp_path / "p"), "--to", "jsonl")
+    assert res.return_value == 2
+    rows = [json.loads(x) for x in (tmp_path / "p" / "errors.jsonl").read_text().splitlines()]
+    assert [(r["offset"], r["path"]) for r in rows] == [(192, "urbh.urbheye")]
+    res = _extract(str(src), "-o", str(tmp_path / "f"), "--mode", "failfast")
+    from mqtool.errors import DecodeError
+
+    assert isinstance(res.exception, DecodeError) and res.exception.status == 2
+    assert list((tmp_path / "f").iterdir()) == []
+
+
+def test_extract_urb_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    from mqtool.io.outputs import OutputExistsError
+
+    color = str(TESTDATA / "urb" / "inst-color.data.dump")
+    assert _extract(color, "-o", str(tmp_path)).return_value == 0
+    again = _extract(color, "-o", str(tmp_path))
+    assert isinstance(again.exception, OutputExistsError)
+    assert _extract(color, "-o", str(tmp_path), "--force").return_value == 0

@@ -677,12 +677,14 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
             if last.errors and last.offset > regular_end:  # the walk stopped here: resynchronise
                 stop = resync(view, last.offset)
                 last.length = stop - last.offset
+                if stop < len(view):
+                    _resynced(last, part.base + pos + stop)
         spans = span_tables(irregular, file, part.base + pos, msgs, _shift(dump, pos))
         for etype, t in spans.items():
             tables.setdefault(etype, []).append(t)
         for u in irregular:
             for p in u.errors:
-                first = view[u.offset:u.offset + FIRST_BYTES]
+                first = view[u.offset:u.offset + min(u.length, FIRST_BYTES)]
                 d = dump(pos + u.offset) if dump else (None,)
                 errors.append({"file": file, "offset": part.base + pos + p.offset,
                                "msg": msgs + int(u.attrs.get("msg", 0)), "dump_message": d[0],
@@ -719,6 +721,17 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
         writers.write(name, t)
         summary.rows[name] += t.num_rows
     return msgs
+
+
+def _resynced(unit: Decoded, nxt: int) -> None:
+    """Say where reading went on after a stretch that is no message (its errors' reasons
+    spoke of everything after it)."""
+    from mqtool.model import Problem
+
+    unit.errors = [Problem(p.path, p.offset,
+                           (f"{unit.length} bytes are not a URB message" if p.path == "urbh.urbheye"
+                            else p.reason) + f"; reading resumes at the next message, offset {nxt}")
+                   for p in unit.errors]
 
 
 def _shift(dump: Callable[[int], Any] | None, pos: int) -> Callable[[int], Any] | None:
