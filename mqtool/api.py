@@ -9,9 +9,12 @@ module that owns the work, so this file stays a map of what mqtool can do.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqtool.model import Decoded
+
+if TYPE_CHECKING:
+    from mqtool.formats.urb.extract import Summary as ExtractSummary
 
 
 def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
@@ -61,3 +64,12 @@ def extract(*args: Any, **kwargs: Any) -> Any:
     from mqtool.formats.csq1logp.extract import extract as _extract
 
     return _extract(*args, **kwargs)
+
+
+def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
+                force: bool = False) -> ExtractSummary:
+    """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
+    in ``outdir``; returns the ``formats.urb.extract.Summary``."""
+    from mqtool.formats.urb.extract import extract as _extract
+
+    return _extract(paths, outdir, fmt=fmt, mode=mode, force=force)

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -60,6 +60,15 @@ PROVENANCE = [("file", pa.string()), ("offset", pa.int64()), ("msg", pa.int64())
 
 
 # --------------------------------------------------------------------------- schemas
+
+
+class Provenance(NamedTuple):
+    """Which queue-dump message a row came from (all None for raw streams)."""
+
+    message: int | None = None
+    msgtype: int | None = None
+    correlid: str | None = None
+
 
 
 def _field_columns(layout: Layout) -> list[tuple[str, pa.DataType, str, str | None]]:
@@ -133,7 +142,7 @@ def _micros(raw: int) -> int | None:
 
 
 def column_tables(data: bytes, file: str, base: int = 0, msg_base: int = 0,
-                  dump: Callable[[int], tuple[int | None, int | None, str | None]] | None = None,
+                  dump: Callable[[int], Provenance] | None = None,
                   ) -> tuple[dict[str, pa.Table], list[Decoded]]:
     """Element tables of ``data`` from the columnar walker (``TYPES`` it takes), and the
     messages it left to the span decoder. ``base``: file offset of ``data``; ``dump(offset)``
@@ -153,7 +162,7 @@ def column_tables(data: bytes, file: str, base: int = 0, msg_base: int = 0,
             "msg": pa.compute.add(table.column("msg").cast(pa.int64()), msg_base),
         }
         provenance = [dump(o) for o in offs.to_pylist()] if dump else None
-        arrays["dump_message"] = pa.array([p[0] for p in provenance] if provenance else [None] * n,
+        arrays["dump_message"] = pa.array([p.message for p in provenance] if provenance else [None] * n,
                                           pa.int64())
         for f in sch:
             if f.name in arrays:
@@ -164,7 +173,7 @@ def column_tables(data: bytes, file: str, base: int = 0, msg_base: int = 0,
                 m = cols.messages
                 arrays[f.name] = m.column(f.name).cast(f.type)  # type: ignore[union-attr]
             elif etype == "URBH" and f.name in ("msgtype", "correlid") and provenance:
-                arrays[f.name] = pa.array([p[1 if f.name == "msgtype" else 2] for p in provenance],
+                arrays[f.name] = pa.array([getattr(p, f.name) for p in provenance],
                                           f.type)
             else:
                 arrays[f.name] = pa.nulls(n, f.type)
@@ -174,14 +183,14 @@ def column_tables(data: bytes, file: str, base: int = 0, msg_base: int = 0,
 
 
 def span_tables(units: Iterable[Decoded], file: str, base: int = 0, msg_base: int = 0,
-                dump: Callable[[int], tuple[int | None, int | None, str | None]] | None = None,
+                dump: Callable[[int], Provenance] | None = None,
                 ) -> dict[str, pa.Table]:
     """The same element tables from span-decoded units (complete elements only; a message
     with errors keeps its complete elements, its URBH row says what went wrong)."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for k, unit in enumerate(units):
         msg = unit.attrs.get("msg", k)
-        prov = dump(unit.offset) if dump else (None, None, None)
+        prov = dump(unit.offset) if dump else Provenance()
         for el in unit.elements:
             if el.type not in ELEMENT_TABLES and el.type not in ("URBC", "URBE"):
                 continue
@@ -190,7 +199,7 @@ def span_tables(units: Iterable[Decoded], file: str, base: int = 0, msg_base: in
             if any(f.name not in spans for f in layout.fields if f.kind != RESERVED):
                 continue  # a partial element: its message's error row says why
             row: dict[str, Any] = {"file": file, "offset": el.offset + base, "msg": msg + msg_base,
-                                   "dump_message": prov[0]}
+                                   "dump_message": prov.message}
             for name, _t, kind, fname in _field_columns(layout):
                 s = spans[fname]  # type: ignore[index]
                 if kind == STCK:
@@ -203,7 +212,8 @@ def span_tables(units: Iterable[Decoded], file: str, base: int = 0, msg_base: in
                     row[name] = s.value
             if el.type == "URBH":
                 row.update(length=unit.length, codepage=unit.attrs.get("codepage"),
-                           byte_order=unit.attrs.get("byte_order"), msgtype=prov[1], correlid=prov[2],
+                           byte_order=unit.attrs.get("byte_order"), msgtype=prov.msgtype,
+                           correlid=prov.correlid,
                            error=unit.errors[0].describe() if unit.errors else None)
             if el.type == "URBD":
                 row["urbddata"] = el.data if el.data is not None else b""
@@ -319,16 +329,16 @@ class Part:
     bodies: list[tuple[int, int, int | None, str | None]] = field(default_factory=list)
     # (start in data, dump message number, MsgType, CorrelId hex) of each dump body
 
-    def dump(self) -> Callable[[int], tuple[int | None, int | None, str | None]] | None:
+    def dump(self) -> Callable[[int], Provenance] | None:
         if not self.bodies:
             return None
         import bisect
 
         starts = [b[0] for b in self.bodies]
 
-        def where(offset: int) -> tuple[int | None, int | None, str | None]:
-            b = self.bodies[bisect.bisect_right(starts, offset) - 1]
-            return b[1], b[2], b[3]
+        def where(offset: int) -> Provenance:
+            _start, *where = self.bodies[bisect.bisect_right(starts, offset) - 1]
+            return Provenance(*where)
 
         return where
 
@@ -685,9 +695,9 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
         for u in irregular:
             for p in u.errors:
                 first = view[u.offset:u.offset + min(u.length, FIRST_BYTES)]
-                d = dump(pos + u.offset) if dump else (None,)
+                d = dump(pos + u.offset) if dump else Provenance()
                 errors.append({"file": file, "offset": part.base + pos + p.offset,
-                               "msg": msgs + int(u.attrs.get("msg", 0)), "dump_message": d[0],
+                               "msg": msgs + int(u.attrs.get("msg", 0)), "dump_message": d.message,
                                "path": p.path, "reason": p.reason, "first_bytes": first.hex().upper()})
         n_msgs = (cols["URBH"].num_rows if "URBH" in cols else 0) + len(irregular)
         msgs += n_msgs
@@ -766,7 +776,7 @@ def _drop(table: pa.Table | None, name: str) -> pa.Table | None:
 def _reason_key(reason: str) -> str:
     """A key for counting errors by reason: the first clause, values replaced by N."""
     clause = re.split(r"[:;(]", reason, maxsplit=1)[0]
-    return re.sub(r"X'[0-9A-Fa-f]*'|'[^']*'|-?\d+", "N", clause).strip() or reason[:60]
+    return re.sub(r"X'[0-9A-Fa-f]*'|'[^']*'|-?\d+", "N", clause).strip() or reason
 
 
 def check_codepage(name: str) -> str:
