@@ -140,15 +140,19 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
     if from_file:
         from mqtool.io.inputs import read_text
 
-        requests: list[urb_build.Request | None] = list(urb_build.load_requests(read_text(from_file)))
+        requests: list = list(urb_build.load_requests(read_text(from_file)))
     else:
         requests = [None]
     built = []
+    header = {"sender": sender, "msnr": msnr, "stck": stck}
+    message = {"encoding": encoding, "codepage": codepage, "byte_order": byte_order, "align": align}
+    kind = urb_build.REQUEST_TYPES[rtype.lower()] if rtype else None
     for req in requests:
-        r = urb_build.apply_options(req, urb_build.REQUEST_TYPES[rtype.lower()] if rtype else None, per_urbi,
-                             {"sender": sender, "msnr": msnr, "stck": stck},
-                             {"encoding": encoding, "codepage": codepage, "byte_order": byte_order,
-                              "align": align}, isn)
+        if isinstance(req, urb_build.Message):  # a status or data message (decode --json)
+            m = urb_build.apply_message_options(req, kind, per_urbi, header, message, isn)
+            built.append((m, urb_build.build_message(m)))
+            continue
+        r = urb_build.apply_options(req, kind, per_urbi, header, message, isn)
         for w in urb_build.validate(r):
             env.error(f"warning: {w}")
         built.append((r, urb_build.build_request(r)))

@@ -32,8 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqtool.codepages import codec_name, is_ebcdic
+from mqtool.codepages import is_ebcdic
 from mqtool.errors import BuildError
+from mqtool.formats.urb.compose import Message, Refusals, build_message
+from mqtool.formats.urb.compose import from_decoded as compose_from_decoded
 from mqtool.formats.urb.layout import (
     DEFAULT_ASCII,
     DEFAULT_EBCDIC,
@@ -43,6 +45,7 @@ from mqtool.formats.urb.layout import (
     URBHL,
     URBHVER1,
     URBIL,
+    codepage_of,
     layouts,
 )
 from mqtool.formats.urb.meanings import ECS, ecs_codec
@@ -63,6 +66,7 @@ HEADER_FIELDS = {"sender": "urbhname", "msnr": "urbhmsnr", "stck": "urbhtime", "
                  "rpni": "urbhrpni"}
 OPTION_OF.update({f: f"--{o}" for o, f in HEADER_FIELDS.items()})
 MESSAGE_KEYS = ("encoding", "codepage", "byte_order", "align")
+REQUEST_ELEMENTS = {"URBH", "URBI", "ISNLIST"}  # decode --json of these is a request
 # fields decode --json carries that the builder computes
 COMPUTED = {"urbheye", "urbhlen", "urbhvers", "urbhbord", "urbhlent", "urbieye", "urbilenh",
             "urbilend"}
@@ -126,7 +130,7 @@ class Request:
     @property
     def cp(self) -> str:
         if self.codepage:
-            return codec_name(self.codepage)
+            return codepage_of(self.codepage)
         return DEFAULT_ASCII if self.encoding == "ascii" else DEFAULT_EBCDIC
 
     @property
@@ -192,7 +196,7 @@ def request_type(value: str) -> str:
 # --------------------------------------------------------------------------- descriptions
 
 
-def load_requests(text: str) -> list[Request]:
+def load_requests(text: str) -> list[Request | Message]:
     """Messages described in ``text``: one JSON document, JSON lines (``decode --json``
     output: one message per line), or YAML (one message per document, or a list)."""
     docs: list[tuple[str, Any]] = []
@@ -214,7 +218,7 @@ def load_requests(text: str) -> list[Request]:
             except yaml.YAMLError as e:
                 raise BuildError(FORMAT, "", f"the request file is neither JSON nor YAML: "
                                              f"{str(e).splitlines()[0]}") from None
-    out: list[Request] = []
+    out: list[Request | Message] = []
     for where, doc in docs:
         items = doc if isinstance(doc, list) else [doc]
         for k, item in enumerate(items):
@@ -225,7 +229,7 @@ def load_requests(text: str) -> list[Request]:
     return out
 
 
-def from_mapping(obj: Any, where: str = "") -> Request:
+def from_mapping(obj: Any, where: str = "") -> Request | Message:
     """A request description, or one decoded message (``decode urb --json``)."""
     if not isinstance(obj, Mapping):
         raise _fail(Request(where=where), "", f"a message is described by a mapping, not "
@@ -319,24 +323,42 @@ def _hex(value: Any) -> bytes:
         raise ValueError(f"{value!r} is not hex (pairs of 0-9 A-F)") from None
 
 
-def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
+def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
+    """A decoded request (URBH, URBIs) as a ``Request`` (validated as one); any other
+    message as a ``compose.Message``."""
     req = Request(where=where)
     if obj.get("format") not in (None, FORMAT):
         raise _fail(req, "format", f"this is {obj.get('format')!r} output, not a URB message")
-    if obj.get("errors"):
-        first = obj["errors"][0]
+    if not isinstance(obj.get("elements"), list):
+        raise _fail(req, "elements", "must be a list of elements")
+    errors = obj.get("errors") or []
+    if not isinstance(errors, list):
+        raise _fail(req, "errors", "must be a list")
+    kinds = {el.get("type") if isinstance(el, Mapping) and isinstance(el.get("type"), str) else None
+             for el in obj["elements"]}
+    if not errors and not kinds <= REQUEST_ELEMENTS:
+        return compose_from_decoded(obj, where)
+    if errors:
+        first = errors[0]
         raise _fail(req, "", "the decoded message has errors (first: "
                              f"{first.get('reason') if isinstance(first, Mapping) else first}); "
                              "only a cleanly decoded request can be rebuilt")
     cp = obj.get("codepage")
+    if cp is not None and not isinstance(cp, str):
+        raise _fail(req, "codepage", f"{cp!r} is not a code page name")
     if cp:
-        req.codepage = str(cp)
-        req.encoding = "ebcdic" if is_ebcdic(str(cp)) else "ascii"
+        try:
+            req.encoding = "ebcdic" if is_ebcdic(codepage_of(cp)) else "ascii"
+        except LookupError as e:
+            raise _fail(req, "codepage", str(e).strip("'\"")) from None
+        req.codepage = cp
     req.byte_order = str(obj.get("byte_order", "big"))
     seen_header = False
     for i, el in enumerate(obj["elements"]):
         kind = el.get("type") if isinstance(el, Mapping) else None
         fields = el.get("fields", {}) if isinstance(el, Mapping) else {}
+        if not isinstance(fields, Mapping):
+            raise _fail(req, f"elements[{i}].fields", "must be a mapping of field names to values")
         if kind == "URBH":
             seen_header = True
             for name, value in fields.items():
@@ -350,7 +372,10 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
                 elif name not in COMPUTED and not name.endswith("_hex"):
                     u.values[name] = value
             if el.get("data"):
-                u.raw = _hex(el["data"])
+                try:
+                    u.raw = _hex(el["data"])
+                except ValueError as e:
+                    raise _fail(req, f"elements[{i}].data", str(e)) from None
             req.urbis.append(u)
         elif kind == "ISNLIST" and req.urbis:
             req.urbis[-1].raw_is_isn_list = True
@@ -413,12 +438,47 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
             if key == "stck":
                 req.header.pop("urbhtime_hex", None)
     if (message.get("encoding") and not message.get("codepage") and req.codepage
-            and is_ebcdic(codec_name(req.codepage)) != (message["encoding"] == "ebcdic")):
+            and is_ebcdic(codepage_of(req.codepage)) != (message["encoding"] == "ebcdic")):
         req.codepage = None  # --encoding overrides the file's code page of the other kind
     for key, value in message.items():
         if value is not None:
             _set_message(req, key, value)
     return req
+
+
+def apply_message_options(msg: Message, rtype: str | None, per_urbi: Mapping[str, Sequence[Any]],
+                          header: Mapping[str, Any], message: Mapping[str, Any],
+                          isns: Sequence[str] = ()) -> Message:
+    """Command-line options over a message that is not a request (``--from`` a status or
+    data message): the variant and the URBH fields; request options are refused, all at once."""
+    bad = Refusals(msg.where)
+    kinds = sorted({p.type for p in msg.elements})
+    what = f"the message is {', '.join(kinds)}, not a request"
+    if rtype:
+        bad.add("urbi.urbirt", f"a request type ({rtype}) is given, but {what}")
+    for key, values in per_urbi.items():
+        if values:
+            bad.add(f"--{key.replace('_', '-')}", f"a request option, but {what}")
+    if isns:
+        bad.add("--isn", f"a request option, but {what}")
+    if message.get("align") is not None:
+        bad.add("--align", f"pads selection data, but {what}")
+    bad.raise_any()
+    for key, value in header.items():
+        if value is not None:
+            msg.header[HEADER_FIELDS.get(key, key)] = value
+            if key == "stck":
+                msg.header.pop("urbhtime_hex", None)
+    if message.get("encoding") and not message.get("codepage") and msg.codepage \
+            and is_ebcdic(codepage_of(msg.codepage)) != (message["encoding"] == "ebcdic"):
+        msg.codepage = None
+    if message.get("encoding"):
+        msg.encoding = message["encoding"]
+    if message.get("codepage"):
+        msg.codepage = message["codepage"]
+    if message.get("byte_order"):
+        msg.byte_order = message["byte_order"]
+    return msg
 
 
 # --------------------------------------------------------------------------- validation
@@ -466,7 +526,7 @@ def _check_message_settings(req: Request) -> None:
         raise _fail(req, "encoding", f"{req.encoding!r} is neither ebcdic nor ascii")
     if req.codepage:
         try:
-            cp = codec_name(req.codepage)
+            cp = codepage_of(req.codepage)
         except LookupError as e:
             raise _fail(req, "codepage", str(e).strip("'\"")) from None
         kind = "ebcdic" if is_ebcdic(cp) else "ascii"
@@ -506,7 +566,7 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
     if name == "urbhtime":
         try:
             return Tod.coerce(value, req.header.get("urbhtime_hex"))
-        except ValueError as e:
+        except (ValueError, TypeError, AttributeError) as e:
             raise _fail(req, label, str(e)) from None
     if name == "urbhtime_hex":
         return value
@@ -704,18 +764,21 @@ def build_request(req: Request) -> bytes:
     return head + b"".join(body)
 
 
-def build(request: Request | Mapping[str, Any] | Iterable[Any]) -> bytes:
+def build(request: Request | Message | Mapping[str, Any] | Iterable[Any]) -> bytes:
     """Validate and build one request (a ``Request``, a description or a decoded message);
     several (a list) are built back to back."""
-    if isinstance(request, Request):
+    if isinstance(request, Request | Message):
         reqs = [request]
     elif isinstance(request, Mapping):
         reqs = [from_mapping(request)]
     else:
-        reqs = [r if isinstance(r, Request) else from_mapping(r, f"item {k}")
+        reqs = [r if isinstance(r, Request | Message) else from_mapping(r, f"item {k}")
                 for k, r in enumerate(request)]
     out = []
     for r in reqs:
+        if isinstance(r, Message):
+            out.append(build_message(r))
+            continue
         validate(r)
         out.append(build_request(r))
     return b"".join(out)

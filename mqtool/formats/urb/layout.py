@@ -344,6 +344,17 @@ class Urb:
     ELEMENT: Layout
 
 
+def codepage_of(name: object) -> str:
+    """The codec of a code page named in user input; LookupError for anything that is not
+    one (not text, NUL characters, unknown names)."""
+    if not isinstance(name, str) or "\x00" in name:
+        raise LookupError(f"unknown code page {name!r}")
+    try:
+        return codec_name(name)
+    except ValueError:
+        raise LookupError(f"unknown code page {name!r}") from None
+
+
 @lru_cache(maxsize=32)
 def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
     """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
