@@ -83,7 +83,7 @@ def test_edit_a_decoded_request_and_rebuild(in_root: None) -> None:
      "mqtool: urb: urbi[0].isn[1]: ISN 5 is also item 0 (rule 1: no ISN more than once); the server "
      "would answer response 131 subcode 16"),
     (["open", "--dnam", "D", "--fnr", "9"],
-     "mqtool: urb: urbi[0].urbifnr (--fnr): a OPND request does not allow it"),
+     "mqtool: urb: urbi[0].urbifnr (--fnr): an OPND request does not allow it"),
     (["stat", "--snam", "S", "--dbid", "70000"],
      "mqtool: urb: urbi[0].urbidbid (--dbid): 70000 does not fit: the field takes 0..65535"),
     ([], "Error: give a request type (open, close, inst, tran, stat) or --from FILE"),
@@ -326,3 +326,15 @@ def test_extract_urb_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     again = _extract(color, "-o", str(tmp_path))
     assert isinstance(again.exception, OutputExistsError)
     assert _extract(color, "-o", str(tmp_path), "--force").return_value == 0
+
+
+def test_every_refusal_of_a_request_at_once() -> None:
+    """Issue 13: an inst request used to take four tries (--inam, --dbid, --rnam, --dnam)."""
+    res = mq("build-request", "urb", "inst", "--fnr", "4", "--dnam", "OUT9")
+    assert res.status == 1 and res.stdout == b""
+    assert res.stderr.splitlines() == [
+        "mqtool: urb: 4 refusals:",
+        "  urbi[0].urbidnam (--dnam): an INST request does not allow it",
+        "  urbi[0].urbiinam (--inam): an INST request needs it",
+        "  urbi[0].urbidbid (--dbid): an INST request needs it",
+        "  urbi[0].urbirnam (--rnam): an INST request needs it"]

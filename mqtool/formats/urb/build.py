@@ -485,38 +485,71 @@ def apply_message_options(msg: Message, rtype: str | None, per_urbi: Mapping[str
 
 
 def validate(req: Request) -> list[str]:
-    """Refuse what the server would refuse (BuildError); return warnings."""
+    """Refuse what the server would refuse (one BuildError listing every refusal of the
+    message); return warnings."""
     warnings: list[str] = []
+    bad = Refusals(req.where)
+
+    failed = object()
+
+    def attempt(check: Any, *args: Any) -> Any:
+        try:
+            return check(*args)
+        except BuildError as e:
+            path = e.path.removeprefix(f"{req.where}: ") if req.where else e.path
+            bad.add(path if path != req.where else "", e.reason)
+            return failed
+
+    refused: set[str] = set()
+
+    def checked(name: str, value: Any, path: str) -> Any:
+        got = attempt(_check_value, req, name, value, path)
+        if got is failed:  # kept, so no "needs it" follows, and not refused twice
+            refused.add(path)
+            return value
+        return got
+
     _check_message_settings(req)
     if not req.urbis:
         raise _fail(req, "", "a request needs at least one URBI")
     for key, value in list(req.header.items()):
-        req.header[key] = _check_value(req, key, value, f"urbh.{key}")
+        req.header[key] = checked(key, value, f"urbh.{key}")
     types = []
     for i, u in enumerate(req.urbis):
         prefix = f"urbi[{i}]"
         for name, value in list(u.values.items()):
             if name not in OPTION_OF:
-                raise _fail(req, f"{prefix}.{name}", "not a URBI field a request sets")
-            u.values[name] = _check_value(req, name, value, f"{prefix}.{name}")
+                bad.add(f"{prefix}.{name}", "not a URBI field a request sets")
+                continue
+            u.values[name] = checked(name, value, f"{prefix}.{name}")
         rt = request_type(u.values.get("urbirt") or "")
         if not rt:
-            raise _fail(req, f"{prefix}.urbirt", "no request type: give one of open, close, inst, "
-                                                 "tran, stat")
+            bad.add(f"{prefix}.urbirt", "no request type: give one of open, close, inst, tran, stat")
+            continue
         if rt not in ALLOWED:
-            raise _fail(req, f"{prefix}.urbirt", f"{rt!r} is not a request type (open, close, "
-                                                 "inst, tran, stat); give the type on the command "
-                                                 "line to correct it")
+            bad.add(f"{prefix}.urbirt", f"{rt!r} is not a request type (open, close, inst, tran, "
+                                        "stat); give the type on the command line to correct it")
+            continue
         u.values["urbirt"] = rt
         types.append(rt)
-        warnings += _check_type(req, u, rt, prefix)
+        more = attempt(_check_type, req, u, rt, prefix, bad, refused)
+        warnings += more if isinstance(more, list) else []
         if u.isns is not None:
-            check_isn_list(u.isns, prefix, req)
+            attempt(check_isn_list, u.isns, prefix, req)
         elif u.raw is not None and u.raw_is_isn_list:
-            check_isn_list(_unpack_isns(req, u.raw, prefix), prefix, req)
-    _check_message(req, types)
+            items = attempt(_unpack_isns, req, u.raw, prefix)
+            if items is not failed:
+                attempt(check_isn_list, items, prefix, req)
+    if types and not bad.items:
+        attempt(_check_message, req, types)
+    bad.raise_any()
     req.warnings = warnings
     return warnings
+
+
+def article(word: str) -> str:
+    """``a`` or ``an`` before a request type (an INST, an OPND, a TRAN, a STAT)."""
+    return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
 def _check_message_settings(req: Request) -> None:
@@ -573,21 +606,25 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
     raise _fail(req, path, "not a field a request sets")
 
 
-def _check_type(req: Request, u: Urbi, rt: str, prefix: str) -> list[str]:
+def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
+                refused: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     warnings = []
     allowed = ALLOWED[rt] | ALWAYS
+    a = article(rt)
+    before = len(bad.items)
     for name, value in u.values.items():
-        if _is_set(value) and name not in allowed:
+        if _is_set(value) and name not in allowed and f"{prefix}.{name}" not in refused:
             sub = (TRAN_SUBCODE_IF_SET if rt == "TRAN" else SUBCODE_IF_SET).get(name)
             tail = f" (the server answers response 131 subcode {sub})" if sub else ""
-            raise _fail(req, f"{prefix}.{name} ({OPTION_OF[name]})",
-                        f"a {rt} request does not allow it{tail}")
+            bad.add(f"{prefix}.{name} ({OPTION_OF[name]})", f"{a} {rt} request does not allow it{tail}")
     for name in REQUIRED[rt]:
         if not _is_set(u.values.get(name)):
-            raise _fail(req, f"{prefix}.{name} ({OPTION_OF[name]})", f"a {rt} request needs it")
+            bad.add(f"{prefix}.{name} ({OPTION_OF[name]})", f"{a} {rt} request needs it")
+    if len(bad.items) > before:
+        return warnings  # the checks below are about data of fields already refused
     has_data = u.isns is not None or u.selection is not None or u.raw is not None
     if has_data and rt != "INST":
-        raise _fail(req, prefix, f"a {rt} request carries no selection data or ISN list"
+        raise _fail(req, prefix, f"{article(rt)} {rt} request carries no selection data or ISN list"
                                  + (" (subcode 39)" if rt == "TRAN" else ""))
     if u.isns is not None and (u.selection is not None or u.raw is not None):
         raise _fail(req, prefix, "give an ISN list or selection data, not both")
