@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import pyarrow as pa
 
 from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError, EnvError, InputError, MqtoolError
-from mqtool.formats.urb.bulk import HEADERS, HSIZE, decode_columns
+from mqtool.formats.urb.bulk import HEADERS, HSIZE, _chain, decode_columns
 from mqtool.formats.urb.layout import (
     ASCII_URBH,
     EBCDIC_URBH,
@@ -244,8 +245,118 @@ class Stitch:
 
 
 def changes(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
-    """The change rows of one batch's element tables (in stream order), the transaction id
-    of every URBT row and of every URBR row; continued transactions are stitched by ``state``."""
+    """The change rows of one part's element tables (sorted by offset), the transaction id
+    of every URBT row and of every URBR row. Without continuations (no URBC) the joins are
+    vectorised; continued transactions are stitched element by element, across parts by
+    ``state``."""
+    c = tables.get("URBC")
+    if c is not None and c.num_rows:
+        return _changes_stitched(tables, state)
+    return _changes_columnar(tables, state)
+
+
+def _np(table: pa.Table | None, name: str) -> np.ndarray:
+    if table is None:
+        return np.zeros(0, np.int64)
+    return table.column(name).to_numpy().astype(np.int64)
+
+
+def _last_before(keys: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Index of the last ``keys`` value below each ``at`` (-1: none); ``keys`` sorted."""
+    return np.searchsorted(keys, at) - 1
+
+
+def _changes_columnar(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
+    t, r, d, e = (tables.get(k) for k in ("URBT", "URBR", "URBD", "URBE"))
+    t_off, t_msg = _np(t, "offset"), _np(t, "msg")
+    r_off, r_msg = _np(r, "offset"), _np(r, "msg")
+    d_off, d_msg = _np(d, "offset"), _np(d, "msg")
+    e_off = _np(e, "offset")
+    tx_ids = state.transactions + 1 + np.arange(len(t_off))
+    state.transactions += len(t_off)
+    rec_ids = state.records + 1 + np.arange(len(r_off))
+    state.records += len(r_off)
+
+    def owner(child_off: np.ndarray, child_msg: np.ndarray, par_off: np.ndarray, par_msg: np.ndarray,
+              breakers: list[np.ndarray]) -> np.ndarray:
+        """The parent of each child: the last one before it in its message, with no
+        breaking element between them (-1: none)."""
+        k = _last_before(par_off, child_off)
+        ok = k >= 0
+        kk = np.maximum(k, 0)
+        if len(par_off):
+            ok &= par_msg[kk] == child_msg
+            for b in breakers:
+                j = _last_before(b, child_off)
+                ok &= ~((j >= 0) & (b[np.maximum(j, 0)] > par_off[kk])) if len(b) else True
+        return np.where(ok, k, -1)
+
+    r_tx = owner(r_off, r_msg, t_off, t_msg, [e_off])
+    d_rec = owner(d_off, d_msg, r_off, r_msg, [t_off, e_off])
+    d_tx = np.where(d_rec >= 0, r_tx[np.maximum(d_rec, 0)] if len(r_tx) else -1, -1)
+    if t is not None:  # continued transactions stay open for the URBC of a later part
+        cont = np.nonzero(np.asarray(t.column("urbtcont").to_pylist(), object) == "Y")[0]
+        for k in cont.tolist():
+            row = t.slice(k, 1).to_pylist()[0]
+            state.open_tx[(row["urbtsnam"], row["urbttsnr"])] = (int(tx_ids[k]), row)
+            for j in np.nonzero(r_tx == k)[0].tolist():
+                rrow = r.slice(j, 1).to_pylist()[0]  # type: ignore[union-attr]
+                state.last_records[(int(tx_ids[k]), rrow["urbrrsnr"])] = (int(rec_ids[j]), rrow)
+    n = len(d_off)
+    img_ids = state.images + 1 + np.arange(n)
+    state.images += n
+
+    def take(table: pa.Table | None, idx: np.ndarray, name: str, typ: pa.DataType) -> pa.Array:
+        if table is None or not len(idx):
+            return pa.nulls(len(idx), typ)
+        ind = pa.array(np.maximum(idx, 0), mask=idx < 0)
+        return table.column(name).take(ind).cast(typ)
+
+    def ids(values: np.ndarray, idx: np.ndarray) -> pa.Array:
+        if not len(idx):
+            return pa.array([], pa.int64())
+        return pa.array(values[np.maximum(idx, 0)] if len(values) else np.zeros(len(idx), np.int64),
+                        mask=idx < 0, type=pa.int64())
+
+    acod = take(t, d_tx, "urbtacod", pa.int64()).to_pylist()
+    cps = d.column("_codepage").to_pylist() if d is not None and "_codepage" in d.column_names else [None] * n
+    datas = d.column("urbddata").to_pylist() if d is not None else []
+    codecs_ = []
+    texts = []
+    for a, cp, data in zip(acod, cps, datas, strict=True):
+        codec = ecs_codec(a or 0)
+        codec = codec if codec in SINGLE_BYTE else cp or "cp037"
+        codecs_.append(codec)
+        texts.append(data.decode(codec, "replace"))
+    cols = {
+        "file": d.column("file") if d is not None else pa.array([], pa.string()),
+        "offset": d.column("offset") if d is not None else pa.array([], pa.int64()),
+        "msg": d.column("msg") if d is not None else pa.array([], pa.int64()),
+        "dump_message": d.column("dump_message") if d is not None else pa.array([], pa.int64()),
+        "transaction": ids(tx_ids, d_tx),
+        "subscription": take(t, d_tx, "urbtsnam", pa.string()),
+        "dbid": take(t, d_tx, "urbtdbid", pa.int64()),
+        "file_number": take(r, d_rec, "urbrfnr", pa.int64()),
+        "isn": take(r, d_rec, "urbrisn", pa.int64()),
+        "record_type": take(r, d_rec, "urbrtyp", pa.string()),
+        "record_type_meaning": take(r, d_rec, "urbrtyp_meaning", pa.string()),
+        "image_type": d.column("urbdtyp") if d is not None else pa.array([], pa.string()),
+        "image_type_meaning": d.column("urbdtyp_meaning") if d is not None else pa.array([], pa.string()),
+        "transaction_number": take(t, d_tx, "urbttsnr", pa.int64()),
+        "initial_state": take(t, d_tx, "urbtinst", pa.string()),
+        "transaction_time": take(t, d_tx, "urbtttim", TS),
+        "record_time": take(r, d_rec, "urbrtime", TS),
+        "record_number": ids(rec_ids, d_rec),
+        "image_number": pa.array(img_ids, pa.int64()),
+        "image": d.column("urbddata") if d is not None else pa.array([], pa.binary()),
+        "image_text": pa.array(texts, pa.string()),
+        "image_codepage": pa.array(codecs_, pa.string()),
+    }
+    table = pa.table({f.name: cols[f.name].cast(f.type) for f in CHANGES_SCHEMA}, schema=CHANGES_SCHEMA)
+    return table, ids(tx_ids, np.arange(len(t_off))), ids(tx_ids, r_tx)
+
+
+def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
     seq: list[tuple[int, int, str, dict[str, Any]]] = []
     for etype in ("URBT", "URBR", "URBD", "URBC", "URBE"):
         t = tables.get(etype)
@@ -434,29 +545,29 @@ def resync(data: bytes, start: int) -> int:
 
 def raw_parts(path: str, block: int = BLOCK) -> Iterator[tuple[Part, int]]:
     """A raw stream in blocks cut at message boundaries (bytes read so far with each); a
-    damaged stretch is cut off at the next regular header (``resync``)."""
+    damaged stretch is cut off at the next regular header (``resync``). One block ahead is
+    read, so a file that fits a block is never walked twice."""
     with open(path, "rb") as f:
-        carry, base, done = b"", 0, 0
+        carry, base = b"", 0
+        chunk = f.read(block)
+        done = len(chunk)
         while True:
-            chunk = f.read(block)
-            done += len(chunk)
+            ahead = f.read(block)
             data = carry + chunk
-            if not data:
+            if not ahead:  # the end: the rest, however it ends
+                if data:
+                    yield Part(path, data, base), done
                 return
-            if not chunk:  # the end: the rest, however it ends
-                yield Part(path, data, base), done
-                return
-            cut = _chain_end(data, 0, len(data))
+            done += len(ahead)
+            offs, lens, _big, _cs = _chain(data, None)  # regular messages from the start
+            cut = offs[-1] + lens[-1] if offs else 0
             if cut == 0:  # damage (or a message longer than a block) at the start
-                if len(data) < 2 * block:
-                    carry = data
-                    continue
                 cut = resync(data, 0)
                 if cut >= len(data):
-                    cut = len(data) - HEADER_PEEK
+                    cut = max(1, len(data) - HEADER_PEEK)
             yield Part(path, data[:cut], base), done
             base += cut
-            carry = data[cut:]
+            carry, chunk = data[cut:], ahead
 
 
 def dump_parts(path: str, progress: Callable[[int], None] | None = None,
