@@ -50,17 +50,60 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
     env = get_env()
 
+    # --json of a stream with nothing forced: JSON straight from the declarations (fastjson)
+    fast = json_out and not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
+
     def units():  # type: ignore[no-untyped-def]
         for src in read_sources(file, hex_text):
             data = src.data
             if not data and src.message is None:
                 raise DecodeError(urb_layout.FORMAT, "", 0, "empty input: no message to decode")
-            for u in urb_decode.decode(data, codepage=codepage, byte_order=byte_order, urbi_data=urbi_data):
+            if fast and src.message is None:
+                from mqtool.formats.urb.fastjson import units as fast_units
+
+                decoded = fast_units(data)
+            else:
+                decoded = urb_decode.decode(data, codepage=codepage, byte_order=byte_order,
+                                            urbi_data=urbi_data)
+            for u in decoded:
                 if src.message is not None:
                     label_unit(u, src.message)
                 yield u, data[u.offset:u.offset + u.length]
 
+    if fast:
+        return _emit_json(env, units())
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+
+
+def _emit_json(env, units) -> int:  # type: ignore[no-untyped-def]
+    """JSON lines as ``emit_units`` writes them, encoded by orjson when it is installed
+    (the same bytes, about five times faster), then the errors."""
+    import json
+
+    try:
+        import orjson
+
+        def dumps(obj: object) -> bytes:
+            try:
+                return orjson.dumps(obj)
+            except (TypeError, orjson.JSONEncodeError):  # integers past 64 bits
+                return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+    except ImportError:
+        def dumps(obj: object) -> bytes:
+            return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+    status = ExitStatus.OK
+    write = env.stdout.write
+    for unit, _data in units:
+        write(dumps(unit.to_json()) + b"\n")
+        where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
+                 if "message" in unit.attrs else "")
+        for p in unit.errors:
+            env.error(f"{unit.format}: {where}{p.describe()}")
+        if unit.errors:
+            status = ExitStatus.DECODE
+    env.stdout.flush()
+    return status
 
 
 TYPES = ("open", "close", "inst", "tran", "stat")

@@ -31,16 +31,14 @@ import pyarrow.compute as pc
 from mqtool.formats.urb.decode import _message
 from mqtool.formats.urb.layout import (
     ASCII_URBH,
-    DEFAULT_ASCII,
-    DEFAULT_EBCDIC,
+    CODEPAGES,
     EBCDIC_URBH,
     ELEMENT_HEAD,
     ELEMENT_LEN_AT,
     ELEMENTS,
     EYE_LEN,
-    HEADER_CONSTANTS,
-    HEADER_LENGTH,
     HEADER_PEEK,
+    HEADER_PREFIXES,
     URBHLENT_AT,
     WORD,
     layouts,
@@ -50,21 +48,11 @@ from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
 from mqtool.tod import UNIX_OFFSET_US
 
 NUMPY = {"b": "i1", "B": "u1", "h": "i2", "H": "u2", "l": "i4", "L": "u4", "q": "i8", "Q": "u8"}
-CODEPAGES = (DEFAULT_EBCDIC, DEFAULT_ASCII)  # charset index 0 / 1
 EYES = (EBCDIC_URBH, ASCII_URBH)
 # element types the columnar walk takes: those without a repeat needing per-message judgement
 TYPES = tuple(t for t, r in ELEMENTS.items() if r.repeat is None or not r.repeat.count)
 HSIZE = layouts().URBH.size or 0
-
-
-def _header_prefix(cs: int, big: bool) -> bytes:
-    """The URBH bytes before URBHLENT every regular header has: eyecatcher, URBHLEN (the
-    URBH size), URBHVERS, URBHBORD (1) — built from the declaration."""
-    head = layouts(big, CODEPAGES[cs]).URBH.build({HEADER_LENGTH: HSIZE, **HEADER_CONSTANTS})
-    return head[:URBHLENT_AT]
-
-
-HEADERS = {(cs, big): _header_prefix(cs, big) for cs in (0, 1) for big in (True, False)}
+HEADERS = {v: k for k, v in HEADER_PREFIXES.items()}  # (charset, big) -> regular prefix
 
 
 @dataclass

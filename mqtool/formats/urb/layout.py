@@ -504,6 +504,20 @@ ELEMENT_LEN_AT = _ELEMENT0.offset_of("len")  # every element: eyecatcher, then i
 ELEMENT_HEAD = _ELEMENT0.size or 0  # 8: the least an element can be
 
 
+CODEPAGES = (DEFAULT_EBCDIC, DEFAULT_ASCII)  # charset index 0 / 1 of the walkers
+
+
+def _header_prefix(cs: int, big: bool) -> bytes:
+    """The URBH bytes before URBHLENT every regular header has: eyecatcher, URBHLEN (the
+    URBH size), URBHVERS, URBHBORD (1) — built from the declaration."""
+    urbh = _urbh(Variant(big, CODEPAGES[cs]))
+    return urbh.build({HEADER_LENGTH: urbh.size, **HEADER_CONSTANTS})[:URBHLENT_AT]
+
+
+# regular header prefix -> (charset index, big-endian)
+HEADER_PREFIXES = {_header_prefix(cs, big): (cs, big) for cs in (0, 1) for big in (True, False)}
+
+
 def field_at(lay: Urb, etype: str, name: str) -> int:
     """Offset of field ``name`` in element ``etype`` (its first layout)."""
     return ELEMENTS[etype].layout(lay).offset_of(name)
