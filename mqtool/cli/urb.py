@@ -106,7 +106,11 @@ def _emit_json(env, units) -> int:  # type: ignore[no-untyped-def]
     return status
 
 
-TYPES = ("open", "close", "inst", "tran", "stat")
+TYPES = ("open", "close", "inst", "tran", "stat", "reply", "data")
+# per-URBI options a status reply (URBS) or a data message (URBT) takes, and their fields
+REPLY_FIELDS = {"token": "urbsrtok", "snam": "urbssnam", "dnam": "urbsdnam", "inam": "urbsinam",
+                "dbid": "urbsdbid", "fnr": "urbsfnr", "tsnr": "urbstsnr"}
+DATA_FIELDS = {"token": "urbtrtok", "snam": "urbtsnam", "dbid": "urbtdbid", "tsnr": "urbttsnr"}
 PER_URBI = ("token", "rnam", "dnam", "snam", "inam", "dbid", "fnr", "tsnr", "selection",
             "selection_hex", "arc", "acode", "wcode")
 
@@ -117,7 +121,7 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
 
 
 @click.command(short_help=BUILD["urb"][1])
-@click.argument("rtype", required=False, metavar="[open|close|inst|tran|stat]",
+@click.argument("rtype", required=False, metavar="[open|close|inst|tran|stat|reply|data]",
                 type=click.Choice(TYPES, case_sensitive=False))
 @click.option("--from", "from_file", metavar="FILE|-",
               help="Request description (JSON or YAML), or 'decode urb --json' output (one "
@@ -153,13 +157,29 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
 @click.option("--align", type=click.IntRange(1, 4096), metavar="N",
               help="Pad selection data with zeros to a multiple of N bytes (default 4; 1 for "
                    "none); URBILEN counts the filler.")
+@click.option("--status", metavar="CODE",
+              help="reply: the status (urbsst): INIT, CMPL, ERRO, CLOS, SUBS, ...")
+@click.option("--answers", metavar="TYPE", help="reply: the request type answered (urbsrt): open, close, "
+                                                "inst, tran, stat.")
+@click.option("--rsp", metavar="N", help="reply: response code (urbsrsp); 131 for Event Replicator errors.")
+@click.option("--subcode", metavar="N", help="reply: response subcode (urbssubc).")
+@click.option("--image", "images", multiple=True, metavar="ISN=TEXT",
+              help="data: one record (its ISN) with an after image, TEXT in the message's code page; "
+                   "repeat for more records. ISN=HEX:.. gives the image bytes in hex.")
+@click.option("--before", "befores", multiple=True, metavar="ISN=TEXT",
+              help="data: a before image of the record with that ISN (added first).")
+@click.option("--record-type", type=click.Choice(["U", "I", "D", "R"], case_sensitive=False),
+              default=None, help="data: urbrtyp of every record (default U; R with --initial-state).")
+@click.option("--initial-state", is_flag=True, help="data: initial-state data (urbtinst Y, records R).")
 @click.option("-o", "--output", metavar="FILE", help="Write the message to FILE.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
 def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], sender: str | None,
               msnr: str | None, stck: str | None, encoding: str | None, codepage: str | None,
               byte_order: str | None, align: int | None, output: str | None, force: bool,
-              **per_urbi: tuple[str, ...]) -> int:
+              status: str | None, answers: str | None, rsp: str | None, subcode: str | None,
+              images: tuple[str, ...], befores: tuple[str, ...], record_type: str | None,
+              initial_state: bool, **per_urbi: tuple[str, ...]) -> int:
     """Build an Event Replicator input request: a URBH and one or more URBIs.
 
     \b
@@ -168,6 +188,11 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
                     --isn or --selection/--selection-hex, --acode --wcode --arc
       tran          --snam --dnam --tsnr, --rnam, --token
       stat          --snam and/or --dnam, --rnam, --token
+      reply         a status message (URBS): --status, --answers, --token, --snam,
+                    --dnam, --inam, --dbid, --fnr, --tsnr, --rsp, --subcode
+      data          a data message (URBT, URBR + URBD per --image, URBE): --snam,
+                    --dbid, --fnr, --tsnr, --token, --record-type, --initial-state,
+                    --before
 
     Per-URBI options may be repeated: given once they apply to every URBI, given N times
     they describe N URBIs in order. Several URBIs with different data (an ISN list per
@@ -179,7 +204,22 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
 
     env = get_env()
     if not rtype and not from_file:
-        raise click.UsageError("give a request type (open, close, inst, tran, stat) or --from FILE")
+        raise click.UsageError("give a request type (open, close, inst, tran, stat), reply, data or --from FILE")
+    server = {"status": status, "answers": answers, "rsp": rsp, "subcode": subcode,
+              "--image": images, "--before": befores, "record_type": record_type,
+              "initial_state": initial_state}
+    if rtype and rtype.lower() in ("reply", "data"):
+        if from_file:
+            raise click.UsageError(f"{rtype.lower()} builds from options; --from takes any message as is")
+        msg = _server_message(rtype.lower(), per_urbi, isn, server,
+                              {"urbhname": sender, "urbhmsnr": msnr, "urbhtime": stck},
+                              {"encoding": encoding, "codepage": codepage, "byte_order": byte_order,
+                               "align": align})
+        return _write_built(env, [(msg, urb_build.build_message(msg))], output, force)
+    given = [f"--{k.replace('_', '-')}" for k, v in server.items() if v and not k.startswith("--")]
+    given += [k for k, v in server.items() if v and k.startswith("--")]
+    if given:
+        raise click.UsageError(f"{', '.join(given)}: for reply and data messages only")
     if from_file:
         from mqtool.io.inputs import read_text
 
@@ -199,6 +239,10 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
         for w in urb_build.validate(r):
             env.error(f"warning: {w}")
         built.append((r, urb_build.build_request(r)))
+    return _write_built(env, built, output, force)
+
+
+def _write_built(env, built: list, output: str | None, force: bool) -> int:  # type: ignore[no-untyped-def]
     data = b"".join(b for _, b in built)
     if output or not env.stdout_isatty:
         from mqtool.cli._common import write_binary
@@ -312,3 +356,102 @@ class _extract_progress:  # noqa: N801 (a context manager used like a function)
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def _server_message(kind: str, per_urbi: dict, isn: tuple[str, ...], server: dict, header: dict,
+                    message: dict):  # type: ignore[no-untyped-def]
+    """The compose.Message of ``reply`` or ``data`` from the options; refusals at once."""
+    from mqtool.formats.urb import build as urb_build
+    from mqtool.formats.urb.compose import Refusals, data_message, status_reply
+
+    bad = Refusals()
+    table = REPLY_FIELDS if kind == "reply" else {**DATA_FIELDS, "fnr": "urbrfnr"}
+    fields: dict = {}
+    for key, values in per_urbi.items():
+        if not values:
+            continue
+        if key not in table:
+            bad.add(f"--{key.replace('_', '-')}", f"not an option of a {kind} message")
+        elif len(values) > 1:
+            bad.add(f"--{key}", f"given {len(values)} times; a {kind} message takes one")
+        else:
+            value = values[0]
+            if table[key] not in ("urbsrtok", "urbssnam", "urbsdnam", "urbsinam", "urbtrtok", "urbtsnam"):
+                try:
+                    value = urb_build.parse_int(value)
+                except ValueError as e:
+                    bad.add(f"--{key}", str(e))
+            fields[table[key]] = value
+    if isn:
+        bad.add("--isn", f"not an option of a {kind} message")
+    if message.get("align") is not None:
+        bad.add("--align", f"not an option of a {kind} message")
+    hdr = {k: v for k, v in header.items() if v is not None}
+    if "urbhmsnr" in hdr:
+        try:
+            hdr["urbhmsnr"] = urb_build.parse_int(hdr["urbhmsnr"])
+        except ValueError as e:
+            bad.add("--msnr", str(e))
+    if kind == "reply":
+        wrong = [k for k in ("--image", "--before", "record_type", "initial_state") if server[k]]
+        bad.items += [(w if w.startswith("--") else f"--{w.replace('_', '-')}", "for data messages only")
+                      for w in wrong]
+        if not server["status"]:
+            bad.add("urbs.urbsst (--status)", "a reply needs a status")
+        if server["answers"]:
+            answered = server["answers"]
+            fields["urbsrt"] = urb_build.REQUEST_TYPES.get(answered.lower(), answered.upper())
+        for opt, name in (("rsp", "urbsrsp"), ("subcode", "urbssubc")):
+            if server[opt] is not None:
+                try:
+                    fields[name] = urb_build.parse_int(server[opt])
+                except ValueError as e:
+                    bad.add(f"--{opt}", str(e))
+        if "urbhtime" in hdr:
+            fields["urbstime"] = hdr["urbhtime"]
+        bad.raise_any()
+        msg = status_reply(server["status"], fields, hdr)
+    else:
+        wrong = [k for k in ("status", "answers", "rsp", "subcode") if server[k]]
+        bad.items += [(f"--{w}", "for status replies only") for w in wrong]
+        fnr = fields.pop("urbrfnr", 0)
+        rtyp = (server["record_type"] or ("R" if server["initial_state"] else "U")).upper()
+        records: dict[int, tuple[dict, list]] = {}  # in --image order, before images first
+        for opt, kind_of, items in (("--image", "A", server["--image"]),
+                                    ("--before", "B", server["--before"])):
+            for item in items:
+                isn_text, sep, text = item.partition("=")
+                try:
+                    isn_no = urb_build.parse_int(isn_text)
+                except ValueError as e:
+                    bad.add(opt, str(e))
+                    continue
+                if not sep:
+                    bad.add(opt, f"{item!r} is not ISN=TEXT")
+                    continue
+                records.setdefault(isn_no, ({"urbrisn": isn_no, "urbrfnr": fnr, "urbrtyp": rtyp}, []))
+                imgs = records[isn_no][1]
+                imgs.insert(sum(1 for k, _ in imgs if k == "B") if kind_of == "B" else len(imgs),
+                            (kind_of, text))
+        if not records:
+            bad.add("--image", "a data message needs at least one record image")
+        if server["initial_state"]:
+            fields["urbtinst"] = "Y"
+        if "urbhtime" in hdr:
+            fields["urbtttim"] = fields["urbtptim"] = hdr["urbhtime"]
+        bad.raise_any()
+        msg = data_message(fields, [(r, imgs) for r, imgs in records.values()], hdr)
+        msg.encoding, msg.codepage = message.get("encoding"), message.get("codepage")
+        cp = msg.cp
+        for part in msg.elements:
+            if part.type == "URBD":
+                text = part.data  # type: ignore[assignment]
+                try:
+                    part.data = (bytes.fromhex(text[4:]) if str(text).upper().startswith("HEX:")
+                                 else str(text).encode(cp))
+                except (ValueError, UnicodeEncodeError) as e:
+                    bad.add("--image", f"{text!r}: {e}")
+        bad.raise_any()
+    msg.encoding, msg.codepage = message.get("encoding"), message.get("codepage")
+    msg.byte_order = message.get("byte_order") or "big"
+    return msg

@@ -86,8 +86,8 @@ def test_edit_a_decoded_request_and_rebuild(in_root: None) -> None:
      "mqtool: urb: urbi[0].urbifnr (--fnr): an OPND request does not allow it"),
     (["stat", "--snam", "S", "--dbid", "70000"],
      "mqtool: urb: urbi[0].urbidbid (--dbid): 70000 does not fit: the field takes 0..65535"),
-    ([], "Error: give a request type (open, close, inst, tran, stat) or --from FILE"),
-    (["bogus"], "Error: Invalid value for '[open|close|inst|tran|stat]': 'bogus' is not one of"),
+    ([], "Error: give a request type (open, close, inst, tran, stat), reply, data or --from FILE"),
+    (["bogus"], "Error: Invalid value for '[open|close|inst|tran|stat|reply|data]': 'bogus' is not one of"),
 ])
 def test_refusals_are_one_line_and_status_1(args: list[str], message: str) -> None:
     res = mq("build-request", "urb", *args)
@@ -338,3 +338,50 @@ def test_every_refusal_of_a_request_at_once() -> None:
         "  urbi[0].urbiinam (--inam): an INST request needs it",
         "  urbi[0].urbidbid (--dbid): an INST request needs it",
         "  urbi[0].urbirnam (--rnam): an INST request needs it"]
+
+
+def test_build_a_status_reply_from_options() -> None:
+    from mqtool.formats.urb.decode import decode
+
+    res = mq("build-request", "urb", "reply", "--status", "erro", "--answers", "inst", "--token", "TOKEN1",
+             "--inam", "ICOLOR", "--dbid", "10006", "--fnr", "4", "--rsp", "131", "--subcode", "12",
+             "--sender", "REPTOR", "--msnr", "7")
+    assert res.status == 0, res.stderr
+    (unit,) = decode(res.stdout)
+    assert not unit.errors and not unit.problems
+    h, s = unit.elements
+    assert (h.fields["urbhname"], h.fields["urbhmsnr"], h.fields["urbhlent"]) == ("REPTOR", 7, 192)
+    assert {k: s.fields[k] for k in ("urbsst", "urbsrt", "urbsrtok", "urbsinam", "urbsdbid", "urbsfnr",
+                                     "urbsrsp", "urbssubc", "urbslen", "urbslenh", "urbslend")} == {
+        "urbsst": "ERRO", "urbsrt": "INST", "urbsrtok": "TOKEN1", "urbsinam": "ICOLOR", "urbsdbid": 10006,
+        "urbsfnr": 4, "urbsrsp": 131, "urbssubc": 12, "urbslen": 128, "urbslenh": 128, "urbslend": 0}
+    assert {sp.name: sp.meaning for sp in s.spans}["urbsst"] == "Initial-state processing ERROR"
+
+
+def test_a_simulated_data_message_goes_through_extract(tmp_path: Path) -> None:
+    """build-request urb data simulates the replicator; extract urb reads its changes back."""
+    res = mq("build-request", "urb", "data", "--snam", "COLOR", "--dbid", "10006", "--fnr", "4", "--tsnr", "9",
+             "--image", "2=GREEN", "--image", "3=BLUE", "--before", "3=RED", "--encoding", "ascii",
+             "--byte-order", "little", "-o", str(tmp_path / "d.bin"))
+    assert res.status == 0, res.stderr
+    out = tmp_path / "o"
+    assert _extract(str(tmp_path / "d.bin"), "-o", str(out), "--to", "jsonl").return_value == 0
+    rows = [json.loads(x) for x in (out / "changes.jsonl").read_text().splitlines()]
+    assert [(r["isn"], r["file_number"], r["dbid"], r["transaction_number"], r["record_type"],
+             r["image_type"], r["image_text"], r["image_codepage"]) for r in rows] == [
+        (2, 4, 10006, 9, "U", "A", "GREEN", "latin-1"), (3, 4, 10006, 9, "U", "B", "RED", "latin-1"),
+        (3, 4, 10006, 9, "U", "A", "BLUE", "latin-1")]
+    t = json.loads((out / "transactions.jsonl").read_text())
+    assert (t["urbtrcnt"], t["urbtlen"], t["urbtsnam"]) == (2, 128, "COLOR")
+
+
+def test_reply_and_data_refusals_at_once() -> None:
+    res = mq("build-request", "urb", "data", "--snam", "C", "--status", "X", "--isn", "4")
+    assert res.status == 1
+    assert res.stderr.splitlines() == ["mqtool: urb: 3 refusals:", "  --isn: not an option of a data message",
+                                       "  --status: for status replies only",
+                                       "  --image: a data message needs at least one record image"]
+    res = mq("build-request", "urb", "reply", "--status", "NOPE")
+    assert res.status == 1 and "'NOPE' is not a status code" in res.stderr
+    res = mq("build-request", "urb", "stat", "--snam", "S", "--image", "1=A")
+    assert res.status == 1 and "--image: for reply and data messages only" in res.stderr

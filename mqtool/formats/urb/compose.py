@@ -35,6 +35,7 @@ from mqtool.model import STCK
 from mqtool.tod import Tod
 
 MAX_FILLER = 4096  # alignment filler a given length may add after the data
+ALIGN = 4  # URBDs built from options end on a fullword
 # elements decode --json shows that belong to their parent's data (built from it)
 PART_OF_PARENT = {"ISNLIST": "URBI", "URBSU": "URBS"}
 
@@ -359,3 +360,39 @@ def build_message(msg: Message) -> bytes:
         bad.add(f"urbh.{e.path}", e.reason)
         bad.raise_any()
     return head + b"".join(b for b in body if b is not None)
+
+
+# --------------------------------------------------------------------------- from options
+
+
+def status_reply(status: str, fields: dict[str, Any], header: dict[str, Any]) -> Message:
+    """A URBH + URBS status message (``build-request urb reply``): ``status`` is URBSST
+    (INIT, CMPL, ERRO, CLOS, SUBS, ...), ``fields`` the URBS fields by DSECT name."""
+    from mqtool.formats.urb.meanings import STATUS
+
+    bad = Refusals()
+    code = str(status).strip().upper()
+    if code not in STATUS:
+        bad.add("urbs.urbsst (--status)", f"{status!r} is not a status code "
+                                          f"({', '.join(sorted(STATUS))})")
+    bad.raise_any()
+    return Message(header=dict(header), elements=[Part("URBS", {"urbsst": code, **fields}, None, "urbs[0]")])
+
+
+def data_message(transaction: dict[str, Any], records: list[tuple[dict[str, Any], list[tuple[str, bytes]]]],
+                 header: dict[str, Any]) -> Message:
+    """A data message (``build-request urb data``): a URBT with ``transaction``'s fields,
+    each record (URBR fields, then its images as (URBDTYP, bytes), each URBD padded to a
+    fullword), and the URBE."""
+    parts = [Part("URBT", dict(transaction), None, "urbt[0]")]
+    d = 0
+    for k, (rec, images) in enumerate(records):
+        parts.append(Part("URBR", {"urbrrsnr": k + 1, **rec}, None, f"urbr[{k}]"))
+        for j, (kind, image) in enumerate(images):
+            size = layouts().URBD.size + len(image)
+            parts.append(Part("URBD", {"urbddsnr": j + 1, "urbdtyp": kind,
+                                       "urbdlen": size + (-size) % ALIGN}, image, f"urbd[{d}]"))
+            d += 1
+    parts.append(Part("URBE", {"urbesnam": transaction.get("urbtsnam"),
+                               "urbetsnr": transaction.get("urbttsnr")}, None, "urbe[0]"))
+    return Message(header=dict(header), elements=parts)
