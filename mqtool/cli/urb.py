@@ -50,8 +50,10 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
     env = get_env()
 
-    # --json of a stream with nothing forced: JSON straight from the declarations (fastjson)
-    fast = json_out and not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
+    # a stream with nothing forced: JSON or the listing straight from the declarations
+    plain = not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
+    fast = plain and json_out
+    fast_list = plain and not json_out and not annotate
 
     def units():  # type: ignore[no-untyped-def]
         for src in read_sources(file, hex_text):
@@ -62,6 +64,10 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
                 from mqtool.formats.urb.fastjson import units as fast_units
 
                 decoded = fast_units(data)
+            elif fast_list and src.message is None:
+                from mqtool.formats.urb.fastlist import units as listed_units
+
+                decoded = listed_units(data, tz)
             else:
                 decoded = urb_decode.decode(data, codepage=codepage, byte_order=byte_order,
                                             urbi_data=urbi_data)
@@ -72,7 +78,33 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
     if fast:
         return _emit_json(env, units())
+    if fast_list:
+        return _emit_listing(env, units(), tz)
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+
+
+def _emit_listing(env, units, tz) -> int:  # type: ignore[no-untyped-def]
+    """The listing as ``emit_units`` prints it; ``fastlist.Listed`` units carry their lines."""
+    from mqtool.formats.urb.fastlist import Listed
+    from mqtool.render.listing import unit_lines
+
+    status = ExitStatus.OK
+    out = env.stdout
+    first = True
+    for unit, _data in units:
+        if not first:
+            out.write(b"\n")
+        first = False
+        lines = unit.lines if isinstance(unit, Listed) else unit_lines(unit, tz)
+        out.write(("\n".join(lines) + "\n").encode("utf-8"))
+        where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
+                 if "message" in unit.attrs else "")
+        for p in unit.errors:
+            env.error(f"{unit.format}: {where}{p.describe()}")
+        if unit.errors:
+            status = ExitStatus.DECODE
+    out.flush()
+    return status
 
 
 def _emit_json(env, units) -> int:  # type: ignore[no-untyped-def]
@@ -204,7 +236,8 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
 
     env = get_env()
     if not rtype and not from_file:
-        raise click.UsageError("give a request type (open, close, inst, tran, stat), reply, data or --from FILE")
+        raise click.UsageError("give a request type (open, close, inst, tran, stat), reply, data "
+                               "or --from FILE")
     server = {"status": status, "answers": answers, "rsp": rsp, "subcode": subcode,
               "--image": images, "--before": befores, "record_type": record_type,
               "initial_state": initial_state}

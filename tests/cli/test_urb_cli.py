@@ -360,9 +360,9 @@ def test_build_a_status_reply_from_options() -> None:
 
 def test_a_simulated_data_message_goes_through_extract(tmp_path: Path) -> None:
     """build-request urb data simulates the replicator; extract urb reads its changes back."""
-    res = mq("build-request", "urb", "data", "--snam", "COLOR", "--dbid", "10006", "--fnr", "4", "--tsnr", "9",
-             "--image", "2=GREEN", "--image", "3=BLUE", "--before", "3=RED", "--encoding", "ascii",
-             "--byte-order", "little", "-o", str(tmp_path / "d.bin"))
+    res = mq("build-request", "urb", "data", "--snam", "COLOR", "--dbid", "10006", "--fnr", "4",
+             "--tsnr", "9", "--image", "2=GREEN", "--image", "3=BLUE", "--before", "3=RED",
+             "--encoding", "ascii", "--byte-order", "little", "-o", str(tmp_path / "d.bin"))
     assert res.status == 0, res.stderr
     out = tmp_path / "o"
     assert _extract(str(tmp_path / "d.bin"), "-o", str(out), "--to", "jsonl").return_value == 0

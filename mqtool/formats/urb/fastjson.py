@@ -125,11 +125,12 @@ class _Builders(dict):  # type: ignore[type-arg]
     """Per variant: (eyecatcher, length) -> (type, layout, builder), compiled on first use;
     eyecatcher -> (type, its first layout, None); ``URBH`` -> (layout, builder)."""
 
-    def __init__(self, big: bool, cs: int) -> None:
+    def __init__(self, big: bool, cs: int, compiler: Callable[[Layout], Any] | None = None) -> None:
         super().__init__()
+        self.compiler = compiler or compile_json
         self.lay = layouts(big, CODEPAGES[cs])
         self.cp = CODEPAGES[cs]
-        self["URBH"] = (self.lay.URBH, compile_json(self.lay.URBH))
+        self["URBH"] = (self.lay.URBH, self.compiler(self.lay.URBH))
         self.sizes: dict[tuple[bytes, int], tuple[str, str]] = {}
         for t, rule in FAST.items():
             eye = t.encode(self.cp)
@@ -142,7 +143,7 @@ class _Builders(dict):  # type: ignore[type-arg]
             raise KeyError(key)
         t, name = self.sizes[key]
         layout = getattr(self.lay, name)
-        self[key] = entry = (t, layout, compile_json(layout))
+        self[key] = entry = (t, layout, self.compiler(layout))
         return entry
 
     def get(self, key: Any, default: Any = None) -> Any:
@@ -169,12 +170,13 @@ def _element_json(t: str, pos: int, length: int, built: tuple[dict, dict],
     return d
 
 
-def _fast(data: bytes, off: int, end: int, big: bool, cs: int) -> dict[str, Any] | None:
-    """The JSON of one regular message, or None when the span decoder must judge it."""
-    b = builders(big, cs)
-    order = "big" if big else "little"
+def walk(data: bytes, off: int, end: int, b: _Builders) -> list[tuple] | None:
+    """The elements of one regular message as (type, offset, length, built, data), each
+    ``built`` by the variant's builder (its first item the field values by name), or None
+    when the span decoder must judge the message."""
+    order = "big" if b.lay.variant.big else "little"
     _layout, head = b["URBH"]
-    elements = [_element_json("URBH", off, HSIZE, head(data, off), None)]
+    out = [("URBH", off, HSIZE, head(data, off), None)]
     pos = off + HSIZE
     counts: dict[str, list] = {}
     while pos < end:
@@ -214,13 +216,22 @@ def _fast(data: bytes, off: int, end: int, big: bool, cs: int) -> dict[str, Any]
                     return None
         if not _count(t, built[0], counts):
             return None
-        elements.append(_element_json(t, pos, length, built, payload))
+        out.append((t, pos, length, built, payload))
         pos += length
     for c in COUNTS:
         if not _close(c, counts):
             return None
+    return out
+
+
+def _fast(data: bytes, off: int, end: int, big: bool, cs: int) -> dict[str, Any] | None:
+    """The JSON of one regular message, or None when the span decoder must judge it."""
+    elements = walk(data, off, end, builders(big, cs))
+    if elements is None:
+        return None
     return {"format": FORMAT, "offset": off, "length": end - off, "codepage": CODEPAGES[cs],
-            "byte_order": order, "elements": elements, "errors": [], "problems": []}
+            "byte_order": "big" if big else "little",
+            "elements": [_element_json(*e) for e in elements], "errors": [], "problems": []}
 
 
 def _count(t: str, fields: dict[str, Any], counts: dict[str, list]) -> bool:
