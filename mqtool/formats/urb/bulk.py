@@ -121,11 +121,11 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
         return [], [], [], []
     padded = np.concatenate([buf, np.zeros(HEADER_PEEK, np.uint8)])
     first = np.nonzero((buf == EBCDIC_URBH[0]) | (buf == ASCII_URBH[0]))[0]
-    eye = np.ascontiguousarray(padded[first[:, None] + np.arange(EYE_LEN)]).view(">u4").ravel()
+    eye = _rows(padded, first, EYE_LEN).view(">u4").ravel()
     cand = first[(eye == int.from_bytes(EBCDIC_URBH, "big")) | (eye == int.from_bytes(ASCII_URBH, "big"))]
     if not cand.size or cand[0] != 0:
         return [], [], [], []
-    rows = padded[cand[:, None] + np.arange(HEADER_PEEK)]
+    rows = _rows(padded, cand, HEADER_PEEK)
     cs = np.where(rows[:, 0] == EBCDIC_URBH[0], 0, 1)
     prefix = rows[:, :URBHLENT_AT]
     big = np.zeros(len(cand), bool)
@@ -153,6 +153,14 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
     if idx.size and not valid[idx[-1]]:
         idx = idx[:-1]
     return cand[idx].tolist(), lent[idx].tolist(), big[idx].tolist(), cs[idx].tolist()
+
+
+def _rows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each of ``starts`` as a contiguous (n, width) array: rows of a
+    sliding-window view, without an (n, width) index matrix."""
+    if not len(starts):
+        return np.zeros((0, width), np.uint8)
+    return np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(buf, width)[starts])
 
 
 def _word(rows: np.ndarray, at: int, dtype: str) -> np.ndarray:
@@ -232,7 +240,7 @@ DATA_NAME = {t: ELEMENTS[t].trailing.name for t in TYPES if ELEMENTS[t].trailing
 
 def _int32(padded: np.ndarray, at: np.ndarray, big: np.ndarray) -> np.ndarray:
     """Signed fullwords at absolute offsets ``at``, each in its message's byte order."""
-    word = np.ascontiguousarray(padded[at[:, None] + np.arange(WORD)])
+    word = _rows(padded, at, WORD)
     be = word.view(">i4").ravel().astype(np.int64)
     le = word.view("<i4").ravel().astype(np.int64)
     return np.where(big, be, le)
@@ -251,7 +259,7 @@ def _walk_elements(buf: np.ndarray, data: bytes, start: np.ndarray, end: np.ndar
     while active.size:
         p, e, b = pos[active], end[active], big[active]
         room = e - p
-        code = np.ascontiguousarray(padded[p[:, None] + np.arange(EYE_LEN)]).view(">u4").ravel()
+        code = _rows(padded, p, EYE_LEN).view(">u4").ravel()
         at = np.minimum(np.searchsorted(EYE_CODES, code), len(EYE_CODES) - 1)
         known = (EYE_CODES[at] == code) & (EYE_SETS[at] == cs[active]) & (room >= ELEMENT_HEAD)
         t = EYE_TYPES[at].astype(np.int64)
@@ -321,7 +329,7 @@ def _group(out: Columns, buf: np.ndarray, data: bytes, etype: str, msg: np.ndarr
 def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.ndarray, msgs: np.ndarray,
            trailing: tuple[np.ndarray, np.ndarray] | None) -> pa.Table:
     size = layout.size or 0
-    rows = buf[offsets[:, None] + np.arange(size)]
+    rows = _rows(buf, offsets, size)
     cols: dict[str, pa.Array] = {"msg": pa.array(msgs), "offset": pa.array(offsets)}
     values: dict[str, np.ndarray] = {}
     n = len(offsets)

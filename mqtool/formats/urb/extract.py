@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError, EnvError, InputError, MqtoolError
@@ -318,16 +319,7 @@ def _changes_columnar(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
         return pa.array(values[np.maximum(idx, 0)] if len(values) else np.zeros(len(idx), np.int64),
                         mask=idx < 0, type=pa.int64())
 
-    acod = take(t, d_tx, "urbtacod", pa.int64()).to_pylist()
-    cps = d.column("_codepage").to_pylist() if d is not None and "_codepage" in d.column_names else [None] * n
-    datas = d.column("urbddata").to_pylist() if d is not None else []
-    codecs_ = []
-    texts = []
-    for a, cp, data in zip(acod, cps, datas, strict=True):
-        codec = ecs_codec(a or 0)
-        codec = codec if codec in SINGLE_BYTE else cp or "cp037"
-        codecs_.append(codec)
-        texts.append(data.decode(codec, "replace"))
+    codecs_, texts = _image_texts(take(t, d_tx, "urbtacod", pa.int64()), d)
     cols = {
         "file": d.column("file") if d is not None else pa.array([], pa.string()),
         "offset": d.column("offset") if d is not None else pa.array([], pa.int64()),
@@ -354,6 +346,34 @@ def _changes_columnar(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
     }
     table = pa.table({f.name: cols[f.name].cast(f.type) for f in CHANGES_SCHEMA}, schema=CHANGES_SCHEMA)
     return table, ids(tx_ids, np.arange(len(t_off))), ids(tx_ids, r_tx)
+
+
+def _image_texts(acod: pa.Array, d: pa.Table | None) -> tuple[pa.Array, pa.Array]:
+    """The code page of every image (URBTACOD's when single-byte, else its message's) and
+    its text: one decode per code page over all its images joined, then cut."""
+    if d is None or not d.num_rows:
+        return pa.array([], pa.string()), pa.array([], pa.string())
+    cps = (d.column("_codepage").fill_null("cp037") if "_codepage" in d.column_names
+           else pa.array(["cp037"] * d.num_rows))
+    known = {a: ecs_codec(a) for a in pc.unique(acod.fill_null(0)).to_pylist()}
+    by_acod = pa.array([known[a] if known[a] in SINGLE_BYTE else None for a in acod.fill_null(0).to_pylist()]
+                       if len(known) > 1 or next(iter(known.values())) in SINGLE_BYTE
+                       else [None] * d.num_rows, pa.string())
+    codecs_ = pc.coalesce(by_acod, cps.combine_chunks() if isinstance(cps, pa.ChunkedArray) else cps)
+    images = d.column("urbddata").combine_chunks()
+    texts: list[str | None] = [None] * len(images)
+    for codec in pc.unique(codecs_).to_pylist():
+        idx = np.nonzero(pc.equal(codecs_, codec).to_numpy(zero_copy_only=False))[0]
+        part = images.take(pa.array(idx))
+        _valid, offsets, values = part.buffers()
+        offs = np.frombuffer(offsets, np.int32)[part.offset:part.offset + len(part) + 1].astype(np.int64)
+        base = int(offs[0])
+        joined = values.to_pybytes()[base:int(offs[-1])] if values is not None else b""
+        text = joined.decode(codec, "replace")  # single-byte: one character per byte
+        starts, ends = (offs[:-1] - base).tolist(), (offs[1:] - base).tolist()
+        for k, a, b in zip(idx.tolist(), starts, ends, strict=True):
+            texts[k] = text[a:b]
+    return codecs_, pa.array(texts, pa.string())
 
 
 def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
@@ -867,9 +887,13 @@ def _concat(tables: list[pa.Table], etype: str) -> pa.Table:
 
 def _with_codepage(images: pa.Table, heads: pa.Table) -> pa.Table:
     """Each image's message code page (for the image text when URBTACOD names none)."""
-    cp = dict(zip(heads.column("msg").to_pylist(), heads.column("codepage").to_pylist(), strict=True))
-    return images.append_column("_codepage", pa.array([cp.get(m) for m in images.column("msg").to_pylist()],
-                                                      pa.string()))
+    msgs = heads.column("msg").to_numpy()
+    order = np.argsort(msgs, kind="stable")
+    at = np.searchsorted(msgs[order], images.column("msg").to_numpy())
+    at = np.minimum(at, len(msgs) - 1)
+    found = msgs[order][at] == images.column("msg").to_numpy()
+    cps = heads.column("codepage").take(pa.array(order[at], mask=~found))
+    return images.append_column("_codepage", cps)
 
 
 def _add(table: pa.Table | None, name: str, values: pa.Array) -> pa.Table | None:
