@@ -32,8 +32,11 @@ def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> 
               show_default=True,
               help="What follows an initial-state URBI: an ISN list, selection data, or auto "
                    "(an ISN list when it parses as one and is not text).")
+@click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True, metavar="N",
+              help="Show STCK times N seconds earlier (a TOD clock steered to include leap seconds; "
+                   "27 since 2017); the raw values (JSON <field>_hex) are unchanged.")
 def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz,  # type: ignore[no-untyped-def]
-               codepage: str | None, byte_order: str, urbi_data: str) -> int:
+               codepage: str | None, byte_order: str, urbi_data: str, leap_seconds: int) -> int:
     """Decode Event Replicator for Adabas messages: input requests (URBH + URBI with
     selection data or ISN list), status messages (URBS) and data messages (URBT, URBR,
     URBD with its record image, URBE), URBC, URBU, URBF/URBG.
@@ -51,7 +54,8 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     env = get_env()
 
     # a stream with nothing forced: JSON or the listing straight from the declarations
-    plain = not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
+    plain = (not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
+             and not leap_seconds)
     fast = plain and json_out
     fast_list = plain and not json_out and not annotate
 
@@ -70,7 +74,7 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
                 decoded = listed_units(data, tz)
             else:
                 decoded = urb_decode.decode(data, codepage=codepage, byte_order=byte_order,
-                                            urbi_data=urbi_data)
+                                            urbi_data=urbi_data, leap_seconds=leap_seconds)
             for u in decoded:
                 if src.message is not None:
                     label_unit(u, src.message)
@@ -310,9 +314,12 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
 @click.option("--summary", is_flag=True,
               help="Print the summary (rows per table, errors by reason) on stdout; it is also "
                    "written to OUTDIR/_summary.json.")
+@click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True, metavar="N",
+              help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds; 27 "
+                   "since 2017); the <field>_raw columns are unchanged.")
 @click.option("--force", is_flag=True, help="Overwrite existing table files in OUTDIR.")
 def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str, summary: bool,
-                force: bool) -> int:
+                leap_seconds: int, force: bool) -> int:
     """Decode every URB message of the inputs into tables: raw streams of back-to-back
     messages, queue dumps of any kind (dmpmqmsg, amqsbcg, MQMD-prefixed binaries, mqtool
     directories), dump text, and directories of them.
@@ -342,7 +349,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str, summa
             total += os.path.getsize(p)
     with _extract_progress(env, total) as advance:
         result = extract(list(inputs), outdir, fmt=fmt, mode=mode.upper(), force=force,
-                         progress=advance)
+                         progress=advance, leap_seconds=leap_seconds)
     info = result.to_json()
     import json
 

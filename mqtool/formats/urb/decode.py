@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError
@@ -43,7 +44,8 @@ from mqtool.formats.urb.meanings import (
     ecs_codec,
 )
 from mqtool.layout import Layout
-from mqtool.model import Decoded, Detection, Element, Problem
+from mqtool.model import STCK, Decoded, Detection, Element, Problem
+from mqtool.tod import Tod
 
 
 def detect(data: bytes) -> Detection | None:
@@ -83,7 +85,7 @@ def _default_cp(charset: str) -> str:
 
 
 def decode(data: bytes, codepage: str | None = None, byte_order: str | None = None,
-           urbi_data: str = "auto", **_: object) -> Iterator[Decoded]:
+           urbi_data: str = "auto", leap_seconds: int = 0, **_: object) -> Iterator[Decoded]:
     """Decode every message in ``data`` (back to back, walked by URBHLENT).
 
     ``codepage`` forces the character set of every message (``037``, ``500``, ``1047``,
@@ -91,7 +93,11 @@ def decode(data: bytes, codepage: str | None = None, byte_order: str | None = No
     (``big`` / ``little``; ``auto`` or None: from URBHBORD) forces the byte order.
     ``urbi_data`` says what follows an INST URBI: ``isn`` list, ``selection`` data, or
     ``auto`` (an ISN list when it parses as one and is not printable text).
+    ``leap_seconds``: the TOD clock counts leap seconds (steered to TAI-like time, 27 since
+    2017); times are shown that many seconds earlier, the raw values (``_hex``) unchanged.
     """
+    if not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
+        raise ValueError(f"leap seconds must be 0..60, not {leap_seconds!r}")
     if byte_order == "auto":
         byte_order = None
     if byte_order not in (None, "big", "little"):
@@ -103,10 +109,33 @@ def decode(data: bytes, codepage: str | None = None, byte_order: str | None = No
     off = 0
     while off < len(data):
         unit, nxt = _message(data, off, cp, byte_order, urbi_data)
+        if leap_seconds:
+            _leap(unit, leap_seconds)
         yield unit
         if nxt is None or nxt <= off:
             return
         off = nxt
+
+
+@lru_cache(maxsize=61)
+def leap_tod(seconds: int) -> type[Tod]:
+    """A ``Tod`` whose times are ``seconds`` earlier (its raw value unchanged)."""
+
+    class LeapTod(Tod):
+        __slots__ = ()
+
+        def datetime(self, leap_seconds: int = 0):  # type: ignore[no-untyped-def,override]
+            return Tod.datetime(self, leap_seconds + seconds)
+
+    return LeapTod
+
+
+def _leap(unit: Decoded, seconds: int) -> None:
+    cls = leap_tod(seconds)
+    for el in unit.elements:
+        el.spans = [s._replace(value=cls(s.value)) if s.kind == STCK and isinstance(s.value, Tod) else s
+                    for s in el.spans]
+    unit.attrs["leap_seconds"] = seconds
 
 
 def _raw_unit(data: bytes, off: int, reason: str, path: str = "urbh.urbheye") -> Decoded:

@@ -735,10 +735,13 @@ def _json_row(row: dict[str, Any]) -> dict[str, Any]:
 
 def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str = "PERMISSIVE",
             force: bool = False, progress: Callable[[int], None] | None = None,
-            codepage: str | None = None) -> Summary:
+            codepage: str | None = None, leap_seconds: int = 0) -> Summary:
     """Decode every URB message of ``paths`` into the tables of ``TABLES`` in ``outdir``
     (one file each, ``<table>.<fmt>``). FAILFAST: ``DecodeError`` at the first message that
-    does not decode cleanly, and no table is written."""
+    does not decode cleanly, and no table is written. ``leap_seconds``: timestamps that
+    many seconds earlier (``<field>_raw`` unchanged)."""
+    if isinstance(leap_seconds, bool) or not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
+        raise InputError(f"leap seconds: {leap_seconds!r} is not 0..60")
     if fmt not in OUTPUTS:
         raise InputError(f"output format {fmt!r}: give one of {', '.join(OUTPUTS)}")
     mode = mode.upper()
@@ -772,10 +775,10 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
 
                 with open(path, encoding="utf-8", errors="replace") as f:
                     part = Part(path, undump(f.read()))
-                msg_base = _part(part, state, msg_base, writers, summary, mode, [])
+                msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
             elif kind == "raw":
                 for part, done in raw_parts(path):
-                    msg_base = _part(part, state, msg_base, writers, summary, mode, [])
+                    msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
                     if progress:
                         progress(done_before + done)
             else:
@@ -784,7 +787,7 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
                         progress(before + n)
 
                 for part, bad in dump_parts(path, advance):
-                    msg_base = _part(part, state, msg_base, writers, summary, mode, bad)
+                    msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
             summary.bytes += size
             done_before += size
         writers.commit()
@@ -795,7 +798,7 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
 
 
 def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: Summary,
-          mode: str, dump_errors: list[Any]) -> int:
+          mode: str, dump_errors: list[Any], leap_seconds: int = 0) -> int:
     """Decode, stitch and write one part; returns the next message number."""
     data, file = part.data, part.file
     dump = part.dump()
@@ -834,6 +837,8 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
         msgs += n_msgs
         pos += stop
     merged = {e: _concat(ts, e) for e, ts in tables.items()}
+    if leap_seconds:
+        merged = {e: _earlier(t, leap_seconds) for e, t in merged.items()}
     for e in ("URBT", "URBR", "URBD"):
         if e in merged:
             merged[e] = merged[e].sort_by([("offset", "ascending")])
@@ -862,6 +867,17 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
         writers.write(name, t)
         summary.rows[name] += t.num_rows
     return msgs
+
+
+def _earlier(table: pa.Table, seconds: int) -> pa.Table:
+    """Every timestamp column ``seconds`` earlier (a TOD clock that counts leap seconds)."""
+    from datetime import timedelta
+
+    for i, f in enumerate(table.schema):
+        if f.type == TS:
+            shifted = pc.subtract(table.column(i), pa.scalar(timedelta(seconds=seconds), pa.duration("us")))
+            table = table.set_column(i, f, shifted.cast(TS))
+    return table
 
 
 def _resynced(unit: Decoded, nxt: int) -> None:

@@ -508,3 +508,14 @@ def test_hostile_input_never_raises(data: bytes) -> None:
         json.dumps(u.to_json())
         list(unit_lines(u))
     assert sum(u.length for u in units) <= len(data) or not data
+
+
+def test_leap_seconds_show_times_earlier_and_keep_the_raw_value() -> None:
+    data = seed_bytes("urb/status.reply.dump")
+    plain, leap = next(decode(data)).to_json(), next(decode(data, leap_seconds=27)).to_json()
+    assert leap["leap_seconds"] == 27 and "leap_seconds" not in plain
+    h0, h1 = plain["elements"][0]["fields"], leap["elements"][0]["fields"]  # type: ignore[index]
+    assert (h0["urbhtime"], h1["urbhtime"]) == ("2004-06-22T10:22:34.789927Z", "2004-06-22T10:22:07.789927Z")
+    assert h0["urbhtime_hex"] == h1["urbhtime_hex"] == data[0x14:0x1C].hex().upper()
+    with pytest.raises(ValueError, match="leap seconds"):
+        next(decode(data, leap_seconds=61))

@@ -257,3 +257,18 @@ def test_blocks_are_cut_at_message_boundaries_and_damage_resynchronises() -> Non
         p.write_bytes(good[:1500] + b"\xff" * 700 + good[1500:])
         summary = extract([str(p)], str(Path(d) / "o"))
         assert summary.rows["messages"] >= 10 and summary.errors >= 1
+
+
+def test_leap_seconds_shift_the_timestamps_not_the_raw_values(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    extract([str(COLOR)], str(tmp_path / "a"))
+    extract([str(COLOR)], str(tmp_path / "b"), leap_seconds=27)
+    a, b = tables(tmp_path / "a"), tables(tmp_path / "b")
+    for name in ("messages", "transactions", "records", "changes"):
+        for ra, rb in zip(a[name], b[name], strict=True):
+            for k, v in ra.items():
+                if hasattr(v, "tzinfo"):
+                    assert rb[k] == v - timedelta(seconds=27), (name, k)
+                else:
+                    assert rb[k] == v, (name, k)
