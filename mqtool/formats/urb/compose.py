@@ -37,7 +37,7 @@ from mqtool.tod import Tod
 MAX_FILLER = 4096  # alignment filler a given length may add after the data
 ALIGN = 4  # URBDs built from options end on a fullword
 # elements decode --json shows that belong to their parent's data (built from it)
-PART_OF_PARENT = {"ISNLIST": "URBI", "URBSU": "URBS"}
+PART_OF_PARENT = {"ISNLIST": "URBI", "URBSU": "URBS", "URBSUD": "URBS"}
 
 
 @dataclass
@@ -138,7 +138,7 @@ def from_decoded(obj: Mapping[str, Any], where: str = "") -> Message:
             msg.header = fields
             continue
         if kind in PART_OF_PARENT:
-            if not msg.elements or msg.elements[-1].type != PART_OF_PARENT[kind]:
+            if not msg.elements or msg.elements[-1].type != PART_OF_PARENT[kind]:  # URBS, then URBSU
                 bad.add(f"elements[{i}]", f"a {kind} follows its {PART_OF_PARENT[kind]}")
             continue
         if kind == URBG_TABLE.layouts[0]:

@@ -41,6 +41,7 @@ from mqtool.formats.urb.layout import (
 from mqtool.formats.urb.meanings import (
     REQUEST_TYPES,
     SINGLE_BYTE,
+    UTILITY_FUNCTIONS,
     ecs_codec,
 )
 from mqtool.layout import Layout
@@ -487,13 +488,26 @@ class _Walk:
             return
         su = su_layout.parse(self.data, start, prefix=f"{prefix}.urbsu", fmt=FORMAT)
         su.title = f"URBSU utility detail at offset X'{start:04X}'"
-        if stop - start > su_layout.size:
-            detail = start + su_layout.size
-            su.data, su.data_offset, su.data_name = self.data[detail:stop], detail, "detail"
-        su.length = stop - start
+        detail = start + su_layout.size
+        su.length = detail - start
         el.data = None
         el.extra["data"] = self.data[start:stop].hex().upper()
         self.unit.elements.append(su)
+        if detail >= stop:
+            return
+        utyp = _values(su_layout, su).get("urbsutyp")
+        layout = self.lay.URBSUD.get(utyp) if isinstance(utyp, int) else None
+        if layout is None:  # no detail declared for this function: shown as bytes
+            su.data, su.data_offset, su.data_name = self.data[detail:stop], detail, "detail"
+            su.length = stop - start
+            return
+        d = self.parse(layout, detail, stop - detail, f"{prefix}.urbsu.detail", "urbslend")
+        name = UTILITY_FUNCTIONS.get(utyp, "")
+        d.title = f"URBSU function detail (X'{utyp:02X}' {name}) at offset X'{detail:04X}'"
+        if stop - detail > layout.size:
+            tail = detail + layout.size
+            d.data, d.data_offset, d.data_name = self.data[tail:stop], tail, "extra"
+        self.unit.elements.append(d)
 
     def _urbt(self, el: Element, v: dict, where: tuple[int, int] | None, prefix: str) -> None:
         self.acod = v.get("urbtacod") or 0

@@ -384,7 +384,7 @@ def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
             continue
         for i, row in enumerate(t.to_pylist()):
             seq.append((row["offset"], i, etype, row))
-    seq.sort(key=lambda r: (r[3]["file"], r[0]))
+    seq.sort(key=lambda item: (item[-1]["file"], item[0]))
     tx_of_t = [0] * (tables["URBT"].num_rows if "URBT" in tables else 0)
     tx_of_r = [0] * (tables["URBR"].num_rows if "URBR" in tables else 0)
     out: list[dict[str, Any]] = []

@@ -42,7 +42,7 @@ from mqtool.formats.urb.meanings import (
     request_type_meaning,
     subcode_meaning,
 )
-from mqtool.layout import Hex, Layout, Means, Reserved, Variant, dsect
+from mqtool.layout import Hex, Inferred, Layout, Means, Reserved, Variant, dsect
 from mqtool.model import Element
 
 FORMAT = "urb"
@@ -159,6 +159,36 @@ def _urbsu(v: Variant) -> Layout:
         "urbsutyp" / Means(v.hexint(1), UTILITY_FUNCTIONS),
         "urbsures" / Reserved(25),
     )
+
+
+SWITCH = {0: "on", 1: "off"}
+
+
+def _urbsu_details(v: Variant) -> dict[int, Layout]:
+    """The function detail after the 32-byte URBSU header, by ``urbsutyp`` (§4.4.1: the
+    fields are the library's; that they follow the header is INFERRED). X'48', X'57',
+    X'58', X'59' declare none."""
+
+    def detail(*fields):  # type: ignore[no-untyped-def]
+        return dsect("URBSUD", *(f if isinstance(f.subcon, Reserved) else f.name / Inferred(f.subcon)
+                                 for f in fields))
+
+    return {
+        0x41: detail("urbsufnm" / v.text(2), "urbsuflen" / v.S4),
+        0x44: detail("urbsusts" / Means(v.text(2), {"S": "FDT kept"}), "urbsuafnr" / v.U2),
+        0x4A: detail("urbsufnm" / v.text(2)),
+        0x4B: detail("urbsunnam" / v.text(16)),
+        0x4E: detail("urbsuswit" / v.text(4)),
+        0x4F: detail("urbsuswit" / v.text(4)),
+        0x55: detail("urbsuapad" / v.U2, "urbsudpad" / v.U2, "urbsumrec" / v.U4,
+                     "urbsuuisa" / v.U2, "urbsunisa" / v.U2, "urbsudssa" / v.U2,
+                     "urbsupgmr" / v.text(1), "urbsurplu" / v.text(1)),
+        0x5C: detail("urbsufnm" / v.text(2), "urbsunfmt" / v.text(1), "urbsures3" / Reserved(1)),
+        0x68: detail("urbsuswon" / Means(v.S4, SWITCH)),
+        0x69: detail("urbsuswon" / Means(v.S4, SWITCH)),
+        0x70: detail("urbsudnm" / v.text(2), "urbsursn" / v.U1, "urbsures4" / Reserved(5)),
+        0x78: detail("urbsumupx" / v.S4),
+    }
 
 
 def _urbt(v: Variant, length: int = URBTL) -> Layout:
@@ -332,6 +362,7 @@ class Urb:
     ISNRANGE: Layout
     URBS: Layout
     URBSU: Layout
+    URBSUD: dict[int, Layout]  # URBSU function details by urbsutyp
     URBT: Layout  # 128 bytes
     URBT112: Layout  # the seed's generation
     URBR: Layout
@@ -359,7 +390,8 @@ def codepage_of(name: object) -> str:
 def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
     """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
     v = Variant(big, codec_name(codepage))
-    return Urb(v, _urbh(v), _urbi(v), _isn(v), _isn_range(v), _urbs(v), _urbsu(v), _urbt(v, URBTL),
+    return Urb(v, _urbh(v), _urbi(v), _isn(v), _isn_range(v), _urbs(v), _urbsu(v), _urbsu_details(v),
+               _urbt(v, URBTL),
                _urbt(v, URBTL_112), _urbr(v), _urbd(v), _urbe(v), _urbc(v), _urbu(v), _urbf(v),
                _urbg(v), _element(v))
 
