@@ -765,29 +765,13 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     state = Stitch()  # ids run over the whole extraction; continuations stay in their file
     try:
         for path in files:
-            kind = _kind(path)
             size = 0 if Path(path).is_dir() else os.path.getsize(path)
-            state.open_tx.clear()
-            state.last_records.clear()
-            msg_base = 0
-            if kind == "dump-text":
-                from mqtool.io.undump import undump
 
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    part = Part(path, undump(f.read()))
-                msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
-            elif kind == "raw":
-                for part, done in raw_parts(path):
-                    msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
-                    if progress:
-                        progress(done_before + done)
-            else:
-                def advance(n: int, before: int = done_before) -> None:
-                    if progress:
-                        progress(before + n)
+            def advance(n: int, before: int = done_before) -> None:
+                if progress:
+                    progress(before + n)
 
-                for part, bad in dump_parts(path, advance):
-                    msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
+            extract_file(path, writers, summary, state, mode, leap_seconds, advance)
             summary.bytes += size
             done_before += size
         writers.commit()
@@ -795,6 +779,52 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
         writers.abort()
         raise
     return summary
+
+
+def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode: str = "PERMISSIVE",
+                 leap_seconds: int = 0, progress: Callable[[int], None] | None = None) -> None:
+    """One input (a raw stream, a queue dump, dump text, an mqtool directory) through the
+    tables: ``writers.write(table, rows)`` for each part; ``state`` carries the ids."""
+    state.open_tx.clear()  # continuations stay in their file
+    state.last_records.clear()
+    msg_base = 0
+    kind = _kind(path)
+    if kind == "dump-text":
+        from mqtool.io.undump import undump
+
+        with open(path, encoding="utf-8", errors="replace") as f:
+            part = Part(path, undump(f.read()))
+        _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+    elif kind == "raw":
+        for part, done in raw_parts(path):
+            msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+            if progress:
+                progress(done)
+    else:
+        for part, bad in dump_parts(path, progress):
+            msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
+
+
+class Collect:
+    """A writer that keeps the tables in memory (the Spark reader's, tests')."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, list[pa.Table]] = {}
+
+    def write(self, name: str, table: pa.Table) -> None:
+        self.tables.setdefault(name, []).append(table.cast(schema(name)))
+
+    def table(self, name: str) -> pa.Table:
+        parts = self.tables.get(name)
+        return pa.concat_tables(parts) if parts else schema(name).empty_table()
+
+
+def extract_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0,
+                   state: Stitch | None = None) -> tuple[Collect, Summary]:
+    """The tables of one input, in memory."""
+    out, summary = Collect(), Summary(mode=mode, files=[path])
+    extract_file(path, out, summary, state or Stitch(), mode, leap_seconds)
+    return out, summary
 
 
 def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: Summary,
