@@ -3,6 +3,7 @@
     pip install adapya-era           # the baseline only; not a dependency of mqtool
     python bench/urb.py [N]          # N messages, default 100000
     python bench/urb.py --cli [N]    # whole processes: extract urb, decode urb --json, the listing
+    python bench/urb.py --annotate   # --annotate of a 64 KB ISN-list request vs its listing
 
 With ``--cli`` every command runs as its own process on the same stream file, best of three,
 against an adapya-era process in the same run: one that decodes every message like the
@@ -276,7 +277,33 @@ def cli_main(n: int) -> None:
         print(f"  {name:<30} {base[1] / cpu:5.1f}x adapya (cpu)   {base[0] / wall:5.1f}x (wall)")
 
 
+def annotate_main(isns: int) -> None:
+    """F10: ``--annotate`` of an ISN-list request against its listing, whole processes; the
+    ratio stays flat as the list grows when annotation is linear."""
+    import json
+
+    from _common import OUT, mqtool_cmd
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    for n in (isns // 4, isns):
+        desc = OUT / f"isn-{n}.json"
+        desc.write_text(json.dumps({"type": "inst", "inam": "I", "dbid": 1, "fnr": 1, "rnam": "R",
+                                    "isns": list(range(1, n + 1))}))
+        src = OUT / f"isn-{n}.bin"
+        import subprocess
+
+        subprocess.run([*mqtool_cmd(), "build-request", "urb", "--from", str(desc), "-o", str(src),
+                        "--force"], check=True)
+        listing = timed([*mqtool_cmd(), "decode", "urb", str(src)])
+        annotated = timed([*mqtool_cmd(), "decode", "urb", "--annotate", str(src)])
+        print(f"  {n:6d} ISNs ({src.stat().st_size / 1024:.0f} KB): listing cpu {listing[1]:5.2f} s, "
+              f"--annotate cpu {annotated[1]:5.2f} s ({annotated[1] / listing[1]:.1f}x the listing)")
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--annotate":
+        annotate_main(int(sys.argv[2]) if len(sys.argv) > 2 else 16383)
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--adapya":
         adapya_process(sys.argv[2], sys.argv[3])
         return
