@@ -64,7 +64,7 @@ def spark_table(table: pa.Table) -> pa.Table:
 
 def expand(paths: list[str]) -> list[str]:
     """Input files of files, directories (walked like ``extract urb``) and globs."""
-    from mqtool.formats.urb.extract import input_files
+    from mqtool.formats.urb.stream import input_files
 
     out: list[str] = []
     for p in paths:
@@ -85,7 +85,8 @@ def _datasource() -> type:
 
     class UrbReader(DataSourceReader):
         def __init__(self, options: dict[str, Any]) -> None:
-            from mqtool.formats.urb.extract import MODES, TABLES
+            from mqtool.formats.urb.extract import MODES
+            from mqtool.formats.urb.tables import TABLES
 
             opts = {k.lower(): v for k, v in options.items()}
             self.table = str(opts.get("table", "changes")).lower()
@@ -120,7 +121,7 @@ def _datasource() -> type:
             return NAME
 
         def schema(self) -> Any:
-            from mqtool.formats.urb.extract import schema
+            from mqtool.formats.urb.tables import schema
 
             table = str(self.options.get("table", "changes")).lower()
             return spark_schema(schema(table))
@@ -141,7 +142,7 @@ def run(spark: Any, inputs: list[str], outdir: str, mode: str = "PERMISSIVE", fo
     """``spark-extract urb``: every table of ``extract urb`` as Parquet under ``outdir``
     (``<table>/``), written by Spark, and ``_summary.json``."""
     from mqtool.errors import EnvError, InputError
-    from mqtool.formats.urb.extract import TABLES
+    from mqtool.formats.urb.tables import TABLES
 
     files = expand(inputs)
     if not files:

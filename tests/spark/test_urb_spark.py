@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mqtool.formats.urb.extract import TABLES, extract_tables
+from mqtool.formats.urb.extract import extract_tables
+from mqtool.formats.urb.tables import TABLES
 from tests.helpers import TESTDATA
 
 SEEDS = [str(TESTDATA / "urb" / f"{n}.dump") for n in ("inst-color.data", "inst-employee.data",

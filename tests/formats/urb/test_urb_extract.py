@@ -15,8 +15,9 @@ from mqtool.errors import DecodeError, MqtoolError
 from mqtool.formats.mq.dumps.read import Message
 from mqtool.formats.mq.dumps.write import write_dmpmqmsg
 from mqtool.formats.urb.decode import decode
-from mqtool.formats.urb.extract import TABLES, column_tables, extract, span_tables
+from mqtool.formats.urb.extract import extract
 from mqtool.formats.urb.layout import layouts
+from mqtool.formats.urb.tables import TABLES, column_tables, span_tables
 from mqtool.tod import Tod
 from tests.formats.urb.test_urb_bulk import SERVER
 from tests.formats.urb.test_urb_decode import VARIANTS, reencode
@@ -226,7 +227,7 @@ def test_mutated_and_truncated_streams_keep_the_error_contract(tmp_path: Path, a
 def test_vectorised_joins_equal_the_element_walk(picks: list[tuple[int, int]]) -> None:
     """Without continuations the changes are joined with numpy; the element-by-element walk
     (which stitches URBCs) gives the same rows, transaction ids and record ids."""
-    from mqtool.formats.urb.extract import Stitch, _changes_columnar, _changes_stitched, _with_codepage
+    from mqtool.formats.urb.changes import Stitch, _changes_columnar, _changes_stitched, _with_codepage
 
     cols, _ = column_tables(_stream(picks), "f")
     tabs = {k: v.sort_by([("offset", "ascending")]) for k, v in cols.items()}
@@ -242,7 +243,7 @@ def test_blocks_are_cut_at_message_boundaries_and_damage_resynchronises() -> Non
     error stretch, then the messages after it are read."""
     import tempfile
 
-    from mqtool.formats.urb.extract import raw_parts
+    from mqtool.formats.urb.stream import raw_parts
 
     color, status = seed_bytes("urb/inst-color.data.dump"), seed_bytes("urb/status.reply.dump")
     good = (color + status) * 6
