@@ -30,8 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mqtool.codepages import codec_name
-from mqtool.errors import DecodeError, EnvError, InputError, MqtoolError
+from mqtool.errors import DecodeError, EnvError, InputError
 from mqtool.formats.urb.changes import Stitch, _with_codepage, changes
 from mqtool.formats.urb.layout import FORMAT
 from mqtool.formats.urb.stream import Part, _kind, dump_parts, input_files, raw_parts, resync
@@ -170,7 +169,7 @@ def _json_row(row: dict[str, Any]) -> dict[str, Any]:
 
 def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str = "PERMISSIVE",
             force: bool = False, progress: Callable[[int], None] | None = None,
-            codepage: str | None = None, leap_seconds: int = 0) -> Summary:
+            leap_seconds: int = 0) -> Summary:
     """Decode every URB message of ``paths`` into the tables of ``TABLES`` in ``outdir``
     (one file each, ``<table>.<fmt>``). FAILFAST: ``DecodeError`` at the first message that
     does not decode cleanly, and no table is written. ``leap_seconds``: timestamps that
@@ -182,8 +181,6 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     mode = mode.upper()
     if mode not in MODES:
         raise InputError(f"mode {mode!r}: give one of {', '.join(MODES)}")
-    if codepage is not None:
-        codec_name(codepage)
     files = list(input_files(paths))
     if not files:
         raise InputError("no input files")
@@ -382,13 +379,3 @@ def _reason_key(reason: str) -> str:
     """A key for counting errors by reason: the first clause, values replaced by N."""
     clause = re.split(r"[:;(]", reason, maxsplit=1)[0]
     return re.sub(r"X'[0-9A-Fa-f]*'|'[^']*'|-?\d+", "N", clause).strip() or reason
-
-
-def check_codepage(name: str) -> str:
-    try:
-        return codec_name(name)
-    except LookupError as e:
-        raise MqtoolError(str(e)) from None
-
-
-
