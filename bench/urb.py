@@ -2,6 +2,16 @@
 
     pip install adapya-era           # the baseline only; not a dependency of mqtool
     python bench/urb.py [N]          # N messages, default 100000
+    python bench/urb.py --cli [N]    # whole processes: extract urb, decode urb --json, the listing
+    python bench/urb.py --annotate   # --annotate of a 64 KB ISN-list request vs its listing
+
+With ``--cli`` every command runs as its own process on the same stream file, best of three,
+against an adapya-era process in the same run: one that decodes every message like the
+in-process baseline below and writes each as a JSON line (every field's value and meaning;
+adapya has no table writer, so this is the baseline of ``extract urb`` too), and one that
+prints the listing lines (``name = value  meaning``). Wall and CPU seconds of each child are
+printed; the ratios are taken on CPU seconds (2 cores shared with other work make wall time
+noisy) and on wall time.
 
 The stream repeats the seed's ten server messages back to back: the two data messages
 (EBCDIC/big-endian 592 bytes: URBT + 3 x (URBR, URBD) + URBE; ASCII/little-endian 656
@@ -184,7 +194,122 @@ def compare(adapya: Adapya) -> list[str]:
             f"{'all equal' if not notes else str(len(notes)) + ' differ'}", *notes]
 
 
+# --------------------------------------------------------------------------- whole processes
+
+
+def adapya_process(mode: str, path: str) -> None:
+    """The baseline process: decode the stream with adapya-era, write JSON lines or a listing."""
+    import json
+
+    adapya = Adapya()
+    data = Path(path).read_bytes()
+    _, _, msgs = adapya.decode(data, collect=True)
+    out = sys.stdout
+    for msg in msgs:
+        if mode == "json":
+            out.write(json.dumps([[name, {k: [v.hex().upper() if isinstance(v, bytes) else v, m]
+                                             for k, (v, m) in values.items()}]
+                                  for name, values in msg], ensure_ascii=False) + "\n")
+        else:
+            for name, values in msg:
+                out.write(f"{name} element\n")
+                for k, (v, m) in values.items():
+                    out.write(f"  {k} = {v!r}  {m}\n")
+            out.write("\n")
+
+
+def timed(cmd: list[str], runs: int = 3) -> tuple[float, float]:
+    """Best wall and best CPU (user + system) seconds of ``runs`` runs of ``cmd``."""
+    import resource
+    import subprocess
+    import time
+
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        walls.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(walls), min(cpus)
+
+
+def extract_command(src: str, out: str) -> list[str]:
+    """``mqtool extract urb`` where the extract group has it, else the same click command."""
+    import subprocess
+
+    from _common import mqtool_cmd
+
+    probe = subprocess.run([*mqtool_cmd(), "extract", "urb", "--help"], capture_output=True, check=False)
+    if probe.returncode == 0 and b"URBH" in probe.stdout:
+        return [*mqtool_cmd(), "extract", "urb", src, "-o", out, "--force"]
+    return [sys.executable, "-c", "import sys; from mqtool.cli.urb import "
+            "extract_urb; sys.exit(extract_urb.main(sys.argv[1:], standalone_mode=False))",
+            src, "-o", out, "--force"]
+
+
+def cli_main(n: int) -> None:
+    from _common import OUT, mqtool_cmd
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    src = OUT / f"urb-{n}.bin"
+    if not src.exists() or src.stat().st_size != len(stream_of(min(n, 10))) * n // min(n, 10):
+        src.write_bytes(stream_of(n))
+    me = [sys.executable, __file__]
+    rows = [
+        ("adapya-era, JSON lines", [*me, "--adapya", "json", str(src)]),
+        ("adapya-era, listing", [*me, "--adapya", "listing", str(src)]),
+        ("mqtool extract urb (Parquet)", extract_command(str(src), str(OUT / f"urb-{n}-tables"))),
+        ("mqtool decode urb --json", [*mqtool_cmd(), "decode", "urb", "--json", str(src)]),
+        ("mqtool decode urb (listing)", [*mqtool_cmd(), "decode", "urb", str(src)]),
+    ]
+    print(f"{n} messages, {src.stat().st_size / 1e6:.1f} MB, whole processes, best of 3")
+    times = {}
+    for name, cmd in rows:
+        times[name] = timed(cmd)
+        wall, cpu = times[name]
+        print(f"  {name:<30} wall {wall:6.2f} s   cpu {cpu:6.2f} s")
+    base_json, base_list = times["adapya-era, JSON lines"], times["adapya-era, listing"]
+    for name, base in (("mqtool extract urb (Parquet)", base_json), ("mqtool decode urb --json", base_json),
+                       ("mqtool decode urb (listing)", base_list)):
+        wall, cpu = times[name]
+        print(f"  {name:<30} {base[1] / cpu:5.1f}x adapya (cpu)   {base[0] / wall:5.1f}x (wall)")
+
+
+def annotate_main(isns: int) -> None:
+    """F10: ``--annotate`` of an ISN-list request against its listing, whole processes; the
+    ratio stays flat as the list grows when annotation is linear."""
+    import json
+
+    from _common import OUT, mqtool_cmd
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    for n in (isns // 4, isns):
+        desc = OUT / f"isn-{n}.json"
+        desc.write_text(json.dumps({"type": "inst", "inam": "I", "dbid": 1, "fnr": 1, "rnam": "R",
+                                    "isns": list(range(1, n + 1))}))
+        src = OUT / f"isn-{n}.bin"
+        import subprocess
+
+        subprocess.run([*mqtool_cmd(), "build-request", "urb", "--from", str(desc), "-o", str(src),
+                        "--force"], check=True)
+        listing = timed([*mqtool_cmd(), "decode", "urb", str(src)])
+        annotated = timed([*mqtool_cmd(), "decode", "urb", "--annotate", str(src)])
+        print(f"  {n:6d} ISNs ({src.stat().st_size / 1024:.0f} KB): listing cpu {listing[1]:5.2f} s, "
+              f"--annotate cpu {annotated[1]:5.2f} s ({annotated[1] / listing[1]:.1f}x the listing)")
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--annotate":
+        annotate_main(int(sys.argv[2]) if len(sys.argv) > 2 else 16383)
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--adapya":
+        adapya_process(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--cli":
+        cli_main(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
+        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     try:
         adapya = Adapya()

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mqtool.formats.sas.layout import Settings
     from mqtool.formats.sas.message_set import Request
     from mqtool.formats.sas.reassemble import Report
+    from mqtool.formats.urb.extract import Summary as ExtractSummary
 
 
 def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
@@ -110,3 +111,12 @@ def extract(*args: Any, **kwargs: Any) -> Any:
     from mqtool.formats.csq1logp.extract import extract as _extract
 
     return _extract(*args, **kwargs)
+
+
+def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
+                force: bool = False) -> ExtractSummary:
+    """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
+    in ``outdir``; returns the ``formats.urb.extract.Summary``."""
+    from mqtool.formats.urb.extract import extract as _extract
+
+    return _extract(paths, outdir, fmt=fmt, mode=mode, force=force)

@@ -20,9 +20,14 @@ def annotate(data: bytes, spans: list[Span], *, origin: int = 0, codepage: str =
     width = max(4, len(f"{origin + len(data):X}"))
     geo = geometry(opts, width)
     owner = [-1] * len(data)
+    starting: dict[int, list[int]] = {}  # dump line -> spans starting on it (one pass: linear)
+    end = origin + len(data)
     for k, s in enumerate(spans):
-        for b in range(max(s.start, origin), min(s.end, origin + len(data))):
-            owner[b - origin] = k
+        lo, hi = max(s.start, origin), min(s.end, end)
+        if hi > lo:
+            owner[lo - origin:hi - origin] = [k] * (hi - lo)
+        if origin <= s.start < end and s.kind != RESERVED:
+            starting.setdefault((s.start - origin) // cols, []).append(k)
     lines: list[Text] = []
     for lo in range(0, len(data), cols):
         chunk = data[lo:lo + cols]
@@ -36,11 +41,9 @@ def annotate(data: bytes, spans: list[Span], *, origin: int = 0, codepage: str =
             p = geo.hex_pos[j]
             text.stylize(style, p, p + 2)
             text.stylize(style, geo.chr_pos[0][j], geo.chr_pos[0][j] + 1)
-        starting = [(k, s) for k, s in enumerate(spans)
-                    if origin + lo <= s.start < origin + lo + len(chunk) and s.kind != RESERVED]
-        for k, s in starting:
+        for k in starting.get(lo // cols, ()):
             text.append(" ")
-            text.append(s.name, style=PALETTE[k % len(PALETTE)])
+            text.append(spans[k].name, style=PALETTE[k % len(PALETTE)])
         lines.append(text)
     return lines
 

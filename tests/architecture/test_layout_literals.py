@@ -111,7 +111,7 @@ def findings(fmt: str) -> list[str]:
 
 
 # formats whose walkers still restate offsets: each entry goes when its package is cleaned
-NOT_YET_CLEAN = {"matqmsg", "osb", "urb"}
+NOT_YET_CLEAN = {"matqmsg", "osb"}
 
 
 @pytest.mark.parametrize("fmt", [pytest.param(f, marks=pytest.mark.xfail(

@@ -83,11 +83,11 @@ def test_edit_a_decoded_request_and_rebuild(in_root: None) -> None:
      "mqtool: urb: urbi[0].isn[1]: ISN 5 is also item 0 (rule 1: no ISN more than once); the server "
      "would answer response 131 subcode 16"),
     (["open", "--dnam", "D", "--fnr", "9"],
-     "mqtool: urb: urbi[0].urbifnr (--fnr): a OPND request does not allow it"),
+     "mqtool: urb: urbi[0].urbifnr (--fnr): an OPND request does not allow it"),
     (["stat", "--snam", "S", "--dbid", "70000"],
      "mqtool: urb: urbi[0].urbidbid (--dbid): 70000 does not fit: the field takes 0..65535"),
-    ([], "Error: give a request type (open, close, inst, tran, stat) or --from FILE"),
-    (["bogus"], "Error: Invalid value for '[open|close|inst|tran|stat]': 'bogus' is not one of"),
+    ([], "Error: give a request type (open, close, inst, tran, stat), reply, data or --from FILE"),
+    (["bogus"], "Error: Invalid value for '[open|close|inst|tran|stat|reply|data]': 'bogus' is not one of"),
 ])
 def test_refusals_are_one_line_and_status_1(args: list[str], message: str) -> None:
     res = mq("build-request", "urb", *args)
@@ -274,3 +274,114 @@ def test_library_api_build_and_identify() -> None:
     assert (best.format, best.options) == ("urb", {"codepage": "latin-1", "byte_order": "little"})
     units = api.decode("urb", seed_bytes("urb/status.reply.dump"), codepage="500")
     assert units[0].attrs["codepage"] == "cp500"
+
+
+# --------------------------------------------------------------------------- extract urb
+# (the command objects; ``mqtool extract urb`` loads them into the extract group)
+
+
+def _extract(*args: str):  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from mqtool.cli.urb import extract_urb
+
+    return CliRunner().invoke(extract_urb, list(args), standalone_mode=False, catch_exceptions=True)
+
+
+def test_extract_urb_writes_the_tables_and_a_summary(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = _extract(str(TESTDATA / "urb" / "inst-color.data.dump"),
+                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out), "--summary")
+    assert res.return_value == 0, res.output
+    assert res.output.splitlines()[:7] == [
+        "messages              2 rows", "transactions          1 rows", "records               3 rows",
+        "images                3 rows", "status                1 rows", "errors                0 rows",
+        "changes               3 rows"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"{t}.parquet" for t in ("messages", "transactions", "records", "images", "status", "errors",
+                                  "changes")] + ["_summary.json"])
+    info = json.loads((out / "_summary.json").read_text())
+    assert info["rows"]["changes"] == 3 and info["mode"] == "PERMISSIVE"
+
+
+def test_extract_urb_damage_exits_2_and_failfast_writes_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "bad.bin"
+    src.write_bytes(seed_bytes("urb/status.reply.dump") + b"\x00" * 10)
+    res = _extract(str(src), "-o", str(tmp_path / "p"), "--to", "jsonl")
+    assert res.return_value == 2
+    rows = [json.loads(x) for x in (tmp_path / "p" / "errors.jsonl").read_text().splitlines()]
+    assert [(r["offset"], r["path"]) for r in rows] == [(192, "urbh.urbheye")]
+    res = _extract(str(src), "-o", str(tmp_path / "f"), "--mode", "failfast")
+    from mqtool.errors import DecodeError
+
+    assert isinstance(res.exception, DecodeError) and res.exception.status == 2
+    assert list((tmp_path / "f").iterdir()) == []
+
+
+def test_extract_urb_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    from mqtool.io.outputs import OutputExistsError
+
+    color = str(TESTDATA / "urb" / "inst-color.data.dump")
+    assert _extract(color, "-o", str(tmp_path)).return_value == 0
+    again = _extract(color, "-o", str(tmp_path))
+    assert isinstance(again.exception, OutputExistsError)
+    assert _extract(color, "-o", str(tmp_path), "--force").return_value == 0
+
+
+def test_every_refusal_of_a_request_at_once() -> None:
+    """Issue 13: an inst request used to take four tries (--inam, --dbid, --rnam, --dnam)."""
+    res = mq("build-request", "urb", "inst", "--fnr", "4", "--dnam", "OUT9")
+    assert res.status == 1 and res.stdout == b""
+    assert res.stderr.splitlines() == [
+        "mqtool: urb: 4 refusals:",
+        "  urbi[0].urbidnam (--dnam): an INST request does not allow it",
+        "  urbi[0].urbiinam (--inam): an INST request needs it",
+        "  urbi[0].urbidbid (--dbid): an INST request needs it",
+        "  urbi[0].urbirnam (--rnam): an INST request needs it"]
+
+
+def test_build_a_status_reply_from_options() -> None:
+    from mqtool.formats.urb.decode import decode
+
+    res = mq("build-request", "urb", "reply", "--status", "erro", "--answers", "inst", "--token", "TOKEN1",
+             "--inam", "ICOLOR", "--dbid", "10006", "--fnr", "4", "--rsp", "131", "--subcode", "12",
+             "--sender", "REPTOR", "--msnr", "7")
+    assert res.status == 0, res.stderr
+    (unit,) = decode(res.stdout)
+    assert not unit.errors and not unit.problems
+    h, s = unit.elements
+    assert (h.fields["urbhname"], h.fields["urbhmsnr"], h.fields["urbhlent"]) == ("REPTOR", 7, 192)
+    assert {k: s.fields[k] for k in ("urbsst", "urbsrt", "urbsrtok", "urbsinam", "urbsdbid", "urbsfnr",
+                                     "urbsrsp", "urbssubc", "urbslen", "urbslenh", "urbslend")} == {
+        "urbsst": "ERRO", "urbsrt": "INST", "urbsrtok": "TOKEN1", "urbsinam": "ICOLOR", "urbsdbid": 10006,
+        "urbsfnr": 4, "urbsrsp": 131, "urbssubc": 12, "urbslen": 128, "urbslenh": 128, "urbslend": 0}
+    assert {sp.name: sp.meaning for sp in s.spans}["urbsst"] == "Initial-state processing ERROR"
+
+
+def test_a_simulated_data_message_goes_through_extract(tmp_path: Path) -> None:
+    """build-request urb data simulates the replicator; extract urb reads its changes back."""
+    res = mq("build-request", "urb", "data", "--snam", "COLOR", "--dbid", "10006", "--fnr", "4",
+             "--tsnr", "9", "--image", "2=GREEN", "--image", "3=BLUE", "--before", "3=RED",
+             "--encoding", "ascii", "--byte-order", "little", "-o", str(tmp_path / "d.bin"))
+    assert res.status == 0, res.stderr
+    out = tmp_path / "o"
+    assert _extract(str(tmp_path / "d.bin"), "-o", str(out), "--to", "jsonl").return_value == 0
+    rows = [json.loads(x) for x in (out / "changes.jsonl").read_text().splitlines()]
+    assert [(r["isn"], r["file_number"], r["dbid"], r["transaction_number"], r["record_type"],
+             r["image_type"], r["image_text"], r["image_codepage"]) for r in rows] == [
+        (2, 4, 10006, 9, "U", "A", "GREEN", "latin-1"), (3, 4, 10006, 9, "U", "B", "RED", "latin-1"),
+        (3, 4, 10006, 9, "U", "A", "BLUE", "latin-1")]
+    t = json.loads((out / "transactions.jsonl").read_text())
+    assert (t["urbtrcnt"], t["urbtlen"], t["urbtsnam"]) == (2, 128, "COLOR")
+
+
+def test_reply_and_data_refusals_at_once() -> None:
+    res = mq("build-request", "urb", "data", "--snam", "C", "--status", "X", "--isn", "4")
+    assert res.status == 1
+    assert res.stderr.splitlines() == ["mqtool: urb: 3 refusals:", "  --isn: not an option of a data message",
+                                       "  --status: for status replies only",
+                                       "  --image: a data message needs at least one record image"]
+    res = mq("build-request", "urb", "reply", "--status", "NOPE")
+    assert res.status == 1 and "'NOPE' is not a status code" in res.stderr
+    res = mq("build-request", "urb", "stat", "--snam", "S", "--image", "1=A")
+    assert res.status == 1 and "--image: for reply and data messages only" in res.stderr

@@ -1,2 +1,4 @@
-"""Adabas Event Replicator URB messages: ``layout`` (declarations), ``meanings``, ``decode``
-(span walk), ``build`` (requests), ``bulk`` (columnar walk)."""
+"""Adabas Event Replicator URB messages: ``layout`` (declarations and composition tables),
+``meanings``, ``decode`` (span walk), ``bulk`` (columnar walk), ``fastjson`` / ``fastlist``
+(JSON and listings from generated per-layout builders), ``build`` (requests) and ``compose``
+(any message), ``extract`` (change tables, with ``tables``, ``changes``, ``stream``)."""

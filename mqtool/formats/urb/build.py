@@ -32,16 +32,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqtool.codepages import codec_name, is_ebcdic
+from mqtool.codepages import is_ebcdic
 from mqtool.errors import BuildError
+from mqtool.formats.urb.compose import Message, Refusals, build_message
+from mqtool.formats.urb.compose import from_decoded as compose_from_decoded
 from mqtool.formats.urb.layout import (
     DEFAULT_ASCII,
     DEFAULT_EBCDIC,
     FORMAT,
+    ISN_LIST,
     ISN_RANGE,
     URBHL,
     URBHVER1,
     URBIL,
+    codepage_of,
     layouts,
 )
 from mqtool.formats.urb.meanings import ECS, ecs_codec
@@ -62,6 +66,7 @@ HEADER_FIELDS = {"sender": "urbhname", "msnr": "urbhmsnr", "stck": "urbhtime", "
                  "rpni": "urbhrpni"}
 OPTION_OF.update({f: f"--{o}" for o, f in HEADER_FIELDS.items()})
 MESSAGE_KEYS = ("encoding", "codepage", "byte_order", "align")
+REQUEST_ELEMENTS = {"URBH", "URBI", "ISNLIST"}  # decode --json of these is a request
 # fields decode --json carries that the builder computes
 COMPUTED = {"urbheye", "urbhlen", "urbhvers", "urbhbord", "urbhlent", "urbieye", "urbilenh",
             "urbilend"}
@@ -125,7 +130,7 @@ class Request:
     @property
     def cp(self) -> str:
         if self.codepage:
-            return codec_name(self.codepage)
+            return codepage_of(self.codepage)
         return DEFAULT_ASCII if self.encoding == "ascii" else DEFAULT_EBCDIC
 
     @property
@@ -191,7 +196,7 @@ def request_type(value: str) -> str:
 # --------------------------------------------------------------------------- descriptions
 
 
-def load_requests(text: str) -> list[Request]:
+def load_requests(text: str) -> list[Request | Message]:
     """Messages described in ``text``: one JSON document, JSON lines (``decode --json``
     output: one message per line), or YAML (one message per document, or a list)."""
     docs: list[tuple[str, Any]] = []
@@ -213,7 +218,7 @@ def load_requests(text: str) -> list[Request]:
             except yaml.YAMLError as e:
                 raise BuildError(FORMAT, "", f"the request file is neither JSON nor YAML: "
                                              f"{str(e).splitlines()[0]}") from None
-    out: list[Request] = []
+    out: list[Request | Message] = []
     for where, doc in docs:
         items = doc if isinstance(doc, list) else [doc]
         for k, item in enumerate(items):
@@ -224,7 +229,7 @@ def load_requests(text: str) -> list[Request]:
     return out
 
 
-def from_mapping(obj: Any, where: str = "") -> Request:
+def from_mapping(obj: Any, where: str = "") -> Request | Message:
     """A request description, or one decoded message (``decode urb --json``)."""
     if not isinstance(obj, Mapping):
         raise _fail(Request(where=where), "", f"a message is described by a mapping, not "
@@ -318,24 +323,42 @@ def _hex(value: Any) -> bytes:
         raise ValueError(f"{value!r} is not hex (pairs of 0-9 A-F)") from None
 
 
-def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
+def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
+    """A decoded request (URBH, URBIs) as a ``Request`` (validated as one); any other
+    message as a ``compose.Message``."""
     req = Request(where=where)
     if obj.get("format") not in (None, FORMAT):
         raise _fail(req, "format", f"this is {obj.get('format')!r} output, not a URB message")
-    if obj.get("errors"):
-        first = obj["errors"][0]
+    if not isinstance(obj.get("elements"), list):
+        raise _fail(req, "elements", "must be a list of elements")
+    errors = obj.get("errors") or []
+    if not isinstance(errors, list):
+        raise _fail(req, "errors", "must be a list")
+    kinds = {el.get("type") if isinstance(el, Mapping) and isinstance(el.get("type"), str) else None
+             for el in obj["elements"]}
+    if not errors and not kinds <= REQUEST_ELEMENTS:
+        return compose_from_decoded(obj, where)
+    if errors:
+        first = errors[0]
         raise _fail(req, "", "the decoded message has errors (first: "
                              f"{first.get('reason') if isinstance(first, Mapping) else first}); "
                              "only a cleanly decoded request can be rebuilt")
     cp = obj.get("codepage")
+    if cp is not None and not isinstance(cp, str):
+        raise _fail(req, "codepage", f"{cp!r} is not a code page name")
     if cp:
-        req.codepage = str(cp)
-        req.encoding = "ebcdic" if is_ebcdic(str(cp)) else "ascii"
+        try:
+            req.encoding = "ebcdic" if is_ebcdic(codepage_of(cp)) else "ascii"
+        except LookupError as e:
+            raise _fail(req, "codepage", str(e).strip("'\"")) from None
+        req.codepage = cp
     req.byte_order = str(obj.get("byte_order", "big"))
     seen_header = False
     for i, el in enumerate(obj["elements"]):
         kind = el.get("type") if isinstance(el, Mapping) else None
         fields = el.get("fields", {}) if isinstance(el, Mapping) else {}
+        if not isinstance(fields, Mapping):
+            raise _fail(req, f"elements[{i}].fields", "must be a mapping of field names to values")
         if kind == "URBH":
             seen_header = True
             for name, value in fields.items():
@@ -349,7 +372,10 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
                 elif name not in COMPUTED and not name.endswith("_hex"):
                     u.values[name] = value
             if el.get("data"):
-                u.raw = _hex(el["data"])
+                try:
+                    u.raw = _hex(el["data"])
+                except ValueError as e:
+                    raise _fail(req, f"elements[{i}].data", str(e)) from None
             req.urbis.append(u)
         elif kind == "ISNLIST" and req.urbis:
             req.urbis[-1].raw_is_isn_list = True
@@ -412,7 +438,7 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
             if key == "stck":
                 req.header.pop("urbhtime_hex", None)
     if (message.get("encoding") and not message.get("codepage") and req.codepage
-            and is_ebcdic(codec_name(req.codepage)) != (message["encoding"] == "ebcdic")):
+            and is_ebcdic(codepage_of(req.codepage)) != (message["encoding"] == "ebcdic")):
         req.codepage = None  # --encoding overrides the file's code page of the other kind
     for key, value in message.items():
         if value is not None:
@@ -420,42 +446,110 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
     return req
 
 
+def apply_message_options(msg: Message, rtype: str | None, per_urbi: Mapping[str, Sequence[Any]],
+                          header: Mapping[str, Any], message: Mapping[str, Any],
+                          isns: Sequence[str] = ()) -> Message:
+    """Command-line options over a message that is not a request (``--from`` a status or
+    data message): the variant and the URBH fields; request options are refused, all at once."""
+    bad = Refusals(msg.where)
+    kinds = sorted({p.type for p in msg.elements})
+    what = f"the message is {', '.join(kinds)}, not a request"
+    if rtype:
+        bad.add("urbi.urbirt", f"a request type ({rtype}) is given, but {what}")
+    for key, values in per_urbi.items():
+        if values:
+            bad.add(f"--{key.replace('_', '-')}", f"a request option, but {what}")
+    if isns:
+        bad.add("--isn", f"a request option, but {what}")
+    if message.get("align") is not None:
+        bad.add("--align", f"pads selection data, but {what}")
+    bad.raise_any()
+    for key, value in header.items():
+        if value is not None:
+            msg.header[HEADER_FIELDS.get(key, key)] = value
+            if key == "stck":
+                msg.header.pop("urbhtime_hex", None)
+    if message.get("encoding") and not message.get("codepage") and msg.codepage \
+            and is_ebcdic(codepage_of(msg.codepage)) != (message["encoding"] == "ebcdic"):
+        msg.codepage = None
+    if message.get("encoding"):
+        msg.encoding = message["encoding"]
+    if message.get("codepage"):
+        msg.codepage = message["codepage"]
+    if message.get("byte_order"):
+        msg.byte_order = message["byte_order"]
+    return msg
+
+
 # --------------------------------------------------------------------------- validation
 
 
 def validate(req: Request) -> list[str]:
-    """Refuse what the server would refuse (BuildError); return warnings."""
+    """Refuse what the server would refuse (one BuildError listing every refusal of the
+    message); return warnings."""
     warnings: list[str] = []
+    bad = Refusals(req.where)
+
+    failed = object()
+
+    def attempt(check: Any, *args: Any) -> Any:
+        try:
+            return check(*args)
+        except BuildError as e:
+            path = e.path.removeprefix(f"{req.where}: ") if req.where else e.path
+            bad.add(path if path != req.where else "", e.reason)
+            return failed
+
+    refused: set[str] = set()
+
+    def checked(name: str, value: Any, path: str) -> Any:
+        got = attempt(_check_value, req, name, value, path)
+        if got is failed:  # kept, so no "needs it" follows, and not refused twice
+            refused.add(path)
+            return value
+        return got
+
     _check_message_settings(req)
     if not req.urbis:
         raise _fail(req, "", "a request needs at least one URBI")
     for key, value in list(req.header.items()):
-        req.header[key] = _check_value(req, key, value, f"urbh.{key}")
+        req.header[key] = checked(key, value, f"urbh.{key}")
     types = []
     for i, u in enumerate(req.urbis):
         prefix = f"urbi[{i}]"
         for name, value in list(u.values.items()):
             if name not in OPTION_OF:
-                raise _fail(req, f"{prefix}.{name}", "not a URBI field a request sets")
-            u.values[name] = _check_value(req, name, value, f"{prefix}.{name}")
+                bad.add(f"{prefix}.{name}", "not a URBI field a request sets")
+                continue
+            u.values[name] = checked(name, value, f"{prefix}.{name}")
         rt = request_type(u.values.get("urbirt") or "")
         if not rt:
-            raise _fail(req, f"{prefix}.urbirt", "no request type: give one of open, close, inst, "
-                                                 "tran, stat")
+            bad.add(f"{prefix}.urbirt", "no request type: give one of open, close, inst, tran, stat")
+            continue
         if rt not in ALLOWED:
-            raise _fail(req, f"{prefix}.urbirt", f"{rt!r} is not a request type (open, close, "
-                                                 "inst, tran, stat); give the type on the command "
-                                                 "line to correct it")
+            bad.add(f"{prefix}.urbirt", f"{rt!r} is not a request type (open, close, inst, tran, "
+                                        "stat); give the type on the command line to correct it")
+            continue
         u.values["urbirt"] = rt
         types.append(rt)
-        warnings += _check_type(req, u, rt, prefix)
+        more = attempt(_check_type, req, u, rt, prefix, bad, refused)
+        warnings += more if isinstance(more, list) else []
         if u.isns is not None:
-            check_isn_list(u.isns, prefix, req)
+            attempt(check_isn_list, u.isns, prefix, req)
         elif u.raw is not None and u.raw_is_isn_list:
-            check_isn_list(_unpack_isns(req, u.raw, prefix), prefix, req)
-    _check_message(req, types)
+            items = attempt(_unpack_isns, req, u.raw, prefix)
+            if items is not failed:
+                attempt(check_isn_list, items, prefix, req)
+    if types and not bad.items:
+        attempt(_check_message, req, types)
+    bad.raise_any()
     req.warnings = warnings
     return warnings
+
+
+def article(word: str) -> str:
+    """``a`` or ``an`` before a request type (an INST, an OPND, a TRAN, a STAT)."""
+    return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
 def _check_message_settings(req: Request) -> None:
@@ -465,7 +559,7 @@ def _check_message_settings(req: Request) -> None:
         raise _fail(req, "encoding", f"{req.encoding!r} is neither ebcdic nor ascii")
     if req.codepage:
         try:
-            cp = codec_name(req.codepage)
+            cp = codepage_of(req.codepage)
         except LookupError as e:
             raise _fail(req, "codepage", str(e).strip("'\"")) from None
         kind = "ebcdic" if is_ebcdic(cp) else "ascii"
@@ -505,28 +599,32 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
     if name == "urbhtime":
         try:
             return Tod.coerce(value, req.header.get("urbhtime_hex"))
-        except ValueError as e:
+        except (ValueError, TypeError, AttributeError) as e:
             raise _fail(req, label, str(e)) from None
     if name == "urbhtime_hex":
         return value
     raise _fail(req, path, "not a field a request sets")
 
 
-def _check_type(req: Request, u: Urbi, rt: str, prefix: str) -> list[str]:
+def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
+                refused: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     warnings = []
     allowed = ALLOWED[rt] | ALWAYS
+    a = article(rt)
+    before = len(bad.items)
     for name, value in u.values.items():
-        if _is_set(value) and name not in allowed:
+        if _is_set(value) and name not in allowed and f"{prefix}.{name}" not in refused:
             sub = (TRAN_SUBCODE_IF_SET if rt == "TRAN" else SUBCODE_IF_SET).get(name)
             tail = f" (the server answers response 131 subcode {sub})" if sub else ""
-            raise _fail(req, f"{prefix}.{name} ({OPTION_OF[name]})",
-                        f"a {rt} request does not allow it{tail}")
+            bad.add(f"{prefix}.{name} ({OPTION_OF[name]})", f"{a} {rt} request does not allow it{tail}")
     for name in REQUIRED[rt]:
         if not _is_set(u.values.get(name)):
-            raise _fail(req, f"{prefix}.{name} ({OPTION_OF[name]})", f"a {rt} request needs it")
+            bad.add(f"{prefix}.{name} ({OPTION_OF[name]})", f"{a} {rt} request needs it")
+    if len(bad.items) > before:
+        return warnings  # the checks below are about data of fields already refused
     has_data = u.isns is not None or u.selection is not None or u.raw is not None
     if has_data and rt != "INST":
-        raise _fail(req, prefix, f"a {rt} request carries no selection data or ISN list"
+        raise _fail(req, prefix, f"{article(rt)} {rt} request carries no selection data or ISN list"
                                  + (" (subcode 39)" if rt == "TRAN" else ""))
     if u.isns is not None and (u.selection is not None or u.raw is not None):
         raise _fail(req, prefix, "give an ISN list or selection data, not both")
@@ -617,21 +715,21 @@ def check_isn_list(items: Sequence[int | tuple[int, int]], prefix: str = "urbi[0
 
 
 def _unpack_isns(req: Request, raw: bytes, prefix: str) -> list[int | tuple[int, int]]:
-    bo = "big" if req.big else "little"
+    """An ISN list as decoded (``decode --json`` data), item by item (``ISN_LIST``)."""
+    lay = layouts(req.big, req.cp)
+    single, ranged = (getattr(lay, n) for n in ISN_LIST.layouts)
+    marker = ISN_LIST.marker.to_bytes(single.size, "big" if req.big else "little")  # type: ignore[union-attr]
     items: list[int | tuple[int, int]] = []
     i = 0
     while i < len(raw):
-        word = raw[i:i + 4]
-        if len(word) < 4:
-            raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN list length is not a multiple of 4")
-        if word == b"\xff\xff\xff\xff":
-            if len(raw) - i < 12:
-                raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN range cut short")
-            items.append((int.from_bytes(raw[i + 4:i + 8], bo), int.from_bytes(raw[i + 8:i + 12], bo)))
-            i += 12
-        else:
-            items.append(int.from_bytes(word, bo))
-            i += 4
+        is_range = raw[i:i + single.size] == marker
+        layout = ranged if is_range else single
+        if len(raw) - i < layout.size:
+            raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN range cut short" if is_range
+                        else f"ISN list length is not a multiple of {single.size}")
+        v = layout.values(raw, i)
+        items.append((v["urbiisn1"], v["urbiisn2"]) if is_range else v["urbiisn"])
+        i += layout.size
     return items
 
 
@@ -703,18 +801,21 @@ def build_request(req: Request) -> bytes:
     return head + b"".join(body)
 
 
-def build(request: Request | Mapping[str, Any] | Iterable[Any]) -> bytes:
+def build(request: Request | Message | Mapping[str, Any] | Iterable[Any]) -> bytes:
     """Validate and build one request (a ``Request``, a description or a decoded message);
     several (a list) are built back to back."""
-    if isinstance(request, Request):
+    if isinstance(request, Request | Message):
         reqs = [request]
     elif isinstance(request, Mapping):
         reqs = [from_mapping(request)]
     else:
-        reqs = [r if isinstance(r, Request) else from_mapping(r, f"item {k}")
+        reqs = [r if isinstance(r, Request | Message) else from_mapping(r, f"item {k}")
                 for k, r in enumerate(request)]
     out = []
     for r in reqs:
+        if isinstance(r, Message):
+            out.append(build_message(r))
+            continue
         validate(r)
         out.append(build_request(r))
     return b"".join(out)

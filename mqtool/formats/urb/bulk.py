@@ -31,34 +31,28 @@ import pyarrow.compute as pc
 from mqtool.formats.urb.decode import _message
 from mqtool.formats.urb.layout import (
     ASCII_URBH,
-    BORD_BIG,
-    BORD_LITTLE,
-    DEFAULT_ASCII,
-    DEFAULT_EBCDIC,
+    CODEPAGES,
     EBCDIC_URBH,
-    URBHL,
-    URBTL,
-    URBTL_112,
+    ELEMENT_HEAD,
+    ELEMENT_LEN_AT,
+    ELEMENTS,
+    EYE_LEN,
+    HEADER_PEEK,
+    HEADER_PREFIXES,
+    URBHLENT_AT,
+    WORD,
     layouts,
 )
-from mqtool.formats.urb.layout import URBHBORD_AT as BORD
-from mqtool.formats.urb.layout import URBHLEN_AT as HLEN
-from mqtool.formats.urb.layout import URBHLENT_AT as LENT
-from mqtool.formats.urb.layout import URBHVERS_AT as VERS
 from mqtool.layout import FieldInfo, Layout
 from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
 from mqtool.tod import UNIX_OFFSET_US
 
 NUMPY = {"b": "i1", "B": "u1", "h": "i2", "H": "u2", "l": "i4", "L": "u4", "q": "i8", "Q": "u8"}
-CODEPAGES = (DEFAULT_EBCDIC, DEFAULT_ASCII)  # charset index 0 / 1
-TYPES = ("URBI", "URBS", "URBT", "URBR", "URBD", "URBE", "URBC", "URBU")
-FIXED = {"URBR": 64, "URBE": 32, "URBC": 48, "URBU": 80}
-MINIMUM = {"URBI": 96, "URBS": 128, "URBD": 32}
-DATA_NAME = {"URBD": "urbddata", "URBS": "urbsdata"}
-HEADERS = {(cs, big): (cp_eye, "01".encode(cp), URBHL.to_bytes(4, "big" if big else "little"),
-                       BORD_BIG if big else BORD_LITTLE)
-           for cs, (cp, cp_eye) in enumerate(((DEFAULT_EBCDIC, EBCDIC_URBH), (DEFAULT_ASCII, ASCII_URBH)))
-           for big in (True, False)}
+EYES = (EBCDIC_URBH, ASCII_URBH)
+# element types the columnar walk takes: those without a repeat needing per-message judgement
+TYPES = tuple(t for t, r in ELEMENTS.items() if r.repeat is None or not r.repeat.count)
+HSIZE = layouts().URBH.size or 0
+HEADERS = {v: k for k, v in HEADER_PREFIXES.items()}  # (charset, big) -> regular prefix
 
 
 @dataclass
@@ -123,25 +117,25 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
     the chain from offset 0 is followed by pointer doubling."""
     buf = np.frombuffer(data, dtype=np.uint8)
     n = len(buf)
-    if n < URBHL:
+    if n < HSIZE:
         return [], [], [], []
-    padded = np.concatenate([buf, np.zeros(16, np.uint8)])
+    padded = np.concatenate([buf, np.zeros(HEADER_PEEK, np.uint8)])
     first = np.nonzero((buf == EBCDIC_URBH[0]) | (buf == ASCII_URBH[0]))[0]
-    eye = np.ascontiguousarray(padded[first[:, None] + np.arange(4)]).view(">u4").ravel()
+    eye = _rows(padded, first, EYE_LEN).view(">u4").ravel()
     cand = first[(eye == int.from_bytes(EBCDIC_URBH, "big")) | (eye == int.from_bytes(ASCII_URBH, "big"))]
     if not cand.size or cand[0] != 0:
         return [], [], [], []
-    rows = padded[cand[:, None] + np.arange(16)]
+    rows = _rows(padded, cand, HEADER_PEEK)
     cs = np.where(rows[:, 0] == EBCDIC_URBH[0], 0, 1)
-    bord = rows[:, BORD].astype(np.int32) << 8 | rows[:, BORD + 1]
-    big = bord == 1
-    lent = np.where(big, np.ascontiguousarray(rows[:, LENT:LENT + 4]).view(">u4").ravel(),
-                    np.ascontiguousarray(rows[:, LENT:LENT + 4]).view("<u4").ravel()).astype(np.int64)
-    hlen = np.where(big, np.ascontiguousarray(rows[:, HLEN:HLEN + 4]).view(">i4").ravel(),
-                    np.ascontiguousarray(rows[:, HLEN:HLEN + 4]).view("<i4").ravel())
-    vers = rows[:, VERS].astype(np.int32) << 8 | rows[:, VERS + 1]
-    valid = ((bord == 1) | (bord == 0x100)) & (hlen == URBHL) & (lent >= URBHL) & (cand + lent <= n)
-    valid &= np.where(cs == 0, vers == 0xF0F1, vers == 0x3031)
+    prefix = rows[:, :URBHLENT_AT]
+    big = np.zeros(len(cand), bool)
+    regular = np.zeros(len(cand), bool)
+    for (c, b), want in HEADERS.items():  # eyecatcher, URBHLEN, URBHVERS, URBHBORD as declared
+        same = (cs == c) & (prefix == np.frombuffer(want, np.uint8)).all(axis=1)
+        regular |= same
+        big |= same & b
+    lent = np.where(big, _word(rows, URBHLENT_AT, ">u4"), _word(rows, URBHLENT_AT, "<u4")).astype(np.int64)
+    valid = regular & (lent >= HSIZE) & (cand + lent <= n)
     if forced is not None:
         valid &= big == forced
     nxt_pos = cand + lent
@@ -161,6 +155,19 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
     return cand[idx].tolist(), lent[idx].tolist(), big[idx].tolist(), cs[idx].tolist()
 
 
+def _rows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each of ``starts`` as a contiguous (n, width) array: rows of a
+    sliding-window view, without an (n, width) index matrix."""
+    if not len(starts):
+        return np.zeros((0, width), np.uint8)
+    return np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(buf, width)[starts])
+
+
+def _word(rows: np.ndarray, at: int, dtype: str) -> np.ndarray:
+    """The fullword at column ``at`` of gathered rows, read as ``dtype``."""
+    return np.ascontiguousarray(rows[:, at:at + WORD]).view(dtype).ravel()
+
+
 def _headers(data: bytes, byte_order: str | None, out: Columns):  # type: ignore[no-untyped-def]
     """Walk message headers by URBHLENT (a regular prefix with numpy, then one by one);
     irregular headers go to the span decoder."""
@@ -170,15 +177,13 @@ def _headers(data: bytes, byte_order: str | None, out: Columns):  # type: ignore
     n = len(data)
     k = len(offs)
     off = offs[-1] + lens[-1] if offs else 0
+    prefixes = {v: k for k, v in HEADERS.items()}
     while off < n:
-        h = data[off:off + 16]
-        eye, bord = h[:4], h[BORD:BORD + 2]
-        cs = 0 if eye == EBCDIC_URBH else 1 if eye == ASCII_URBH else -1
-        big = True if bord == BORD_BIG else False if bord == BORD_LITTLE else None
-        lent = int.from_bytes(h[LENT:LENT + 4], "big" if big else "little") if big is not None else 0
+        h = data[off:off + HEADER_PEEK]
+        cs, big = prefixes.get(h[:URBHLENT_AT], (-1, None))
+        lent = int.from_bytes(h[URBHLENT_AT:], "big" if big else "little") if big is not None else 0
         if (cs >= 0 and big is not None and (forced is None or forced == big)
-                and h[HLEN:BORD] == HEADERS[(cs, big)][2] + HEADERS[(cs, big)][1]
-                and lent >= URBHL and off + lent <= n):
+                and lent >= HSIZE and off + lent <= n):
             offs.append(off)
             lens.append(lent)
             bigs.append(big)
@@ -204,16 +209,38 @@ def _eye_codes() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.asarray(codes, np.uint32), np.asarray(types, np.int8), np.asarray(sets, np.int8)
 
 
+def _rule_arrays() -> dict[str, np.ndarray]:
+    """Per element type (index into TYPES), from ``ELEMENTS``: the accepted lengths of fixed
+    types (up to two generations), the minimum of the others, where the data's start and
+    length fields are (-1: no trailing data), and whether the data is read from the fixed
+    part's end (URBS)."""
+    lay = layouts()
+    out: dict[str, list] = {k: [] for k in ("size1", "size2", "minimum", "start_at", "length_at",
+                                            "tolerant", "data")}
+    for t in TYPES:
+        r = ELEMENTS[t]
+        sizes = r.sizes(lay)
+        layout = r.layout(lay)
+        out["size1"].append(sizes[0] if r.fixed else 0)
+        out["size2"].append(sizes[-1] if r.fixed else 0)
+        out["minimum"].append(min(sizes) if not r.fixed else ELEMENT_HEAD)
+        tr = r.trailing
+        out["start_at"].append(layout.offset_of(tr.start) if tr else -1)
+        out["length_at"].append(layout.offset_of(tr.length) if tr else -1)
+        out["tolerant"].append(bool(tr and tr.tolerated))
+        # data the columns carry (URBD images); URBI data and urbsdata need the span decoder
+        out["data"].append(bool(tr and r.repeat is None and not tr.tolerated))
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
 EYE_CODES, EYE_TYPES, EYE_SETS = _eye_codes()
-FIXED_LEN = np.asarray([FIXED.get(t, 0) for t in TYPES], np.int64)
-MIN_LEN = np.asarray([MINIMUM.get(t, 8) for t in TYPES], np.int64)
-T_URBI, T_URBS, T_URBT, T_URBD = (TYPES.index(t) for t in ("URBI", "URBS", "URBT", "URBD"))
-GATHER = np.r_[0:16, 0x60:0x68]  # element bytes the walk reads
+RULES = _rule_arrays()
+DATA_NAME = {t: ELEMENTS[t].trailing.name for t in TYPES if ELEMENTS[t].trailing}  # type: ignore[union-attr]
 
 
-def _int32(rows: np.ndarray, at: int, big: np.ndarray) -> np.ndarray:
-    """Signed fullwords at column ``at`` of gathered rows, each in its message's byte order."""
-    word = np.ascontiguousarray(rows[:, at:at + 4])
+def _int32(padded: np.ndarray, at: np.ndarray, big: np.ndarray) -> np.ndarray:
+    """Signed fullwords at absolute offsets ``at``, each in its message's byte order."""
+    word = _rows(padded, at, WORD)
     be = word.view(">i4").ravel().astype(np.int64)
     le = word.view("<i4").ravel().astype(np.int64)
     return np.where(big, be, le)
@@ -223,31 +250,32 @@ def _walk_elements(buf: np.ndarray, data: bytes, start: np.ndarray, end: np.ndar
                    cs: np.ndarray) -> dict[str, np.ndarray]:
     """All messages' elements, one per message per round; flags irregular messages."""
     bad = np.zeros(len(start), dtype=bool)
-    pos = start + URBHL
+    pos = start + HSIZE
     active = np.nonzero(pos < end)[0]
     found: dict[str, list[np.ndarray]] = {k: [] for k in ("msg", "pos", "type", "len", "dstart", "dlen")}
-    padded = np.concatenate([buf, np.zeros(0x68, np.uint8)])
+    reach = int(max(RULES["start_at"].max(), RULES["length_at"].max())) + WORD
+    padded = np.concatenate([buf, np.zeros(reach, np.uint8)])
+    size1, size2, minimum = RULES["size1"], RULES["size2"], RULES["minimum"]
     while active.size:
         p, e, b = pos[active], end[active], big[active]
         room = e - p
-        rows = padded[p[:, None] + GATHER]  # eye, length, lenh, lend at +0; urbslenh, urbslend at 16
-        code = np.ascontiguousarray(rows[:, :4]).view(">u4").ravel()
+        code = _rows(padded, p, EYE_LEN).view(">u4").ravel()
         at = np.minimum(np.searchsorted(EYE_CODES, code), len(EYE_CODES) - 1)
-        known = (EYE_CODES[at] == code) & (EYE_SETS[at] == cs[active]) & (room >= 8)
+        known = (EYE_CODES[at] == code) & (EYE_SETS[at] == cs[active]) & (room >= ELEMENT_HEAD)
         t = EYE_TYPES[at].astype(np.int64)
-        length = _int32(rows, 4, b)
-        fixed = FIXED_LEN[t]
-        invalid = ~known | (length < MIN_LEN[t]) | (p + length > e) | ((fixed > 0) & (length != fixed))
-        invalid |= (t == T_URBT) & (length != URBTL_112) & (length != URBTL)
-        # data after the fixed part: URBD image; URBI data and urbsdata need the span decoder
-        urbs = t == T_URBS
-        slenh = _int32(rows, 16, b)
-        lenh = np.where(urbs, 128, _int32(rows, 8, b))  # urbsdata is read from +128
-        lend = np.where(urbs, _int32(rows, 20, b), _int32(rows, 12, b))
-        trailing = (t == T_URBD) | (t == T_URBI) | urbs
-        invalid |= trailing & ((lenh < MIN_LEN[t]) | (lend < 0) | (lenh + lend > length))
-        invalid |= urbs & ((lend != 0) | ((slenh != 0) & (slenh != 128)))
-        invalid |= (t == T_URBI) & (lend != 0)
+        length = _int32(padded, p + ELEMENT_LEN_AT, b)
+        fixed = size1[t] > 0
+        invalid = ~known | (length < minimum[t]) | (p + length > e)
+        invalid |= fixed & (length != size1[t]) & (length != size2[t])
+        # data after the fixed part, located by the element's own fields (ELEMENTS)
+        trailing = RULES["start_at"][t] >= 0
+        lenh = np.where(trailing, _int32(padded, p + np.maximum(RULES["start_at"][t], 0), b), 0)
+        lend = np.where(trailing, _int32(padded, p + np.maximum(RULES["length_at"][t], 0), b), 0)
+        tolerant = RULES["tolerant"][t]
+        invalid |= tolerant & (lenh != 0) & (lenh != minimum[t])
+        lenh = np.where(tolerant, minimum[t], lenh)
+        invalid |= trailing & ((lenh < minimum[t]) | (lend < 0) | (lenh + lend > length))
+        invalid |= trailing & ~RULES["data"][t] & (lend != 0)
         filler = trailing & ~invalid & (length > lenh + lend)
         for j in np.nonzero(filler)[0]:  # rare: check the filler bytes are zero
             if any(data[p[j] + lenh[j] + lend[j]:p[j] + length[j]]):
@@ -255,12 +283,13 @@ def _walk_elements(buf: np.ndarray, data: bytes, start: np.ndarray, end: np.ndar
         bad[active[invalid]] = True
         ok = ~invalid
         good = active[ok]
+        carries = RULES["data"][t[ok]]
         found["msg"].append(good)
         found["pos"].append(p[ok])
         found["type"].append(t[ok])
         found["len"].append(length[ok])
-        found["dstart"].append(np.where(t[ok] == T_URBD, p[ok] + lenh[ok], 0))
-        found["dlen"].append(np.where(t[ok] == T_URBD, lend[ok], 0))
+        found["dstart"].append(np.where(carries, p[ok] + lenh[ok], 0))
+        found["dlen"].append(np.where(carries, lend[ok], 0))
         pos[good] += length[ok]
         active = good[pos[good] < end[good]]
     walked = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in found.items()}
@@ -279,12 +308,15 @@ def _group(out: Columns, buf: np.ndarray, data: bytes, etype: str, msg: np.ndarr
             if not sel.any():
                 continue
             lay = layouts(b, CODEPAGES[c])
-            splits = [(sel, getattr(lay, etype))] if etype != "URBT" else [
-                (sel & (length == URBTL_112), lay.URBT112), (sel & (length == URBTL), lay.URBT)]
+            rule = ELEMENTS.get(etype)
+            if rule is None or length is None or len(rule.layouts) == 1:
+                splits = [(sel, getattr(lay, etype))]
+            else:  # one part per generation (URBT 112 / 128)
+                splits = [(sel & (length == size), rule.layout(lay, size)) for size in rule.sizes(lay)]
             for s, layout in splits:
                 if s.any():
                     data_cols = None
-                    if trailing is not None and etype in DATA_NAME:
+                    if trailing is not None and RULES["data"][TYPES.index(etype)]:
                         data_cols = (trailing[0][s], trailing[1][s])
                     parts.append(_table(buf, data, layout, CODEPAGES[c], pos[s], msg_index[s], data_cols))
     if not parts:
@@ -297,7 +329,7 @@ def _group(out: Columns, buf: np.ndarray, data: bytes, etype: str, msg: np.ndarr
 def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.ndarray, msgs: np.ndarray,
            trailing: tuple[np.ndarray, np.ndarray] | None) -> pa.Table:
     size = layout.size or 0
-    rows = buf[offsets[:, None] + np.arange(size)]
+    rows = _rows(buf, offsets, size)
     cols: dict[str, pa.Array] = {"msg": pa.array(msgs), "offset": pa.array(offsets)}
     values: dict[str, np.ndarray] = {}
     n = len(offsets)

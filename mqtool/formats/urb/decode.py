@@ -5,30 +5,32 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
 
 from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError
 from mqtool.formats.urb.layout import (
+    BORD_LEN,
+    COUNTS,
     DEFAULT_ASCII,
     DEFAULT_EBCDIC,
-    ELEMENT_TYPES,
+    ELEMENT_HEAD,
+    ELEMENT_LEN_AT,
+    ELEMENTS,
+    EYE_LEN,
     FORMAT,
-    ISN_LEN,
-    ISN_RANGE_LEN,
+    HEADER_CONSTANTS,
+    ISN_LIST,
     RAW_SHOWN,
-    URBDL,
-    URBFL,
-    URBGL,
+    URBG_TABLE,
     URBHBORD_AT,
-    URBHL,
     URBHLEN_AT,
     URBHLENT_AT,
-    URBHVER1,
-    URBIL,
-    URBSL,
-    URBSUL,
-    URBTL,
-    URBTL_112,
+    URBHVERS_AT,
+    WORD,
+    Count,
+    ElementRule,
     Urb,
     _at,
     _element_charset,
@@ -39,15 +41,17 @@ from mqtool.formats.urb.layout import (
 from mqtool.formats.urb.meanings import (
     REQUEST_TYPES,
     SINGLE_BYTE,
+    UTILITY_FUNCTIONS,
     ecs_codec,
 )
 from mqtool.layout import Layout
-from mqtool.model import Decoded, Detection, Element, Problem
+from mqtool.model import STCK, Decoded, Detection, Element, Problem
+from mqtool.tod import Tod
 
 
 def detect(data: bytes) -> Detection | None:
     """A URB message: URBH eyecatcher (EBCDIC or ASCII) and a plausible URBHBORD/URBHLEN."""
-    head = bytes(data[:4])
+    head = bytes(data[:EYE_LEN])
     cs = charset_of(head)
     if cs is None:
         ecs = _element_charset(head)
@@ -56,18 +60,20 @@ def detect(data: bytes) -> Detection | None:
         eye = head.decode(DEFAULT_EBCDIC if ecs == "ebcdic" else DEFAULT_ASCII)
         return Detection(FORMAT, 0.5, f"{eye} eyecatcher in {ecs.upper()} without a URBH "
                                       "(ADARPE extract?)", {"codepage": _default_cp(ecs)})
-    order = byte_order_of(bytes(data[URBHBORD_AT:URBHBORD_AT + 2]))
+    bord = bytes(data[URBHBORD_AT:URBHBORD_AT + BORD_LEN])
+    order = byte_order_of(bord)
     if order is None:
-        bord = bytes(data[URBHBORD_AT:URBHBORD_AT + 2]).hex().upper()
+        bord = bord.hex().upper()
         return Detection(FORMAT, 0.4, f"URBH eyecatcher in {cs.upper()}, but urbhbord "
                                       f"X'{bord}' is neither 0001 nor 0100")
     bo = "big" if order == "big" else "little"
-    hlen = int.from_bytes(data[URBHLEN_AT:URBHLEN_AT + 4], bo, signed=True)
-    lent = int.from_bytes(data[URBHLENT_AT:URBHLENT_AT + 4], bo)
+    hlen = int.from_bytes(data[URBHLEN_AT:URBHLEN_AT + WORD], bo, signed=True)
+    lent = int.from_bytes(data[URBHLENT_AT:URBHLENT_AT + WORD], bo)
     reason = (f"URBH eyecatcher in {cs.upper()}, urbhbord {order}-endian, urbhlen {hlen}, "
               f"urbhlent {lent}")
     options = {"codepage": _default_cp(cs), "byte_order": order}
-    if hlen == URBHL and lent >= URBHL:
+    size = layouts().URBH.size
+    if hlen == size and lent >= size:
         return Detection(FORMAT, 0.95 if lent <= len(data) else 0.8, reason, options)
     return Detection(FORMAT, 0.6, reason + " (implausible)", options)
 
@@ -80,7 +86,7 @@ def _default_cp(charset: str) -> str:
 
 
 def decode(data: bytes, codepage: str | None = None, byte_order: str | None = None,
-           urbi_data: str = "auto", **_: object) -> Iterator[Decoded]:
+           urbi_data: str = "auto", leap_seconds: int = 0, **_: object) -> Iterator[Decoded]:
     """Decode every message in ``data`` (back to back, walked by URBHLENT).
 
     ``codepage`` forces the character set of every message (``037``, ``500``, ``1047``,
@@ -88,7 +94,11 @@ def decode(data: bytes, codepage: str | None = None, byte_order: str | None = No
     (``big`` / ``little``; ``auto`` or None: from URBHBORD) forces the byte order.
     ``urbi_data`` says what follows an INST URBI: ``isn`` list, ``selection`` data, or
     ``auto`` (an ISN list when it parses as one and is not printable text).
+    ``leap_seconds``: the TOD clock counts leap seconds (steered to TAI-like time, 27 since
+    2017); times are shown that many seconds earlier, the raw values (``_hex``) unchanged.
     """
+    if not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
+        raise ValueError(f"leap seconds must be 0..60, not {leap_seconds!r}")
     if byte_order == "auto":
         byte_order = None
     if byte_order not in (None, "big", "little"):
@@ -100,10 +110,33 @@ def decode(data: bytes, codepage: str | None = None, byte_order: str | None = No
     off = 0
     while off < len(data):
         unit, nxt = _message(data, off, cp, byte_order, urbi_data)
+        if leap_seconds:
+            _leap(unit, leap_seconds)
         yield unit
         if nxt is None or nxt <= off:
             return
         off = nxt
+
+
+@lru_cache(maxsize=61)
+def leap_tod(seconds: int) -> type[Tod]:
+    """A ``Tod`` whose times are ``seconds`` earlier (its raw value unchanged)."""
+
+    class LeapTod(Tod):
+        __slots__ = ()
+
+        def datetime(self, leap_seconds: int = 0):  # type: ignore[no-untyped-def,override]
+            return Tod.datetime(self, leap_seconds + seconds)
+
+    return LeapTod
+
+
+def _leap(unit: Decoded, seconds: int) -> None:
+    cls = leap_tod(seconds)
+    for el in unit.elements:
+        el.spans = [s._replace(value=cls(s.value)) if s.kind == STCK and isinstance(s.value, Tod) else s
+                    for s in el.spans]
+    unit.attrs["leap_seconds"] = seconds
 
 
 def _raw_unit(data: bytes, off: int, reason: str, path: str = "urbh.urbheye") -> Decoded:
@@ -119,28 +152,29 @@ def _raw_unit(data: bytes, off: int, reason: str, path: str = "urbh.urbheye") ->
 
 def _message(data: bytes, off: int, cp: str | None, order: str | None,
              urbi_data: str) -> tuple[Decoded, int | None]:
-    head = data[off:off + 4]
+    head = data[off:off + EYE_LEN]
     cs = charset_of(head)
     if cs is None and cp is None:
         ecs = _element_charset(head)
-        if ecs is not None and len(data) - off >= 8:
+        if ecs is not None and len(data) - off >= ELEMENT_HEAD:
             return _headerless(data, off, _default_cp(ecs), order, urbi_data)
         what = "the input is" if off == 0 else f"the {len(data) - off} bytes after the last message are"
         return _raw_unit(data, off, f"{what} not a URB message: X'{head.hex().upper()}' is "
                                     "neither 'URBH' in EBCDIC (X'E4D9C2C8') nor in ASCII "
                                     "(X'55524248')"), None
     cp = cp or _default_cp(cs or "ebcdic")
-    bord = data[off + URBHBORD_AT:off + URBHBORD_AT + 2]
+    bord = data[off + URBHBORD_AT:off + URBHBORD_AT + BORD_LEN]
     bad_bord = None
     if order is None:
         order = byte_order_of(bord)
-        if order is None and len(bord) == 2:
+        if order is None and len(bord) == BORD_LEN:
             bad_bord = (f"urbhbord X'{bord.hex().upper()}' is neither X'0001' (big-endian) nor "
                         "X'0100' (little-endian); the URBH is shown big-endian")
             order = "big"
         order = order or "big"
     lay = layouts(order == "big", cp)
-    unit = Decoded(FORMAT, off, min(len(data) - off, URBHL),
+    hsize = lay.URBH.size
+    unit = Decoded(FORMAT, off, min(len(data) - off, hsize),
                    attrs={"codepage": cp, "byte_order": order})
     try:
         urbh = lay.URBH.parse(data, off, prefix="urbh", fmt=FORMAT)
@@ -157,22 +191,24 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
         unit.problems.append(Problem("urbh.urbhbord", off + URBHBORD_AT,
                                      f"urbhbord reads {v['urbhbord']} {order}-endian, not 1 "
                                      "(byte order forced)"))
-    if v["urbhvers"] != URBHVER1:
-        unit.problems.append(Problem("urbh.urbhvers", off + 8,
-                                     f"urbhvers {v['urbhvers']!r} is not '01'"))
-    if v["urbhlen"] != URBHL:
-        unit.problems.append(Problem("urbh.urbhlen", off + 4,
-                                     f"urbhlen {v['urbhlen']} is not 64; elements read from +64"))
+    if v["urbhvers"] != HEADER_CONSTANTS["urbhvers"]:
+        unit.problems.append(Problem("urbh.urbhvers", off + URBHVERS_AT,
+                                     f"urbhvers {v['urbhvers']!r} is not "
+                                     f"{HEADER_CONSTANTS['urbhvers']!r}"))
+    if v["urbhlen"] != hsize:
+        unit.problems.append(Problem("urbh.urbhlen", off + URBHLEN_AT,
+                                     f"urbhlen {v['urbhlen']} is not {hsize}; elements read from "
+                                     f"+{hsize}"))
     lent = v["urbhlent"]
-    if lent < URBHL:
+    if lent < hsize:
         unit.errors.append(Problem("urbh.urbhlent", off + URBHLENT_AT,
-                                   f"urbhlent {lent} is shorter than the 64-byte URBH"))
+                                   f"urbhlent {lent} is shorter than the {hsize}-byte URBH"))
         return unit, None
     end = off + lent
     avail = min(end, len(data))
     unit.length = avail - off
     walk = _Walk(data, lay, unit, urbi_data)
-    walk.run(off + URBHL, end, avail)
+    walk.run(off + hsize, end, avail)
     if not unit.errors and avail < end:
         unit.errors.append(Problem("urbh.urbhlent", len(data),
                                    f"message truncated: urbhlent is {lent}, the input ends "
@@ -195,7 +231,7 @@ def _headerless(data: bytes, off: int, cp: str, order: str | None,
 
 
 class _Walk:
-    """Walks the elements of one message by their own length fields."""
+    """Walks the elements of one message by their own length fields, as ``ELEMENTS`` says."""
 
     def __init__(self, data: bytes, lay: Urb, unit: Decoded, urbi_data: str,
                  stop_at_urbh: bool = False) -> None:
@@ -205,10 +241,7 @@ class _Walk:
         self.stop_at_urbh = stop_at_urbh
         self.counts: Counter[str] = Counter()
         self.acod = 0  # urbtacod of the current URBT: code page of the URBD images
-        self.urbt: Element | None = None
-        self.records = 0
-        self.urbr: Element | None = None
-        self.images = 0
+        self.open: dict[str, _Open] = {}  # count field -> the parent counting
         self.request_types: list[tuple[str, int]] = []
 
     # -- helpers --------------------------------------------------------------------
@@ -220,7 +253,7 @@ class _Walk:
         self.unit.problems.append(Problem(path, offset, reason))
 
     def s4(self, pos: int) -> int:
-        return int.from_bytes(self.data[pos:pos + 4], self.bo, signed=True)
+        return int.from_bytes(self.data[pos:pos + WORD], self.bo, signed=True)
 
     def parse(self, layout: Layout, pos: int, length: int, prefix: str,
               lenfield: str) -> Element:
@@ -242,13 +275,14 @@ class _Walk:
         """Walk from ``pos`` to ``end`` (declared) / ``avail`` (present); returns where it stopped."""
         data = self.data
         while pos < avail:
-            if avail - pos < 8:
+            if avail - pos < ELEMENT_HEAD:
                 self._rest(pos, end, avail)
                 return avail
-            eye = data[pos:pos + 4]
+            eye = data[pos:pos + EYE_LEN]
             etype = eye.decode(self.cp)
-            length = self.s4(pos + 4)
-            if etype not in ELEMENT_TYPES:
+            length = self.s4(pos + ELEMENT_LEN_AT)
+            rule = ELEMENTS.get(etype)
+            if rule is None:
                 if self.stop_at_urbh and etype == "URBH":
                     return pos
                 if not self._unknown(pos, eye, length, avail):
@@ -257,27 +291,27 @@ class _Walk:
                 continue
             k = self.counts[etype]
             self.counts[etype] += 1
-            name = etype.lower()
-            prefix = f"{name}[{k}]"
-            lenpath = f"{prefix}.{name}len"
-            if length < 8:
-                what = "negative" if length < 0 else "zero" if length == 0 else "less than 8"
-                self._cut(etype, pos, min(8, avail - pos), prefix)
-                self.error(lenpath, pos + 4, f"{name}len {length} is {what}: the walk cannot go on")
+            prefix = f"{etype.lower()}[{k}]"
+            lenpath = f"{prefix}.{rule.length}"
+            at = pos + ELEMENT_LEN_AT
+            if length < ELEMENT_HEAD:
+                what = "negative" if length < 0 else "zero" if length == 0 else f"less than {ELEMENT_HEAD}"
+                self._cut(rule, pos, min(ELEMENT_HEAD, avail - pos), prefix)
+                self.error(lenpath, at, f"{rule.length} {length} is {what}: the walk cannot go on")
                 return pos
             if pos + length > end:
-                self._cut(etype, pos, min(length, avail - pos), prefix)
-                self.error(lenpath, pos + 4,
-                           f"{name}len {length} runs past the end of the message "
+                self._cut(rule, pos, min(length, avail - pos), prefix)
+                self.error(lenpath, at,
+                           f"{rule.length} {length} runs past the end of the message "
                            f"(X'{pos + length:04X}' > urbhlent end X'{end:04X}')")
                 return pos
             if pos + length > avail:
-                self._cut(etype, pos, avail - pos, prefix)
-                self.error(lenpath, pos + 4,
+                self._cut(rule, pos, avail - pos, prefix)
+                self.error(lenpath, at,
                            f"message truncated: the {etype} needs {length} bytes, the input ends "
                            f"after {avail - pos}")
                 return avail
-            getattr(self, f"_{name}")(pos, length, prefix)
+            self._element(rule, pos, length, prefix)
             pos += length
         self._finish()
         return pos
@@ -291,11 +325,11 @@ class _Walk:
                                                f"bytes, the input ends after {avail - self.unit.offset}")
         else:
             self.error("element.eye", pos, f"{n} bytes left at the end of the message, too few for "
-                                           "an element (eyecatcher and length: 8 bytes)")
+                                           f"an element (eyecatcher and length: {ELEMENT_HEAD} bytes)")
 
-    def _cut(self, etype: str, pos: int, length: int, prefix: str) -> None:
+    def _cut(self, rule: ElementRule, pos: int, length: int, prefix: str) -> None:
         """The fields of a damaged element that are present, for the partial listing."""
-        layout = {"URBT": self.lay.URBT112}.get(etype) or getattr(self.lay, etype)
+        layout = rule.layout(self.lay)
         try:
             el = layout.parse(self.data, pos, prefix=prefix, fmt=FORMAT, limit=pos + length)
         except DecodeError as e:
@@ -307,13 +341,14 @@ class _Walk:
         """An element with an unknown eyecatcher: shown raw; True when the walk can skip it."""
         k = self.counts["?"]
         self.counts["?"] += 1
-        plausible = 8 <= length <= avail - pos
+        plausible = ELEMENT_HEAD <= length <= avail - pos
         el = self.lay.ELEMENT.parse(self.data, pos, prefix=f"unknown[{k}]", fmt=FORMAT)
         text = eye.decode(self.cp)
         shown = repr(text) if text.isprintable() else "not text"
         el.title = f"unknown element X'{eye.hex().upper()}' ({shown}) at offset X'{pos:04X}'"
-        stop = pos + length if plausible else min(avail, pos + 8 + RAW_SHOWN)
-        el.data, el.data_offset, el.data_name = self.data[pos + 8:stop], pos + 8, "bytes"
+        head = pos + ELEMENT_HEAD
+        stop = pos + length if plausible else min(avail, head + RAW_SHOWN)
+        el.data, el.data_offset, el.data_name = self.data[head:stop], head, "bytes"
         el.length = stop - pos
         el.type = "UNKNOWN"
         self.unit.elements.append(el)
@@ -322,228 +357,235 @@ class _Walk:
                    f"unknown eyecatcher X'{eye.hex().upper()}' ({shown}){tail}")
         return plausible
 
-    def _fixed(self, layout: Layout, pos: int, length: int, prefix: str) -> Element:
-        name = layout.name.lower()
-        el = self.parse(layout, pos, length, prefix, f"{name}len")
-        if layout.size is not None and length > layout.size:
-            self._extra(el, pos + layout.size, pos + length, f"{prefix}.{name}len")
+    def _element(self, rule: ElementRule, pos: int, length: int, prefix: str) -> None:
+        """One known element: its layout, extra bytes or trailing data, then its handler."""
+        layout = rule.layout(self.lay, length)
+        size = layout.size or 0
+        sizes = rule.sizes(self.lay)
+        if rule.fixed and len(sizes) > 1 and length not in sizes:
+            self.problem(f"{prefix}.{rule.length}", pos + ELEMENT_LEN_AT,
+                         f"{rule.length} {length} is neither {' nor '.join(map(str, sizes))}; the "
+                         f"fields of the {size}-byte {rule.type} that fit are shown")
+        el = self.parse(layout, pos, length, prefix, rule.length)
         self.unit.elements.append(el)
-        return el
+        v = _values(layout, el)
+        where = None
+        if rule.fixed:
+            if length > size:
+                self._extra(el, pos + size, pos + length, f"{prefix}.{rule.length}")
+        elif rule.trailing is not None and rule.trailing.length in v and length >= size:
+            where = self._trailing(el, prefix, rule, v, size)
+        self._count(rule.type, el, layout)
+        handler = getattr(self, f"_{rule.type.lower()}", None)
+        if handler is not None:
+            handler(el, v, where, prefix)
 
     def _extra(self, el: Element, start: int, stop: int, path: str) -> None:
         el.data, el.data_offset, el.data_name = self.data[start:stop], start, "extra"
         self.problem(path, start, f"{stop - start} bytes follow the {start - el.offset}-byte {el.type}")
 
-    def _trailing(self, el: Element, prefix: str, name: str, lenh: int, lend: int,
-                  minimum: int) -> tuple[int, int] | None:
+    def _trailing(self, el: Element, prefix: str, rule: ElementRule, v: dict,
+                  size: int) -> tuple[int, int] | None:
         """Where the data after an element's fixed part is, checked against its lengths."""
+        t = rule.trailing
+        assert t is not None
         pos, length = el.offset, el.length
-        if lenh < minimum or lenh > length:
-            self.error(f"{prefix}.{name}lenh", _at(el, f"{name}lenh"),
-                       f"{name}lenh {lenh} is outside {minimum}..{name}len ({length})")
+        lenh, lend = v.get(t.start), v[t.length]
+        if t.tolerated:
+            if lenh not in (size, *t.tolerated):
+                self.problem(f"{prefix}.{t.start}", _at(el, t.start),
+                             f"{t.start} {lenh} is neither {' nor '.join(map(str, (size, *t.tolerated)))}; "
+                             f"{t.name} read from +{size}")
+            lenh = size
+        if lenh < size or lenh > length:
+            self.error(f"{prefix}.{t.start}", _at(el, t.start),
+                       f"{t.start} {lenh} is outside {size}..{rule.length} ({length})")
             return None
         if lend < 0 or lenh + lend > length:
-            self.error(f"{prefix}.{name}lend", _at(el, f"{name}lend"),
-                       f"{name}lend {lend} does not fit: {name}lenh {lenh} + {lend} > {name}len {length}")
+            self.error(f"{prefix}.{t.length}", _at(el, t.length),
+                       f"{t.length} {lend} does not fit: {t.start} {lenh} + {lend} > {rule.length} {length}")
             return None
         start = pos + lenh
         filler = self.data[start + lend:pos + length]
         if any(filler):
             self.problem(f"{prefix}.filler", start + lend,
                          f"{len(filler)} bytes of alignment filler are not zero")
+        if lend and not (rule.repeat and rule.repeat.count):  # a counted repeat: its items
+            el.data, el.data_offset, el.data_name = self.data[start:start + lend], start, t.name
         return start, start + lend
 
     # -- element handlers -----------------------------------------------------------
 
-    def _urbi(self, pos: int, length: int, prefix: str) -> None:
-        el = self.parse(self.lay.URBI, pos, length, prefix, "urbilen")
-        self.unit.elements.append(el)
-        v = _values(self.lay.URBI, el)
+    def _urbi(self, el: Element, v: dict, where: tuple[int, int] | None, prefix: str) -> None:
         rt = v.get("urbirt")
         if rt is not None:
-            self.request_types.append((rt, pos + 32))
+            at = _at(el, "urbirt")
+            self.request_types.append((rt, at))
             if rt not in REQUEST_TYPES:
-                self.problem(f"{prefix}.urbirt", pos + 32,
+                self.problem(f"{prefix}.urbirt", at,
                              f"urbirt {rt!r} is not a request type ({', '.join(REQUEST_TYPES)}); "
                              "the server answers response 131 subcode 56")
-        if "urbilend" not in v or length < URBIL:
-            return
-        where = self._trailing(el, prefix, "urbi", v["urbilenh"], v["urbilend"], URBIL)
         if where is None or where[0] == where[1]:
+            el.data = None
             return
         start, stop = where
-        body = self.data[start:stop]
+        body = el.data or b""
         acodec = ecs_codec(v["urbiacod"])
         textcp = acodec if acodec in SINGLE_BYTE else self.cp
-        if self.urbi_data == "isn" or (self.urbi_data == "auto" and rt == "INST"
-                                       and _isn_shaped(body, self.bo) and not _printable(body, textcp)):
+        isns = None
+        if self.urbi_data == "isn":
+            isns = self._isn_list(start, stop, prefix, strict=True)
+        elif self.urbi_data == "auto" and rt == "INST" and not _printable(body, textcp):
+            isns = self._isn_list(start, stop, prefix, strict=False)
+        if isns is not None:
+            el.data = None
             el.extra["data"] = body.hex().upper()
-            self._isn_list(body, start, prefix)
+            self.unit.elements.append(isns)
         else:
-            el.data, el.data_offset, el.data_name = body, start, "urbidata"
             el.data_codepage = textcp if textcp != self.cp else None
 
-    def _isn_list(self, body: bytes, start: int, prefix: str) -> None:
-        el = Element("ISNLIST", start, len(body),
-                     title=f"ISN list at offset X'{start:04X}' ({len(body)} bytes)")
+    def _isn_list(self, start: int, stop: int, prefix: str, strict: bool) -> Element | None:
+        """The ISN list in one pass (``ISN_LIST``: single ISNs, and ranges marked by their
+        first fullword). Not ``strict``: None when the bytes are not one (selection data)."""
+        single, ranged = (getattr(self.lay, n) for n in ISN_LIST.layouts)
+        marker = ISN_LIST.marker.to_bytes(single.size, self.bo)  # type: ignore[union-attr]
+        word = single.size
+        el = Element("ISNLIST", start, stop - start,
+                     title=f"ISN list at offset X'{start:04X}' ({stop - start} bytes)")
         items: list[int | list[int]] = []
-        j, pos, stop = 0, start, start + len(body)
+        data, pos, j = self.data, start, 0
+        parse_single, parse_range = single.parse, ranged.parse
         while pos < stop:
-            ipre = f"{prefix}.isn[{j}]"
-            if stop - pos < ISN_LEN:
-                self.error(ipre, pos, f"ISN list: {stop - pos} bytes left, an ISN needs 4")
+            ipre = f"{prefix}.{ISN_LIST.name}[{j}]"
+            left = stop - pos
+            is_range = data[pos:pos + word] == marker
+            need = ranged.size if is_range else word
+            if left < need:
+                if not strict:
+                    return None
+                self.error(ipre, pos, f"ISN list: range cut short, {left} bytes left of {need}"
+                           if is_range else f"ISN list: {left} bytes left, an ISN needs {need}")
                 break
-            if self.data[pos:pos + 4] == b"\xff\xff\xff\xff":
-                if stop - pos < ISN_RANGE_LEN:
-                    self.error(ipre, pos, f"ISN list: range cut short, {stop - pos} bytes left of 12")
-                    break
-                item = self.lay.ISNRANGE.parse(self.data, pos, prefix=ipre, fmt=FORMAT)
-                items.append([item.spans[1].value, item.spans[2].value])
-                pos += ISN_RANGE_LEN
+            if is_range:
+                item = parse_range(data, pos, prefix=ipre, fmt=FORMAT)
+                _marker, first, last = (sp.value for sp in item.spans)
+                items.append([first, last])
             else:
-                item = self.lay.ISN.parse(self.data, pos, prefix=ipre, fmt=FORMAT)
+                item = parse_single(data, pos, prefix=ipre, fmt=FORMAT)
                 items.append(item.spans[0].value)
-                pos += ISN_LEN
             el.spans += item.spans
+            pos += need
             j += 1
         el.extra["fields"] = {"isns": items}
-        self.unit.elements.append(el)
+        return el
 
-    def _urbs(self, pos: int, length: int, prefix: str) -> None:
-        el = self.parse(self.lay.URBS, pos, length, prefix, "urbslen")
-        self.unit.elements.append(el)
-        v = _values(self.lay.URBS, el)
-        if "urbslend" not in v:
-            return
-        if v["urbslenh"] not in (0, URBSL):
-            self.problem(f"{prefix}.urbslenh", pos + 0x60,
-                         f"urbslenh {v['urbslenh']} is neither 128 nor 0; urbsdata read from +128")
-        where = self._trailing(el, prefix, "urbs", URBSL, v["urbslend"], URBSL)
-        if where is None or where[0] == where[1]:
+    def _urbs(self, el: Element, v: dict, where: tuple[int, int] | None, prefix: str) -> None:
+        if where is None or where[0] == where[1] or v["urbsst"] != "AUTI":
             return
         start, stop = where
-        el.data, el.data_offset, el.data_name = self.data[start:stop], start, "urbsdata"
-        if v["urbsst"] == "AUTI" and stop - start >= URBSUL:
-            su = self.lay.URBSU.parse(self.data, start, prefix=f"{prefix}.urbsu", fmt=FORMAT)
-            su.title = f"URBSU utility detail at offset X'{start:04X}'"
-            if stop - start > URBSUL:
-                su.data, su.data_offset, su.data_name = (self.data[start + URBSUL:stop],
-                                                         start + URBSUL, "detail")
-            su.length = stop - start
-            el.data = None
-            el.extra["data"] = self.data[start:stop].hex().upper()
-            self.unit.elements.append(su)
-
-    def _urbt(self, pos: int, length: int, prefix: str) -> None:
-        if length == URBTL:
-            layout = self.lay.URBT
-        else:
-            layout = self.lay.URBT112
-            if length != URBTL_112:
-                self.problem(f"{prefix}.urbtlen", pos + 4,
-                             f"urbtlen {length} is neither 112 nor 128; the fields of the "
-                             "112-byte URBT that fit are shown")
-        el = self._fixed(layout, pos, length, prefix)
-        self._close_record()
-        self._close_transaction()
-        self.urbt = el
-        self.records = 0
-        self.acod = _values(layout, el).get("urbtacod") or 0
-
-    def _urbr(self, pos: int, length: int, prefix: str) -> None:
-        self._close_record()
-        self.urbr = self._fixed(self.lay.URBR, pos, length, prefix)
-        self.records += 1
-        self.images = 0
-
-    def _urbd(self, pos: int, length: int, prefix: str) -> None:
-        el = self.parse(self.lay.URBD, pos, length, prefix, "urbdlen")
-        self.unit.elements.append(el)
-        self.images += 1
-        v = _values(self.lay.URBD, el)
-        if "urbdlend" not in v:
+        su_layout = self.lay.URBSU
+        if stop - start < su_layout.size:
             return
-        where = self._trailing(el, prefix, "urbd", v["urbdlenh"], v["urbdlend"], URBDL)
+        su = su_layout.parse(self.data, start, prefix=f"{prefix}.urbsu", fmt=FORMAT)
+        su.title = f"URBSU utility detail at offset X'{start:04X}'"
+        detail = start + su_layout.size
+        su.length = detail - start
+        el.data = None
+        el.extra["data"] = self.data[start:stop].hex().upper()
+        self.unit.elements.append(su)
+        if detail >= stop:
+            return
+        utyp = _values(su_layout, su).get("urbsutyp")
+        layout = self.lay.URBSUD.get(utyp) if isinstance(utyp, int) else None
+        if layout is None:  # no detail declared for this function: shown as bytes
+            su.data, su.data_offset, su.data_name = self.data[detail:stop], detail, "detail"
+            su.length = stop - start
+            return
+        d = self.parse(layout, detail, stop - detail, f"{prefix}.urbsu.detail", "urbslend")
+        name = UTILITY_FUNCTIONS.get(utyp, "")
+        d.title = f"URBSU function detail (X'{utyp:02X}' {name}) at offset X'{detail:04X}'"
+        if stop - detail > layout.size:
+            tail = detail + layout.size
+            d.data, d.data_offset, d.data_name = self.data[tail:stop], tail, "extra"
+        self.unit.elements.append(d)
+
+    def _urbt(self, el: Element, v: dict, where: tuple[int, int] | None, prefix: str) -> None:
+        self.acod = v.get("urbtacod") or 0
+
+    def _urbd(self, el: Element, v: dict, where: tuple[int, int] | None, prefix: str) -> None:
         if where is None:
             return
-        start, stop = where
-        el.data, el.data_offset, el.data_name = self.data[start:stop], start, "urbddata"
+        if el.data is None:
+            el.data, el.data_offset, el.data_name = b"", where[0], ELEMENTS["URBD"].trailing.name  # type: ignore[union-attr]
         acodec = ecs_codec(self.acod)
         if acodec in SINGLE_BYTE and acodec != self.cp:
             el.data_codepage = acodec
 
-    def _urbe(self, pos: int, length: int, prefix: str) -> None:
-        self._close_record()
-        self._close_transaction(ended=True)
-        self._fixed(self.lay.URBE, pos, length, prefix)
-
-    def _urbc(self, pos: int, length: int, prefix: str) -> None:
-        self._fixed(self.lay.URBC, pos, length, prefix)
-        self.records = -1  # a continuation: the record count cannot be checked
-
-    def _urbu(self, pos: int, length: int, prefix: str) -> None:
-        self._fixed(self.lay.URBU, pos, length, prefix)
-
-    def _urbf(self, pos: int, length: int, prefix: str) -> None:
-        el = self.parse(self.lay.URBF, pos, length, prefix, "urbflen")
-        self.unit.elements.append(el)
-        v = _values(self.lay.URBF, el)
-        if "urbfleng" not in v:
-            return
-        where = self._trailing(el, prefix, "urbf", v["urbflenh"], v["urbflend"], URBFL)
-        if where is None:
+    def _urbf(self, el: Element, v: dict, where: tuple[int, int] | None, prefix: str) -> None:
+        if where is None or URBG_TABLE.size not in v:
             return
         start, stop = where
-        count, size = v["urbfcntg"], v["urbfleng"]
+        rep = URBG_TABLE
+        layout = getattr(self.lay, rep.layouts[0])
+        count, size = v[rep.count], v[rep.size]
+        lend = ELEMENTS["URBF"].trailing.length  # type: ignore[union-attr]
         if count * size != stop - start:
-            self.problem(f"{prefix}.urbflend", _at(el, "urbflend"),
-                         f"urbflend {stop - start} is not urbfcntg {count} x urbfleng {size}")
-        if count and size < 4:
-            self.error(f"{prefix}.urbfleng", pos + 0x52, f"urbfleng {size} is too small for a URBG")
+            self.problem(f"{prefix}.{lend}", _at(el, lend),
+                         f"{lend} {stop - start} is not {rep.count} {count} x {rep.size} {size}")
+        least = layout.fields[1].start  # an item holds at least its index and field name
+        if count and size < least:
+            self.error(f"{prefix}.{rep.size}", _at(el, rep.size),
+                       f"{rep.size} {size} is too small for a {layout.name}")
             return
         for j in range(count):
             gpos = start + j * size
+            gpre = f"{prefix}.{rep.name}[{j}]"
             if gpos + size > stop:
-                self.error(f"{prefix}.urbg[{j}]", gpos,
-                           f"URBG {j} of {count} does not fit in urbflend {stop - start}")
+                self.error(gpre, gpos, f"{layout.name} {j} of {count} does not fit in {lend} {stop - start}")
                 return
-            g = self.parse(self.lay.URBG, gpos, size, f"{prefix}.urbg[{j}]", "urbfleng")
-            if size > URBGL:
-                g.data, g.data_offset, g.data_name = (self.data[gpos + URBGL:gpos + size],
-                                                      gpos + URBGL, "extra")
-            g.title = f"URBG {j} at offset X'{gpos:04X}'"
+            g = self.parse(layout, gpos, size, gpre, rep.size)
+            if size > layout.size:
+                g.data, g.data_offset, g.data_name = (self.data[gpos + layout.size:gpos + size],
+                                                      gpos + layout.size, "extra")
+            g.title = f"{layout.name} {j} at offset X'{gpos:04X}'"
             self.unit.elements.append(g)
 
-    # -- consistency of data messages and requests -----------------------------------
+    # -- the counts parents keep (COUNTS) ---------------------------------------------
 
-    def _close_record(self) -> None:
-        if self.urbr is None:
-            return
-        want = _values(self.lay.URBR, self.urbr).get("urbrdcnt")
-        if isinstance(want, int) and want != self.images:
-            self.problem(f"{self._path(self.urbr)}.urbrdcnt", _at(self.urbr, "urbrdcnt"),
-                         f"urbrdcnt says {want} URBDs, {self.images} follow")
-        self.urbr = None
+    def _count(self, etype: str, el: Element, layout: Layout) -> None:
+        for c in COUNTS:
+            state = self.open.get(c.field)
+            if etype in c.breaks and state is not None:
+                state.n = -1
+            if etype == c.parent or etype in c.closers:
+                self._close(c, ended=etype in c.closers)
+            elif etype == c.child and state is not None and state.n >= 0:
+                state.n += 1
+            if etype == c.parent:
+                self.open[c.field] = _Open(el, layout)
 
-    def _close_transaction(self, ended: bool = False) -> None:
-        t = self.urbt
-        if t is None or self.records < 0:
+    def _close(self, c: Count, ended: bool = False) -> None:
+        state = self.open.pop(c.field, None)
+        if state is None:
             return
-        v = _values(self.lay.URBT112, t)
-        want = v.get("urbtrcnt")
-        cont = v.get("urbtcont") == "Y"
-        if isinstance(want, int) and want != self.records and (ended or not cont):
-            self.problem(f"{self._path(t)}.urbtrcnt", t.offset + 20,
-                         f"urbtrcnt says {want} records, the transaction holds {self.records}")
-        self.urbt = None
+        el, layout, n = state.el, state.layout, state.n
+        if n < 0:
+            return
+        v = _values(layout, el)
+        want = v.get(c.field)
+        if not isinstance(want, int) or want == n:
+            return
+        if c.continued and v.get(c.continued) == "Y" and not ended:
+            return
+        self.problem(f"{self._path(el)}.{c.field}", _at(el, c.field),
+                     COUNT_WORDS[c.field].format(want=want, n=n))
 
     def _path(self, el: Element) -> str:
         return el.spans[0].path.rsplit(".", 1)[0] if el.spans else el.type.lower()
 
     def _finish(self) -> None:
-        self._close_record()
-        if self.urbt is not None and _values(self.lay.URBT112, self.urbt).get("urbtcont") != "Y":
-            self._close_transaction()
+        for c in COUNTS:
+            self._close(c)
         kinds = {rt for rt, _ in self.request_types}
         if len(kinds) > 1:
             _rt, at = self.request_types[0]
@@ -551,24 +593,23 @@ class _Walk:
                                             "the server answers response 131 subcode 57")
 
 
+@dataclass
+class _Open:
+    """A parent element whose count (COUNTS) is running: ``n`` children so far, -1 when a
+    continuation made it uncheckable."""
+
+    el: Element
+    layout: Layout
+    n: int = 0
+
+
+COUNT_WORDS = {"urbrdcnt": "urbrdcnt says {want} URBDs, {n} follow",
+               "urbtrcnt": "urbtrcnt says {want} records, the transaction holds {n}"}
+
+
 def _values(layout: Layout, el: Element) -> dict:
     """Field values of an element by name (spans are in declaration order; partial ones short)."""
     return dict(zip(layout.names, [s.value for s in el.spans], strict=False))
-
-
-def _isn_shaped(body: bytes, bo: str) -> bool:
-    """Does ``body`` parse as an ISN list (fullwords, ranges complete)?"""
-    if len(body) % 4:
-        return False
-    i = 0
-    while i < len(body):
-        if body[i:i + 4] == b"\xff\xff\xff\xff":
-            if len(body) - i < ISN_RANGE_LEN:
-                return False
-            i += ISN_RANGE_LEN
-        else:
-            i += ISN_LEN
-    return True
 
 
 def _printable(body: bytes, codepage: str) -> bool:
@@ -577,4 +618,3 @@ def _printable(body: bytes, codepage: str) -> bool:
         return body.decode(codepage).isprintable()
     except (UnicodeDecodeError, LookupError):
         return False
-

@@ -42,7 +42,7 @@ from mqtool.formats.urb.meanings import (
     request_type_meaning,
     subcode_meaning,
 )
-from mqtool.layout import Hex, Layout, Means, Reserved, Variant, dsect
+from mqtool.layout import Hex, Inferred, Layout, Means, Reserved, Variant, dsect
 from mqtool.model import Element
 
 FORMAT = "urb"
@@ -159,6 +159,36 @@ def _urbsu(v: Variant) -> Layout:
         "urbsutyp" / Means(v.hexint(1), UTILITY_FUNCTIONS),
         "urbsures" / Reserved(25),
     )
+
+
+SWITCH = {0: "on", 1: "off"}
+
+
+def _urbsu_details(v: Variant) -> dict[int, Layout]:
+    """The function detail after the 32-byte URBSU header, by ``urbsutyp`` (§4.4.1: the
+    fields are the library's; that they follow the header is INFERRED). X'48', X'57',
+    X'58', X'59' declare none."""
+
+    def detail(*fields):  # type: ignore[no-untyped-def]
+        return dsect("URBSUD", *(f if isinstance(f.subcon, Reserved) else f.name / Inferred(f.subcon)
+                                 for f in fields))
+
+    return {
+        0x41: detail("urbsufnm" / v.text(2), "urbsuflen" / v.S4),
+        0x44: detail("urbsusts" / Means(v.text(2), {"S": "FDT kept"}), "urbsuafnr" / v.U2),
+        0x4A: detail("urbsufnm" / v.text(2)),
+        0x4B: detail("urbsunnam" / v.text(16)),
+        0x4E: detail("urbsuswit" / v.text(4)),
+        0x4F: detail("urbsuswit" / v.text(4)),
+        0x55: detail("urbsuapad" / v.U2, "urbsudpad" / v.U2, "urbsumrec" / v.U4,
+                     "urbsuuisa" / v.U2, "urbsunisa" / v.U2, "urbsudssa" / v.U2,
+                     "urbsupgmr" / v.text(1), "urbsurplu" / v.text(1)),
+        0x5C: detail("urbsufnm" / v.text(2), "urbsunfmt" / v.text(1), "urbsures3" / Reserved(1)),
+        0x68: detail("urbsuswon" / Means(v.S4, SWITCH)),
+        0x69: detail("urbsuswon" / Means(v.S4, SWITCH)),
+        0x70: detail("urbsudnm" / v.text(2), "urbsursn" / v.U1, "urbsures4" / Reserved(5)),
+        0x78: detail("urbsumupx" / v.S4),
+    }
 
 
 def _urbt(v: Variant, length: int = URBTL) -> Layout:
@@ -332,6 +362,7 @@ class Urb:
     ISNRANGE: Layout
     URBS: Layout
     URBSU: Layout
+    URBSUD: dict[int, Layout]  # URBSU function details by urbsutyp
     URBT: Layout  # 128 bytes
     URBT112: Layout  # the seed's generation
     URBR: Layout
@@ -344,9 +375,184 @@ class Urb:
     ELEMENT: Layout
 
 
-# where the walker peeks before it knows the variant: offsets from the URBH declaration
+def codepage_of(name: object) -> str:
+    """The codec of a code page named in user input; LookupError for anything that is not
+    one (not text, NUL characters, unknown names)."""
+    if not isinstance(name, str) or "\x00" in name:
+        raise LookupError(f"unknown code page {name!r}")
+    try:
+        return codec_name(name)
+    except ValueError:
+        raise LookupError(f"unknown code page {name!r}") from None
+
+
+@lru_cache(maxsize=32)
+def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
+    """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
+    v = Variant(big, codec_name(codepage))
+    return Urb(v, _urbh(v), _urbi(v), _isn(v), _isn_range(v), _urbs(v), _urbsu(v), _urbsu_details(v),
+               _urbt(v, URBTL),
+               _urbt(v, URBTL_112), _urbr(v), _urbd(v), _urbe(v), _urbc(v), _urbu(v), _urbf(v),
+               _urbg(v), _element(v))
+
+
+# --------------------------------------------------------------------------- composition
+#
+# How the declared records compose into a message, as data: the span walker (decode.py),
+# the columnar walker (bulk.py) and the builder (build.py) read these tables.
+
+
+@dataclass(frozen=True)
+class Trailing:
+    """The data after an element's fixed part, located by two fields of the element:
+    ``start`` holds its offset from the element start (URBDLENH), ``length`` its length
+    (URBDLEND). With ``tolerated`` (URBS: URBSLENH may be 0), the data is always read from
+    the fixed part's end and ``start`` may also hold one of those values.
+    """
+
+    name: str  # the data's name in listings, JSON, columns (urbddata)
+    start: str
+    length: str
+    tolerated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A run of records inside an element's data: the URBGs of a URBF (``count`` x ``size``
+    from fields), or the ISN list after an INST URBI (items until the data ends, each a
+    single ISN or, when it starts with ``marker``, a range)."""
+
+    name: str  # path component of each item (urbg, isn)
+    layouts: tuple[str, ...]  # Urb attributes: the item, and the marked alternative
+    count: str | None = None  # field of the parent: number of items
+    size: str | None = None  # field of the parent: size of each item
+    marker: int | None = None  # first fullword choosing the second layout
+
+
+@dataclass(frozen=True)
+class ElementRule:
+    """One element type: its eyecatcher, layout(s), length field and what follows it.
+
+    ``fixed``: its length field must equal the layout's size (several layouts: one per
+    accepted length, URBT 112 / 128); otherwise the layout's size is a minimum and the
+    rest is ``trailing`` data, possibly a ``repeat``.
+    """
+
+    type: str
+    length: str
+    layouts: tuple[str, ...]
+    fixed: bool
+    trailing: Trailing | None = None
+    repeat: Repeat | None = None
+
+    def layout(self, lay: Urb, length: int | None = None) -> Layout:
+        """The layout of this element in variant ``lay`` (by ``length`` when there are
+        several; the first, the oldest generation, when none fits)."""
+        if len(self.layouts) > 1 and length is not None:
+            for name in self.layouts:
+                layout = getattr(lay, name)
+                if layout.size == length:
+                    return layout
+        return getattr(lay, self.layouts[0])
+
+    def sizes(self, lay: Urb) -> tuple[int, ...]:
+        return tuple(getattr(lay, n).size for n in self.layouts)
+
+
+ISN_LIST = Repeat("isn", ("ISN", "ISNRANGE"), marker=ISN_RANGE)
+URBG_TABLE = Repeat("urbg", ("URBG",), count="urbfcntg", size="urbfleng")
+
+ELEMENTS: dict[str, ElementRule] = {r.type: r for r in (
+    ElementRule("URBI", "urbilen", ("URBI",), False, Trailing("urbidata", "urbilenh", "urbilend"),
+                ISN_LIST),
+    ElementRule("URBS", "urbslen", ("URBS",), False, Trailing("urbsdata", "urbslenh", "urbslend", (0,))),
+    ElementRule("URBT", "urbtlen", ("URBT112", "URBT"), True),
+    ElementRule("URBR", "urbrlen", ("URBR",), True),
+    ElementRule("URBD", "urbdlen", ("URBD",), False, Trailing("urbddata", "urbdlenh", "urbdlend")),
+    ElementRule("URBE", "urbelen", ("URBE",), True),
+    ElementRule("URBC", "urbclen", ("URBC",), True),
+    ElementRule("URBU", "urbulen", ("URBU",), True),
+    ElementRule("URBF", "urbflen", ("URBF",), False, Trailing("urbgs", "urbflenh", "urbflend"),
+                URBG_TABLE),
+)}
+
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count a parent element keeps of the elements that follow it: ``field`` of each
+    ``parent`` counts the ``child`` elements up to the next parent or a ``closers``
+    element. While the parent's ``continued`` flag is Y the count runs on in the next
+    message; a ``breaks`` element (a continuation) makes it uncheckable."""
+
+    field: str
+    parent: str
+    child: str
+    closers: tuple[str, ...]
+    continued: str | None = None
+    breaks: tuple[str, ...] = ()
+
+
+# in the order a parent closes them: the inner count first
+COUNTS: tuple[Count, ...] = (
+    Count("urbrdcnt", "URBR", "URBD", ("URBT", "URBE")),
+    Count("urbtrcnt", "URBT", "URBR", ("URBE",), continued="urbtcont", breaks=("URBC",)),
+)
+
+# URBH fields with one right value, and the field that chains messages back to back
+HEADER_CONSTANTS = {"urbhvers": URBHVER1, "urbhbord": 1}
+HEADER_LENGTH, MESSAGE_LENGTH = "urbhlen", "urbhlent"
+
+
+def computed_fields() -> dict[str, str]:
+    """Every field the builder computes unless given, and from what (for errors, docs)."""
+    out = {HEADER_LENGTH: "the URBH size", MESSAGE_LENGTH: "the message length",
+           **{k: "constant" for k in HEADER_CONSTANTS}}
+    for r in ELEMENTS.values():
+        out[r.length] = "the element length"
+        if r.trailing is not None:
+            if r.trailing.start:
+                out[r.trailing.start] = "the fixed part's size"
+            out[r.trailing.length] = "the data length"
+        if r.repeat is not None and r.repeat.count:
+            out[r.repeat.count] = "the number of items"
+            out[r.repeat.size] = "the item size"  # type: ignore[index]
+    out.update({c.field: f"the number of {c.child}s" for c in COUNTS})
+    return out
+
+
+COMPUTED = computed_fields()
+
+
+# where the walkers peek before they know the variant: offsets and sizes from the declarations
+_URBH0, _ELEMENT0 = _urbh(Variant()), _element(Variant())
 URBHLEN_AT, URBHVERS_AT, URBHBORD_AT, URBHLENT_AT = (
-    _urbh(Variant()).offset_of(n) for n in ("urbhlen", "urbhvers", "urbhbord", "urbhlent"))
+    _URBH0.offset_of(n) for n in ("urbhlen", "urbhvers", "urbhbord", "urbhlent"))
+EYE_LEN = _URBH0.field("urbheye").size or 0
+BORD_LEN = _URBH0.field("urbhbord").size or 0
+WORD = _URBH0.field("urbhlent").size or 0  # a fullword length field
+HEADER_PEEK = URBHLENT_AT + WORD  # the URBH bytes the header walk reads
+ELEMENT_LEN_AT = _ELEMENT0.offset_of("len")  # every element: eyecatcher, then its length
+ELEMENT_HEAD = _ELEMENT0.size or 0  # 8: the least an element can be
+
+
+CODEPAGES = (DEFAULT_EBCDIC, DEFAULT_ASCII)  # charset index 0 / 1 of the walkers
+
+
+def _header_prefix(cs: int, big: bool) -> bytes:
+    """The URBH bytes before URBHLENT every regular header has: eyecatcher, URBHLEN (the
+    URBH size), URBHVERS, URBHBORD (1) — built from the declaration."""
+    urbh = _urbh(Variant(big, CODEPAGES[cs]))
+    return urbh.build({HEADER_LENGTH: urbh.size, **HEADER_CONSTANTS})[:URBHLENT_AT]
+
+
+# regular header prefix -> (charset index, big-endian)
+HEADER_PREFIXES = {_header_prefix(cs, big): (cs, big) for cs in (0, 1) for big in (True, False)}
+
+
+def field_at(lay: Urb, etype: str, name: str) -> int:
+    """Offset of field ``name`` in element ``etype`` (its first layout)."""
+    return ELEMENTS[etype].layout(lay).offset_of(name)
 
 
 def _at(el: Element, name: str) -> int:
@@ -354,16 +560,7 @@ def _at(el: Element, name: str) -> int:
     return next((sp.start for sp in el.spans if sp.name == name), el.offset)
 
 
-@lru_cache(maxsize=32)
-def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
-    """The layouts of one variant (cached; ``codepage`` any name ``codec_name`` takes)."""
-    v = Variant(big, codec_name(codepage))
-    return Urb(v, _urbh(v), _urbi(v), _isn(v), _isn_range(v), _urbs(v), _urbsu(v), _urbt(v, URBTL),
-               _urbt(v, URBTL_112), _urbr(v), _urbd(v), _urbe(v), _urbc(v), _urbu(v), _urbf(v),
-               _urbg(v), _element(v))
-
-
-ELEMENT_TYPES = ("URBI", "URBS", "URBT", "URBR", "URBD", "URBE", "URBC", "URBU", "URBF")
+ELEMENT_TYPES = tuple(ELEMENTS)
 
 
 # --------------------------------------------------------------------------- detection

@@ -315,10 +315,10 @@ def test_utility_status_with_urbsu_detail() -> None:
     urbs = lay.URBS.build({"urbslen": 128 + 48, "urbsst": "AUTI", "urbslenh": 128, "urbslend": 48,
                            "urbsttim": Tod(0xBB680A7DF767EE02)})
     unit = one(message(urbs + su))
-    s, u = unit.elements[1:]
+    s, u, d = unit.elements[1:]
     assert s.fields["urbsst"] == "AUTI" and s.extra["data"] == su.hex().upper()
     assert (u.type, u.offset, u.fields["urbsutyp"], u.spans[1].meaning) == ("URBSU", 192, 0x4B, "rename file")
-    assert u.data == "NEWNAME".ljust(16).encode("cp037") and u.data_name == "detail"
+    assert u.data is None and (d.type, d.offset, d.fields) == ("URBSUD", 224, {"urbsunnam": "NEWNAME"})
 
 
 @pytest.mark.parametrize(("rsp", "subc", "meaning"), [
@@ -508,3 +508,49 @@ def test_hostile_input_never_raises(data: bytes) -> None:
         json.dumps(u.to_json())
         list(unit_lines(u))
     assert sum(u.length for u in units) <= len(data) or not data
+
+
+def test_leap_seconds_show_times_earlier_and_keep_the_raw_value() -> None:
+    data = seed_bytes("urb/status.reply.dump")
+    plain, leap = next(decode(data)).to_json(), next(decode(data, leap_seconds=27)).to_json()
+    assert leap["leap_seconds"] == 27 and "leap_seconds" not in plain
+    h0, h1 = plain["elements"][0]["fields"], leap["elements"][0]["fields"]  # type: ignore[index]
+    assert (h0["urbhtime"], h1["urbhtime"]) == ("2004-06-22T10:22:34.789927Z", "2004-06-22T10:22:07.789927Z")
+    assert h0["urbhtime_hex"] == h1["urbhtime_hex"] == data[0x14:0x1C].hex().upper()
+    with pytest.raises(ValueError, match="leap seconds"):
+        next(decode(data, leap_seconds=61))
+
+
+@pytest.mark.parametrize(("utyp", "values", "shown"), [
+    (0x41, {"urbsufnm": "AA", "urbsuflen": 20}, {"urbsufnm": "AA", "urbsuflen": 20}),
+    (0x44, {"urbsusts": "S", "urbsuafnr": 7}, {"urbsusts": "S", "urbsuafnr": 7}),
+    (0x78, {"urbsumupx": 2}, {"urbsumupx": 2}),
+])
+def test_urbsu_function_details_after_the_header(utyp: int, values: dict, shown: dict) -> None:
+    """§4.4.1: an AUTI status's urbsdata is a 32-byte URBSU, then the function's detail."""
+    from mqtool.formats.urb.build import build
+    from mqtool.formats.urb.compose import build_message, from_decoded
+
+    lay = layouts()
+    body = lay.URBSU.build({"urbsueye": "URBSU", "urbsutyp": utyp}) + lay.URBSUD[utyp].build(values)
+    desc = {"codepage": "cp037", "elements": [
+        {"type": "URBH", "fields": {}}, {"type": "URBS", "fields": {"urbsst": "AUTI"}, "data": body.hex()}]}
+    data = build_message(from_decoded(desc))
+    unit = one(data)
+    assert not unit.errors and not unit.problems
+    assert [e.type for e in unit.elements] == ["URBH", "URBS", "URBSU", "URBSUD"]
+    d = unit.elements[3]
+    assert d.offset == 64 + 128 + 32 and d.fields == shown
+    assert all(s.note == "inferred" for s in d.spans if s.kind != "reserved")
+    assert f"X'{utyp:02X}'" in d.title
+    assert build(json.loads(json.dumps(unit.to_json()))) == data
+
+
+def test_urbsu_without_a_declared_detail_keeps_the_bytes() -> None:
+    from mqtool.formats.urb.compose import build_message, from_decoded
+
+    body = layouts().URBSU.build({"urbsueye": "URBSU", "urbsutyp": 0x48}) + b"\x01\x02\x03"
+    data = build_message(from_decoded({"elements": [{"type": "URBH", "fields": {}}, {
+        "type": "URBS", "fields": {"urbsst": "AUTI"}, "data": body.hex()}]}))
+    su = one(data).elements[2]
+    assert (su.type, su.data, su.data_name) == ("URBSU", b"\x01\x02\x03", "detail")

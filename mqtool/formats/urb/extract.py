@@ -1,0 +1,381 @@
+"""Event Replicator output to change tables: ``extract urb``.
+
+Inputs are raw streams of back-to-back URB messages, queue dumps of every kind (each
+message body one or more URB messages) and directories of either. Messages go through the
+columnar walker (``bulk.decode_columns``); the messages it leaves to the span decoder are
+turned into the same rows (``span_tables``), so both paths give one table per element type
+with the columns the declarations give (``schema``). From those come the output tables:
+
+* ``messages``     one row per URBH, with provenance (file, offset, dump message, MsgType, CorrelId)
+* ``transactions`` URBT; ``records`` URBR; ``images`` URBD (bytes and text); ``status`` URBS
+* ``errors``       file, offset, path, reason, first bytes of what could not be decoded
+* ``changes``      one row per record image joined with its record and transaction
+
+Transactions continued over several messages (URBTCONT = Y, then a URBC naming the
+subscription, transaction and record) are stitched: records and images after a URBC belong
+to the transaction (and record) it names.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mqtool.errors import DecodeError, EnvError, InputError
+from mqtool.formats.urb.changes import Stitch, _with_codepage, changes
+from mqtool.formats.urb.layout import FORMAT
+from mqtool.formats.urb.stream import Part, _kind, dump_parts, input_files, raw_parts, resync
+from mqtool.formats.urb.tables import (
+    ERRORS_SCHEMA,
+    TABLES,
+    TS,
+    Provenance,
+    column_tables,
+    schema,
+    span_tables,
+)
+from mqtool.model import Decoded
+
+OUTPUTS = ("parquet", "jsonl", "csv")
+MODES = ("PERMISSIVE", "FAILFAST")
+FIRST_BYTES = 32  # bytes of undecodable input kept in an error row
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Summary:
+    """What an extraction read and wrote (``_summary.json``)."""
+
+    mode: str = "PERMISSIVE"
+    files: list[str] = field(default_factory=list)
+    bytes: int = 0
+    rows: Counter[str] = field(default_factory=Counter)
+    errors_by_reason: Counter[str] = field(default_factory=Counter)
+    first_error: str = ""
+    output: str = ""
+    format: str = "parquet"
+
+    @property
+    def errors(self) -> int:
+        return self.rows["errors"]
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"mode": self.mode, "files": self.files, "bytes": self.bytes,
+                             "rows": {t: self.rows[t] for t in TABLES},
+                             "errors_by_reason": dict(sorted(self.errors_by_reason.items())),
+                             "output": self.output, "format": self.format}
+        if self.first_error:
+            d["first_error"] = self.first_error
+        return d
+
+
+class _Writers:
+    """One output file per table, written under a temporary name and renamed at the end."""
+
+    def __init__(self, outdir: Path, fmt: str, force: bool) -> None:
+        self.outdir, self.fmt = outdir, fmt
+        self.final = {t: outdir / f"{t}.{fmt}" for t in TABLES}
+        if not force:
+            there = [str(p) for p in self.final.values() if p.exists()]
+            if there:
+                from mqtool.io.outputs import OutputExistsError
+
+                raise OutputExistsError(f"{there[0]} exists (use --force to overwrite)")
+        self.tmp = {t: outdir / f".{t}.{fmt}.partial" for t in TABLES}
+        self.open: dict[str, Any] = {}
+
+    def write(self, name: str, table: pa.Table) -> None:
+        table = table.cast(schema(name))
+        w = self.open.get(name)
+        path = self.tmp[name]
+        try:
+            if self.fmt == "parquet":
+                import pyarrow.parquet as pq
+
+                if w is None:
+                    w = self.open[name] = pq.ParquetWriter(path, table.schema)
+                w.write_table(table)
+            elif self.fmt == "csv":
+                import pyarrow.csv as pcsv
+
+                if w is None:
+                    w = self.open[name] = pcsv.CSVWriter(str(path), _csv_schema(table.schema))
+                w.write_table(_csv_table(table))
+            else:
+                if w is None:
+                    w = self.open[name] = open(path, "w", encoding="utf-8")  # noqa: SIM115
+                for row in table.to_pylist():
+                    w.write(json.dumps(_json_row(row), ensure_ascii=False))
+                    w.write("\n")
+        except OSError as e:
+            raise EnvError(f"{path}: {e.strerror}") from None
+
+    def commit(self) -> None:
+        for name in TABLES:
+            if name not in self.open:
+                self.write(name, schema(name).empty_table())
+        self._close()
+        for name in TABLES:
+            os.replace(self.tmp[name], self.final[name])
+
+    def abort(self) -> None:
+        self._close()
+        for p in self.tmp.values():
+            if p.exists():
+                p.unlink()
+
+    def _close(self) -> None:
+        for w in self.open.values():
+            w.close()
+        self.open.clear()
+
+
+def _csv_schema(sch: pa.Schema) -> pa.Schema:
+    return pa.schema([pa.field(f.name, pa.string() if pa.types.is_binary(f.type) else f.type)
+                      for f in sch])
+
+
+def _csv_table(table: pa.Table) -> pa.Table:
+    cols = []
+    for f, col in zip(table.schema, table.columns, strict=True):
+        if pa.types.is_binary(f.type):
+            col = pa.array([None if v is None else v.hex().upper() for v in col.to_pylist()],
+                           pa.string())
+        cols.append(col)
+    return pa.table(cols, schema=_csv_schema(table.schema))
+
+
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, bytes):
+            v = v.hex().upper()
+        elif hasattr(v, "isoformat"):
+            v = v.isoformat().replace("+00:00", "Z")
+        out[k] = v
+    return out
+
+
+def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str = "PERMISSIVE",
+            force: bool = False, progress: Callable[[int], None] | None = None,
+            leap_seconds: int = 0) -> Summary:
+    """Decode every URB message of ``paths`` into the tables of ``TABLES`` in ``outdir``
+    (one file each, ``<table>.<fmt>``). FAILFAST: ``DecodeError`` at the first message that
+    does not decode cleanly, and no table is written. ``leap_seconds``: timestamps that
+    many seconds earlier (``<field>_raw`` unchanged)."""
+    if isinstance(leap_seconds, bool) or not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
+        raise InputError(f"leap seconds: {leap_seconds!r} is not 0..60")
+    if fmt not in OUTPUTS:
+        raise InputError(f"output format {fmt!r}: give one of {', '.join(OUTPUTS)}")
+    mode = mode.upper()
+    if mode not in MODES:
+        raise InputError(f"mode {mode!r}: give one of {', '.join(MODES)}")
+    files = list(input_files(paths))
+    if not files:
+        raise InputError("no input files")
+    out = Path(outdir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise EnvError(f"{outdir}: cannot create output directory: {e.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise EnvError(f"{outdir}: output directory is not writable")
+    summary = Summary(mode=mode, files=files, output=str(out), format=fmt)
+    writers = _Writers(out, fmt, force)
+    done_before = 0
+    state = Stitch()  # ids run over the whole extraction; continuations stay in their file
+    try:
+        for path in files:
+            size = 0 if Path(path).is_dir() else os.path.getsize(path)
+
+            def advance(n: int, before: int = done_before) -> None:
+                if progress:
+                    progress(before + n)
+
+            extract_file(path, writers, summary, state, mode, leap_seconds, advance)
+            summary.bytes += size
+            done_before += size
+        writers.commit()
+    except BaseException:
+        writers.abort()
+        raise
+    return summary
+
+
+def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode: str = "PERMISSIVE",
+                 leap_seconds: int = 0, progress: Callable[[int], None] | None = None) -> None:
+    """One input (a raw stream, a queue dump, dump text, an mqtool directory) through the
+    tables: ``writers.write(table, rows)`` for each part; ``state`` carries the ids."""
+    state.open_tx.clear()  # continuations stay in their file
+    state.last_records.clear()
+    msg_base = 0
+    kind = _kind(path)
+    if kind == "dump-text":
+        from mqtool.io.undump import undump
+
+        with open(path, encoding="utf-8", errors="replace") as f:
+            part = Part(path, undump(f.read()))
+        _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+    elif kind == "raw":
+        for part, done in raw_parts(path):
+            msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+            if progress:
+                progress(done)
+    else:
+        for part, bad in dump_parts(path, progress):
+            msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
+
+
+class Collect:
+    """A writer that keeps the tables in memory (the Spark reader's, tests')."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, list[pa.Table]] = {}
+
+    def write(self, name: str, table: pa.Table) -> None:
+        self.tables.setdefault(name, []).append(table.cast(schema(name)))
+
+    def table(self, name: str) -> pa.Table:
+        parts = self.tables.get(name)
+        return pa.concat_tables(parts) if parts else schema(name).empty_table()
+
+
+def extract_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0,
+                   state: Stitch | None = None) -> tuple[Collect, Summary]:
+    """The tables of one input, in memory."""
+    out, summary = Collect(), Summary(mode=mode, files=[path])
+    extract_file(path, out, summary, state or Stitch(), mode, leap_seconds)
+    return out, summary
+
+
+def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: Summary,
+          mode: str, dump_errors: list[Any], leap_seconds: int = 0) -> int:
+    """Decode, stitch and write one part; returns the next message number."""
+    data, file = part.data, part.file
+    dump = part.dump()
+    tables: dict[str, list[pa.Table]] = {}
+    errors: list[dict[str, Any]] = []
+    for p in dump_errors:
+        errors.append({"file": file, "offset": p.offset, "msg": None, "dump_message": None,
+                       "path": p.path, "reason": p.reason, "first_bytes": None})
+    pos, msgs = 0, msg_base
+    while pos < len(data):
+        view = data[pos:]
+        cols, irregular = column_tables(view, file, part.base + pos, msgs, _shift(dump, pos))
+        for etype, t in cols.items():
+            tables.setdefault(etype, []).append(t)
+        stop = len(view)
+        if irregular:
+            last = irregular[-1]
+            regular_end = max(pa.compute.max(cols["URBH"].column("offset")).as_py() - part.base - pos
+                              if "URBH" in cols and cols["URBH"].num_rows else -1, -1)
+            if last.errors and last.offset > regular_end:  # the walk stopped here: resynchronise
+                stop = resync(view, last.offset)
+                last.length = stop - last.offset
+                if stop < len(view):
+                    _resynced(last, part.base + pos + stop)
+        spans = span_tables(irregular, file, part.base + pos, msgs, _shift(dump, pos))
+        for etype, t in spans.items():
+            tables.setdefault(etype, []).append(t)
+        for u in irregular:
+            for p in u.errors:
+                first = view[u.offset:u.offset + min(u.length, FIRST_BYTES)]
+                d = dump(pos + u.offset) if dump else Provenance()
+                errors.append({"file": file, "offset": part.base + pos + p.offset,
+                               "msg": msgs + int(u.attrs.get("msg", 0)), "dump_message": d.message,
+                               "path": p.path, "reason": p.reason, "first_bytes": first.hex().upper()})
+        n_msgs = (cols["URBH"].num_rows if "URBH" in cols else 0) + len(irregular)
+        msgs += n_msgs
+        pos += stop
+    merged = {e: _concat(ts, e) for e, ts in tables.items()}
+    if leap_seconds:
+        merged = {e: _earlier(t, leap_seconds) for e, t in merged.items()}
+    for e in ("URBT", "URBR", "URBD"):
+        if e in merged:
+            merged[e] = merged[e].sort_by([("offset", "ascending")])
+    if "URBD" in merged and "URBH" in merged:
+        merged["URBD"] = _with_codepage(merged["URBD"], merged["URBH"])
+    change, tx_t, tx_r = changes(merged, state)
+    if errors:
+        summary.errors_by_reason.update(_reason_key(e["reason"]) for e in errors)
+        if not summary.first_error:
+            e = errors[0]
+            summary.first_error = (f"{e['reason']} at {e['path']}, offset X'{e['offset']:04X}' "
+                                   f"({e['offset']}) in {file}")
+        if mode == "FAILFAST":
+            e = errors[0]
+            raise DecodeError(FORMAT, f"{file}: {e['path']}", e["offset"], f"{e['reason']} (mode FAILFAST)")
+    out = {"messages": merged.get("URBH"), "status": merged.get("URBS"),
+           "transactions": _add(merged.get("URBT"), "transaction", tx_t),
+           "records": _add(merged.get("URBR"), "transaction", tx_r),
+           "images": _drop(merged.get("URBD"), "_codepage"), "changes": change,
+           "errors": pa.Table.from_pylist(errors, schema=ERRORS_SCHEMA)}
+    for name, t in out.items():
+        if t is None or t.num_rows == 0:
+            continue
+        if name in ("messages", "status"):
+            t = t.sort_by([("offset", "ascending")])
+        writers.write(name, t)
+        summary.rows[name] += t.num_rows
+    return msgs
+
+
+def _earlier(table: pa.Table, seconds: int) -> pa.Table:
+    """Every timestamp column ``seconds`` earlier (a TOD clock that counts leap seconds)."""
+    from datetime import timedelta
+
+    for i, f in enumerate(table.schema):
+        if f.type == TS:
+            shifted = pc.subtract(table.column(i), pa.scalar(timedelta(seconds=seconds), pa.duration("us")))
+            table = table.set_column(i, f, shifted.cast(TS))
+    return table
+
+
+def _resynced(unit: Decoded, nxt: int) -> None:
+    """Say where reading went on after a stretch that is no message (its errors' reasons
+    spoke of everything after it)."""
+    from mqtool.model import Problem
+
+    unit.errors = [Problem(p.path, p.offset,
+                           (f"{unit.length} bytes are not a URB message" if p.path == "urbh.urbheye"
+                            else p.reason) + f"; reading resumes at the next message, offset {nxt}")
+                   for p in unit.errors]
+
+
+def _shift(dump: Callable[[int], Any] | None, pos: int) -> Callable[[int], Any] | None:
+    if dump is None:
+        return None
+    return lambda off: dump(off + pos)
+
+
+def _concat(tables: list[pa.Table], etype: str) -> pa.Table:
+    return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+
+
+def _add(table: pa.Table | None, name: str, values: pa.Array) -> pa.Table | None:
+    if table is None:
+        return None
+    return table.append_column(name, values)
+
+
+def _drop(table: pa.Table | None, name: str) -> pa.Table | None:
+    if table is None or name not in table.column_names:
+        return table
+    return table.drop_columns([name])
+
+
+def _reason_key(reason: str) -> str:
+    """A key for counting errors by reason: the first clause, values replaced by N."""
+    clause = re.split(r"[:;(]", reason, maxsplit=1)[0]
+    return re.sub(r"X'[0-9A-Fa-f]*'|'[^']*'|-?\d+", "N", clause).strip() or reason

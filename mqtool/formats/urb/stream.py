@@ -1,0 +1,195 @@
+"""Bytes in for ``extract urb``: input files (raw streams, queue dumps, dump text,
+directories), raw streams cut into parts at message boundaries, queue-dump bodies in
+batches, and resynchronisation after damage."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mqtool.errors import InputError, MqtoolError
+from mqtool.formats.urb.bulk import HEADERS, HSIZE, _chain
+from mqtool.formats.urb.layout import (
+    ASCII_URBH,
+    EBCDIC_URBH,
+    HEADER_PEEK,
+    URBHLENT_AT,
+)
+from mqtool.formats.urb.tables import Provenance
+
+BLOCK = 32 << 20  # raw streams are read in blocks of about this size
+BATCH = 8 << 20  # queue-dump bodies are decoded together up to this size
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class Part:
+    """Bytes decoded as one stream: a block of a raw file, or queue-dump bodies."""
+
+    file: str
+    data: bytes
+    base: int = 0  # file offset of data[0] (raw files)
+    bodies: list[tuple[int, int, int | None, str | None]] = field(default_factory=list)
+    # (start in data, dump message number, MsgType, CorrelId hex) of each dump body
+
+    def dump(self) -> Callable[[int], Provenance] | None:
+        if not self.bodies:
+            return None
+        import bisect
+
+        starts = [b[0] for b in self.bodies]
+
+        def where(offset: int) -> Provenance:
+            _start, *where = self.bodies[bisect.bisect_right(starts, offset) - 1]
+            return Provenance(*where)
+
+        return where
+
+
+def _natural(name: str) -> list[object]:
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", name)]
+
+
+def input_files(paths: Iterable[str]) -> Iterator[str]:
+    """Files and directories (walked in natural order; an mqtool queue-dump directory is
+    one input)."""
+    for path in paths:
+        p = Path(path)
+        if not p.exists():
+            raise InputError(f"{path}: no such file or directory")
+        if p.is_dir():
+            if (p / "index.jsonl").is_file():
+                yield path
+                continue
+            inner = sorted((c for c in p.iterdir() if not c.name.startswith(".")),
+                           key=lambda c: _natural(c.name))
+            yield from input_files(str(c) for c in inner if c.is_dir() or c.is_file())
+        elif p.is_file():
+            yield path
+        else:
+            raise InputError(f"{path}: not a regular file (a FIFO or device is not read)")
+
+
+def _kind(path: str) -> str:
+    """``raw`` (URB messages) or the queue-dump kind."""
+    from mqtool.formats.mq.dumps.read import sniff
+
+    if Path(path).is_dir():
+        return "mqtool-dir"
+    with open(path, "rb") as f:
+        head = f.read(65536)
+    if head[:len(EBCDIC_URBH)] in (EBCDIC_URBH, ASCII_URBH):
+        return "raw"
+    kind = sniff(head)
+    if kind is None and _is_dump_text(head):
+        return "dump-text"
+    return kind or "raw"
+
+
+def _is_dump_text(head: bytes) -> bool:
+    """Hex dump text (the documents' style, xxd, hexdump -C, plain hex) of URB messages."""
+    from mqtool.io.undump import undump
+
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    try:
+        data = undump(text)
+    except MqtoolError:
+        return False
+    return data[:len(EBCDIC_URBH)] in (EBCDIC_URBH, ASCII_URBH)
+
+
+def _chain_end(data: bytes, off: int, stop: int) -> int:
+    """How far regular headers chain from ``off`` (by URBHLENT) without passing ``stop``."""
+    while off < stop:
+        h = data[off:off + HEADER_PEEK]
+        cs_big = _PREFIXES.get(h[:URBHLENT_AT])
+        if cs_big is None:
+            return off
+        lent = int.from_bytes(h[URBHLENT_AT:], "big" if cs_big[1] else "little")
+        if lent < HSIZE or off + lent > stop:
+            return off
+        off += lent
+    return off
+
+
+_PREFIXES = {v: k for k, v in HEADERS.items()}
+
+
+def resync(data: bytes, start: int) -> int:
+    """The next offset after ``start`` where a regular URBH chains to the next one (or to
+    the end of ``data``); ``len(data)`` when there is none."""
+    n = len(data)
+    pos = start + 1
+    while pos < n:
+        hits = [i for i in (data.find(EBCDIC_URBH, pos), data.find(ASCII_URBH, pos)) if i >= 0]
+        if not hits:
+            return n
+        cand = min(hits)
+        nxt = _chain_end(data, cand, n)
+        if nxt > cand and (nxt == n or _chain_end(data, nxt, n) > nxt):
+            return cand
+        pos = cand + 1
+    return n
+
+
+def raw_parts(path: str, block: int = BLOCK) -> Iterator[tuple[Part, int]]:
+    """A raw stream in blocks cut at message boundaries (bytes read so far with each); a
+    damaged stretch is cut off at the next regular header (``resync``). One block ahead is
+    read, so a file that fits a block is never walked twice."""
+    with open(path, "rb") as f:
+        carry, base = b"", 0
+        chunk = f.read(block)
+        done = len(chunk)
+        while True:
+            ahead = f.read(block)
+            data = carry + chunk
+            if not ahead:  # the end: the rest, however it ends
+                if data:
+                    yield Part(path, data, base), done
+                return
+            done += len(ahead)
+            offs, lens, _big, _cs = _chain(data, None)  # regular messages from the start
+            cut = offs[-1] + lens[-1] if offs else 0
+            if cut == 0:  # damage (or a message longer than a block) at the start
+                cut = resync(data, 0)
+                if cut >= len(data):
+                    cut = max(1, len(data) - HEADER_PEEK)
+            yield Part(path, data[:cut], base), done
+            base += cut
+            carry, chunk = data[cut:], ahead
+
+
+def dump_parts(path: str, progress: Callable[[int], None] | None = None,
+               batch: int = BATCH) -> Iterator[tuple[Part, list[Any]]]:
+    """Queue-dump bodies, batched; with each batch the dump's unusable-message problems."""
+    from mqtool.formats.mq.dumps.read import QueueDump
+
+    dump = QueueDump(path, progress=progress)
+    part = Part(path, b"")
+    chunks: list[bytes] = []
+    size = 0
+    seen = 0
+    for msg in dump:
+        body = msg.body
+        cid = msg.correlid.hex().upper() if msg.correlid else None
+        part.bodies.append((size, msg.position, msg.msgtype, cid))
+        chunks.append(body)
+        size += len(body)
+        if size >= batch:
+            part.data = b"".join(chunks)
+            yield part, dump.errors[seen:]
+            seen = len(dump.errors)
+            part, chunks, size = Part(path, b""), [], 0
+    if chunks or not part.bodies:
+        part.data = b"".join(chunks)
+        yield part, dump.errors[seen:]
+
+
