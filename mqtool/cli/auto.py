@@ -9,7 +9,7 @@ import sys
 import click
 
 from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump
-from mqtool.errors import DecodeError, ExitStatus, InputError, MqtoolError
+from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError, NoMessagesError
 
 
 def _read(file: str, hex_text: bool) -> bytes:
@@ -44,9 +44,11 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
         status = emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                             strict_problems=strict)
         if dump.count == 0:
-            raise DecodeError("queue-dump", "", 0, f"{file}: no messages in this {dump.format} dump")
+            raise NoMessagesError(file, dump.format)
         return status
     data = stdin_data if stdin_data is not None else _read(file, hex_text)
+    if not data:
+        raise EmptyInputError("auto", file)
     found = registry.identify(data)
     choice = registry.best_codec(found)
     if choice is None:

@@ -7,7 +7,16 @@ import json
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env, read_unit_input, write_binary
+from mqtool.cli._common import (
+    CodepageParam,
+    Env,
+    decoder_options,
+    emit_units,
+    get_env,
+    read_unit_input,
+    refuse_other_format,
+    write_binary,
+)
 from mqtool.errors import ExitStatus, InputError
 
 
@@ -38,6 +47,7 @@ def _template_bytes(path: str) -> bytes:
 @click.option("--key-size", type=click.IntRange(0), metavar="N",
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
 @click.option("--codepage", default="037", show_default=True, metavar="CP",
+              type=CodepageParam("binary"),
               help="Code page of keys and message text (037, 1047, 500, ascii, ...), or "
                    "binary for hex.")
 @click.option("--strict", is_flag=True,
@@ -61,12 +71,17 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     Template values the machine would refuse (lengths not multiples of 16, K > 256,
     T > 65,536, keyed selection without a key or on a non-keyed queue, reserved bits on,
     bytes provided < 8) are listed as problems with the MI exception code; the exit status
-    stays 0 unless --strict.
+    stays 0 unless --strict. Bytes that are neither template (with --part auto) are refused
+    with what 'mqtool identify' thinks they are, exit status 2.
     """
     from mqtool import api
 
     env = get_env()
     data = read_unit_input(file, hex_text)
+    if part == "auto":
+        refuse_other_format("matqmsg", data, file,
+                            " (neither a selection template nor a receiver whose header adds "
+                            "up; --part receiver or --part selection decodes it anyway)")
     selection = _template_bytes(selection_file) if selection_file else None
     if selection is not None and (key_bytes is not None or text_bytes is not None):
         raise click.UsageError("give --selection or --key-bytes/--text-bytes, not both")
@@ -92,7 +107,7 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
               help="Text bytes to materialize per message (0 or a multiple of 16, <= 65536).")
 @click.option("--mode", type=click.Choice(["blocked", "concurrent"]),
               help="Blocked (default): other queue activity waits; concurrent: ENQ/DEQ go on.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP",
+@click.option("--codepage", default="037", show_default=True, metavar="CP", type=CodepageParam(),
               help="Code page of --key (037, 1047, 500, ascii, ...).")
 @click.option("--from", "from_file", metavar="FILE",
               help="Start from a template description: the --json output of 'decode matqmsg' "

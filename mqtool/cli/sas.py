@@ -21,13 +21,12 @@ FLOATS = ["ieee-be", "ieee-le", "ibm-hfp"]
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mqtool.codepages import codec_name
+    from mqtool.codepages import single_byte_codec
 
     try:
-        return codec_name(value)
-    except LookupError:
-        raise click.BadParameter(f"unknown code page {value!r} (037, 500, 1047, 1252, ascii, ...)"
-                                 ) from None
+        return single_byte_codec(value)
+    except LookupError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:

@@ -312,7 +312,7 @@ def test_symlinked_output_is_refused(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     os.symlink(target, folder / "mytext.txt")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--force")
-    assert r.status == ExitStatus.USAGE and "refusing to write outside" in r.stderr
+    assert r.status == ExitStatus.ENVIRONMENT and "refusing to write outside" in r.stderr
     assert target.read_bytes() == b"precious"
     assert not list(folder.glob(".*.part"))
 

@@ -388,9 +388,9 @@ def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None
                                      "bytes after the key (queue key size "
                                      f"{queue_key_size}) are not zero"))
     if queue_key_size is not None and queue_key_size > rest and kind == "keyed" and rest:
-        unit.problems.append(Problem("selection.key", offset + SELECTION_LEN,
-                                     f"the key has {rest} bytes, the queue's key size is "
-                                     f"{queue_key_size}"))
+        unit.errors.append(Problem("selection.key", offset + n,
+                                   f"input ends inside the key: the key has {rest} bytes, the "
+                                   f"queue's key size is {queue_key_size}"))
     return unit
 
 
