@@ -472,18 +472,36 @@ def build_selection(selection_type: str = "all", key_relationship: str | None = 
 
 def selection_from_json(obj: Mapping[str, Any]) -> dict[str, Any]:
     """Builder arguments from ``decode matqmsg --json`` output or a plain object of the
-    CONTRACTS field names (``selection_type``, ``key_relationship``, ...)."""
-    fields: Mapping[str, Any] = obj
-    for el in obj.get("elements", ()) if isinstance(obj.get("elements"), list) else ():
+    CONTRACTS field names (``selection_type``, ``key_relationship``, ...). Values of the
+    wrong type are refused (``BuildError`` naming the field)."""
+    fields: Any = obj
+    where = ""
+    elements = obj.get("elements")
+    if elements is not None and not isinstance(elements, list):
+        raise BuildError(FORMAT, "elements", f"must be a list, not {type(elements).__name__}")
+    for i, el in enumerate(elements or ()):
         if isinstance(el, Mapping) and el.get("type") == "SELECTION":
-            fields = el.get("fields", {})
+            fields, where = el.get("fields", {}), f"elements[{i}].fields."
             break
+    if not isinstance(fields, Mapping):
+        raise BuildError(FORMAT, where.rstrip("."), f"must be a mapping of field names, not "
+                                                    f"{type(fields).__name__}")
     out: dict[str, Any] = {}
     for name in ("selection_type", "key_relationship", "key_bytes", "text_bytes", "mode", "key"):
-        if fields.get(name) not in (None, ""):
-            out[name] = fields[name]
-    if fields.get("key_hex"):
-        out["key"] = bytes.fromhex(fields["key_hex"]).rstrip(b"\x00")
+        value = fields.get(name)
+        if value in (None, ""):
+            continue
+        wanted = int if name in ("key_bytes", "text_bytes") else str
+        if type(value) is not wanted:  # bool is no int here, 1.5 no length
+            raise BuildError(FORMAT, where + name, f"must be {'an integer' if wanted is int else 'text'},"
+                                                   f" not {type(value).__name__} {value!r}")
+        out[name] = value
+    key_hex = fields.get("key_hex")
+    if key_hex:
+        try:
+            out["key"] = bytes.fromhex(str(key_hex)).rstrip(b"\x00")
+        except ValueError:
+            raise BuildError(FORMAT, where + "key_hex", f"{key_hex!r} is not hex") from None
     return out
 
 

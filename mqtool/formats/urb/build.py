@@ -322,6 +322,7 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
     req = Request(where=where)
     if obj.get("format") not in (None, FORMAT):
         raise _fail(req, "format", f"this is {obj.get('format')!r} output, not a URB message")
+    _check_decoded_types(req, obj)
     if obj.get("errors"):
         first = obj["errors"][0]
         raise _fail(req, "", "the decoded message has errors (first: "
@@ -336,6 +337,9 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
     for i, el in enumerate(obj["elements"]):
         kind = el.get("type") if isinstance(el, Mapping) else None
         fields = el.get("fields", {}) if isinstance(el, Mapping) else {}
+        if not isinstance(fields, Mapping):
+            raise _fail(req, f"elements[{i}].fields", f"must be a mapping of field names, not "
+                                                      f"{type(fields).__name__}")
         if kind == "URBH":
             seen_header = True
             for name, value in fields.items():
@@ -359,6 +363,23 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
     if not seen_header:
         raise _fail(req, "elements", "the decoded message has no URBH")
     return req
+
+
+def _check_decoded_types(req: Request, obj: Mapping[str, Any]) -> None:
+    """``decode urb --json`` output has these shapes; anything else is refused by name."""
+    for key in ("elements", "errors"):
+        if key in obj and not isinstance(obj[key], list):
+            raise _fail(req, key, f"must be a list, not {type(obj[key]).__name__}")
+    cp = obj.get("codepage")
+    if cp is not None:
+        from mqtool.codepages import single_byte_codec
+
+        try:
+            single_byte_codec(cp if isinstance(cp, str) else repr(cp))
+        except LookupError as e:
+            raise _fail(req, "codepage", str(e)) from None
+    if not isinstance(obj.get("byte_order", "big"), str):
+        raise _fail(req, "byte_order", "must be big or little")
 
 
 # --------------------------------------------------------------------------- options
