@@ -70,6 +70,10 @@ def _available(target: str) -> bool:
     return (_HERE / (module.rsplit(".", 1)[-1] + ".py")).is_file()
 
 
+class StdoutClosedError(Exception):
+    """The reader of our stdout pipe has gone (``mqtool dump big.bin | head``)."""
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported only when run or asked for help."""
 
@@ -92,6 +96,12 @@ class LazyGroup(click.Group):
             return None
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:  # before click's own handler (exit 1): see run()
+            raise StdoutClosedError() from e
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, self.table[n][1]) for n in self.list_commands(ctx)]
@@ -127,7 +137,7 @@ def run(argv: list[str] | None = None) -> int:
     except click.Abort:
         _error("aborted")
         return 130
-    except BrokenPipeError:  # `mqtool dump big.bin | head` ends quietly, as xxd does
+    except (BrokenPipeError, StdoutClosedError):  # `mqtool dump big.bin | head` ends quietly
         _quiet_stdout()
         return 0
     except KeyboardInterrupt:

@@ -57,7 +57,11 @@ class Env:
         """A rich console on stdout that colours only when ``color`` says so."""
         from rich.console import Console
 
-        return Console(file=_TextOut(self.stdout), force_terminal=self.color,
+        class _Console(Console):
+            def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
+                raise BrokenPipeError(32, "Broken pipe")
+
+        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,
                        no_color=not self.color, highlight=False, soft_wrap=True,
                        width=400 if not self.stdout_isatty else None)
 
