@@ -265,11 +265,10 @@ def open_queue_dump(file: str, input_format: str | None = None) -> tuple[Any, by
     p = Path(file)
     if p.is_dir():
         return QueueDump(file), None
-    try:
-        with p.open("rb") as f:
-            kind = sniff(f.read(65536))
-    except OSError:
-        return None, None  # read_unit_input reports it
+    from mqtool.io.inputs import open_regular
+
+    with open_regular(p) as f:  # missing, FIFO, device: refused here
+        kind = sniff(f.read(65536))
     return (QueueDump(file, kind), None) if kind else (None, None)
 
 

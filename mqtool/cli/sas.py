@@ -133,9 +133,10 @@ def _sniff_path(file: str) -> str | None:
     if Path(file).is_dir():
         return "directory"
     from mqtool.formats.mq.dumps.read import sniff
+    from mqtool.io.inputs import open_regular
 
     try:
-        with open(file, "rb") as f:
+        with open_regular(file) as f:  # FIFOs, devices: refused, not opened
             return sniff(f.read(65536))
     except OSError:
         return None
@@ -511,7 +512,9 @@ def _request_from_file(path: str, source_encoding: str, lrecl: int | None) -> tu
         Request,
         dataset_from_csv,
     )
+    from mqtool.io.inputs import check_regular
 
+    check_regular(path)  # FIFOs, devices: refused, not opened
     base = Path(path).parent
     try:
         doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))

@@ -284,3 +284,30 @@ def test_dump_r_failure_leaves_no_file(tmp_path: Path) -> None:
     r = mq("dump", "-r", bad, "-o", tmp_path / "out.bin")
     assert r.status == ExitStatus.DECODE and "line 1" in r.stderr
     assert not (tmp_path / "out.bin").exists()
+
+
+# ------------------------------------------------------------------ special files
+
+FIFO_PENDING = {
+    "reassemble attachment": "fixed on merge (captures helper, issue 12 F9): queue-dump reader opens it",
+    "reassemble-attachment": "fixed on merge (captures helper, issue 12 F9): queue-dump reader opens it",
+}
+FIFO_COMMANDS = [c for c in COMMANDS if c != "spark-extract"]  # spark reads on executors
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("command", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=FIFO_PENDING[c]))
+    if c in FIFO_PENDING else c for c in FIFO_COMMANDS])
+def test_a_fifo_is_refused_not_opened(command: str, tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    argv = _argv(command, fifo, tmp_path / "out")
+    if command.startswith("reassemble"):
+        argv = [a for a in argv if a not in ("-o", str(tmp_path / "out"))] + ["--list"]
+    p = subprocess.run([sys.executable, "-c", "from mqtool.cli import main; main()", *argv],
+                       capture_output=True, cwd=ROOT, timeout=15,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode == ExitStatus.USAGE, err
+    assert f"{fifo}: is a FIFO" in err or "not a regular file" in err, err
