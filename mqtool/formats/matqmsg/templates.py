@@ -474,6 +474,9 @@ def selection_from_json(obj: Mapping[str, Any]) -> dict[str, Any]:
     """Builder arguments from ``decode matqmsg --json`` output or a plain object of the
     CONTRACTS field names (``selection_type``, ``key_relationship``, ...). Values of the
     wrong type are refused (``BuildError`` naming the field)."""
+    if not isinstance(obj, Mapping):
+        raise BuildError(FORMAT, "", f"a template is described by a mapping of field names, not "
+                                     f"{type(obj).__name__}")
     fields: Any = obj
     where = ""
     elements = obj.get("elements")

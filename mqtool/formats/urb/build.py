@@ -353,7 +353,10 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request:
                 elif name not in COMPUTED and not name.endswith("_hex"):
                     u.values[name] = value
             if el.get("data"):
-                u.raw = _hex(el["data"])
+                try:
+                    u.raw = _hex(el["data"])
+                except ValueError as e:
+                    raise _fail(req, f"elements[{i}].data", str(e)) from None
             req.urbis.append(u)
         elif kind == "ISNLIST" and req.urbis:
             req.urbis[-1].raw_is_isn_list = True
@@ -525,7 +528,8 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
         return n
     if name == "urbhtime":
         try:
-            return Tod.coerce(value, req.header.get("urbhtime_hex"))
+            raw_hex = req.header.get("urbhtime_hex")
+            return Tod.coerce(value, raw_hex if isinstance(raw_hex, str) else None)
         except ValueError as e:
             raise _fail(req, label, str(e)) from None
     if name == "urbhtime_hex":
@@ -731,6 +735,8 @@ def build(request: Request | Mapping[str, Any] | Iterable[Any]) -> bytes:
         reqs = [request]
     elif isinstance(request, Mapping):
         reqs = [from_mapping(request)]
+    elif not isinstance(request, list | tuple):
+        raise _fail(None, "", f"a request is a mapping or a list of them, not {type(request).__name__}")
     else:
         reqs = [r if isinstance(r, Request) else from_mapping(r, f"item {k}")
                 for k, r in enumerate(request)]
