@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from mqtool.cli._common import (
@@ -17,7 +15,7 @@ from mqtool.cli._common import (
     refuse_other_format,
     write_binary,
 )
-from mqtool.errors import ExitStatus, InputError
+from mqtool.errors import ExitStatus
 
 
 def _template_bytes(path: str) -> bytes:
@@ -129,7 +127,7 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
       mqtool build-request matqmsg --type keyed --relation = --key CUST0001 \\
           --key-size 8 --key-bytes 16 --text-bytes 32 --mode concurrent --dump
     """
-    from mqtool.formats.matqmsg import templates as matqmsg
+    from mqtool.formats.matqmsg import build as mq_build
 
     env = get_env()
     args: dict[str, object] = {}
@@ -150,8 +148,8 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
     if "selection_type" not in args:
         raise click.UsageError("give --type (all, first, last, keyed) or --from FILE")
     try:
-        data = matqmsg.build_selection(**args, queue_key_size=key_size, codepage=codepage)  # type: ignore[arg-type]
-    except matqmsg.SelectionRefusedError as e:
+        data = mq_build.build_selection(**args, queue_key_size=key_size, codepage=codepage)  # type: ignore[arg-type]
+    except mq_build.SelectionRefusedError as e:
         for v in e.violations:
             env.error(f"matqmsg: refused: {v.path.removeprefix('selection.')}: {v.describe()}")
         return ExitStatus.USAGE
@@ -159,18 +157,10 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
 
 
 def _from(path: str) -> dict[str, object]:
-    from mqtool.formats.matqmsg import templates as matqmsg
+    from mqtool.formats.matqmsg import build as mq_build
     from mqtool.io.inputs import read_text
 
-    text = read_text(path).strip()
-    line = text.splitlines()[0] if text else ""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON ({e.msg} at line 1 column {e.colno})") from None
-    if not isinstance(obj, dict):
-        raise InputError(f"{path}: expected a JSON object")
-    return matqmsg.selection_from_json(obj)
+    return mq_build.selection_request(read_text(path), path)
 
 
 def _write(env: Env, data: bytes, as_dump: bool, output: str | None, force: bool) -> int:
