@@ -66,8 +66,8 @@ def main() -> None:
     assert n1 == n2 == n3 == n
     print(f"MATQMSG receiver: {n} messages, {len(data) / 1e6:.1f} MB (K {K}, T {T})")
     print(f"  struct loop (same fields, no spans)   {t_base:7.3f} s  {n / t_base:10.0f} messages/s")
-    print(f"  mq_decode.decode_receiver (spans, JSON) {t_mq:7.3f} s  {n / t_mq:10.0f} messages/s")
-    print(f"  mq_decode.iter_messages (bulk path)     {t_fast:7.3f} s  {n / t_fast:10.0f} messages/s")
+    print(f"  decode.decode_receiver (spans, JSON)    {t_mq:7.3f} s  {n / t_mq:10.0f} messages/s")
+    print(f"  decode.iter_messages (bulk path)        {t_fast:7.3f} s  {n / t_fast:10.0f} messages/s")
     print(f"  ratio forensic path / struct loop     {t_mq / t_base:.1f}x")
     print(f"  ratio bulk path / struct loop         {t_fast / t_base:.1f}x")
 
