@@ -24,7 +24,7 @@ DECLARATIONS: dict[str, list[tuple[str, str, dict]]] = {
     "urb": [("mqtool.formats.urb.layout", "layouts", {})],
     "csq1logp": [("mqtool.formats.csq1logp.layout", "layouts", {})],
     "sas": [("mqtool.formats.sas.attachment", "layouts", {})],
-    "osb": [("mqtool.formats.osb.redolog", "layouts", {})],
+    "osb": [("mqtool.formats.osb.layout", "layouts", {})],
     "matqmsg": [("mqtool.formats.matqmsg.layout", "selection_layout", {"key_len": 8}),
                 ("mqtool.formats.matqmsg.layout", "message_layout",
                  {"key_bytes": 8, "text_bytes": 8}),

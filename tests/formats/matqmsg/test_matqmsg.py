@@ -286,7 +286,7 @@ def test_builder_rejects_unknown_words() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["all", "first", "last", "keyed"]), st.sampled_from(sorted(mq_build.RELATION_CODES)),
+@given(st.sampled_from(["all", "first", "last", "keyed"]), st.sampled_from(sorted(mq_layout.RELATION_CODES)),
        st.integers(0, 16).map(lambda n: n * 16), st.integers(0, 4096).map(lambda n: n * 16),
        st.sampled_from(["blocked", "concurrent"]), st.binary(min_size=1, max_size=64))
 def test_selection_round_trip(kind: str, rel: str, k: int, t: int, mode: str, key: bytes) -> None:
