@@ -15,12 +15,14 @@ from mqtool.formats.osb.layout import (
     FORMAT1_ID,
     HEADER_DEFAULTS,
     PARMLIST_DEFAULTS,
+    POINTER_LEN,
     R2_BODY,
     R2_DEFAULTS,
     R2_FIXED,
     RLHDR_LEN,
     TRAILER_LEN,
     exit_state,
+    field_slice,
     layouts,
     usrextpl_layout,
     usrextpl_names,
@@ -162,11 +164,11 @@ def build_usrextpl(values: Mapping[str, int], names: Sequence[str] | None = None
 
 def set_enabled(data: bytes, name: str, enabled: bool, names: Sequence[str] | None = None) -> bytes:
     """USREXTPL with one exit switched by its pointer's high-order bit only (spec §2, §7)."""
-    names_t = usrextpl_names(len(data) // 4, names)
+    names_t = usrextpl_names(len(data) // POINTER_LEN, names)
     if name not in names_t:
         raise BuildError(FORMAT, name, "not in the USREXTPL field map")
-    i = names_t.index(name)
-    word = int.from_bytes(data[4 * i:4 * i + 4])
+    where = field_slice(usrextpl_layout(names_t), name)
+    word = int.from_bytes(data[where])
     state = exit_state(name, word)
     if state in ("pointer", "n/a"):
         raise BuildError(FORMAT, name, "not switched by the high-order bit (only exit pointers "
@@ -174,7 +176,7 @@ def set_enabled(data: bytes, name: str, enabled: bool, names: Sequence[str] | No
     if word & 0x7FFFFFFF == 0:
         raise BuildError(FORMAT, name, "pointer is 0: no exit routine to enable or disable")
     word = word & 0x7FFFFFFF if enabled else word | 0x80000000
-    return data[:4 * i] + word.to_bytes(4) + data[4 * i + 4:]
+    return data[:where.start] + word.to_bytes(where.stop - where.start) + data[where.stop:]
 
 
 def build_parmset(values: Mapping[str, int], codepage: str = "cp037") -> bytes:

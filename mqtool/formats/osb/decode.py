@@ -10,19 +10,23 @@ from typing import Any
 
 from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError, InputError
-from mqtool.formats.osb.detect import guess_part
+from mqtool.formats.osb.detect import eyecatcher_at, guess_part, list_id
 from mqtool.formats.osb.layout import (
     BODY_BASES,
+    DECLARED,
     EXIT_RLTYPES,
     EYECATCHER,
     F1_HEADER_LEN,
     FORMAT,
     FORMAT1_ID,
     KEYNAME_LEN,
+    LIST_ID_LEN,
     LOCK,
     MOVTAB,
+    PAREA_LEN,
     PARMSET_LEN,
     PARTS,
+    POINTER_LEN,
     R2_BODY,
     R2_FIXED,
     RLHDR_LEN,
@@ -32,6 +36,7 @@ from mqtool.formats.osb.layout import (
     Layouts,
     decode_length,
     exit_state,
+    field_int,
     gloss,
     layouts,
     usrextpl_layout,
@@ -179,8 +184,7 @@ def _decode_header(data: bytes, pos: int, ctx: _Context) -> Decoded:
     ctx.prev_header = dict(f, offset=pos)
     start = pos + RLHDR_LEN
     rem = len(data) - start
-    eye = EYECATCHER.encode(ctx.lay.codepage)
-    next_is_header = rem >= RLHDR_LEN and data[start + 40:start + 48] == eye
+    next_is_header = rem >= RLHDR_LEN and eyecatcher_at(data, start, ctx.lay.codepage)
     if ctx.auto and rem < int(f["rl_intent_len"]) and guess_part(data, start, ctx.lay.codepage) == \
             "parmlist":
         return unit  # a parameter list follows, not this header's intent list
@@ -271,11 +275,11 @@ def _decode_intent(data: bytes, pos: int, ctx: _Context) -> Decoded:
 def _decode_intent_into(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
                         passed: int | None) -> int:
     """Decode the intent list at ``lo`` (format by its first halfword); returns its end."""
-    if limit - lo < 2:
+    if limit - lo < LIST_ID_LEN:
         unit.errors.append(Problem("intent", lo, f"intent list truncated: {limit - lo} byte(s), "
-                                                 "the format halfword needs 2"))
+                                                 f"the format halfword needs {LIST_ID_LEN}"))
         return limit
-    if int.from_bytes(data[lo:lo + 2]) == FORMAT1_ID:
+    if list_id(data, lo) == FORMAT1_ID:
         unit.attrs["intent_format"] = 1
         if ctx.synthetic:
             unit.attrs["synthetic"] = True
@@ -302,11 +306,12 @@ def param_run(buf: bytes, start: int, end: int, count: int | None = None,
     Tries a halfword length prefix first (the $CLRTAB reading, spec §8.5), then plain
     entries up to ``end``, a zero length byte or ``count`` entries. None when nothing fits.
     """
-    if prefixed is not False and start + 2 <= end:
-        n = int.from_bytes(buf[start:start + 2])
-        if 0 < n <= end - start - 2:
-            run = _entries(buf, start + 2, start + 2 + n, count)
-            if run is not None and run.end == start + 2 + n and run.bad is None and run.entries:
+    if prefixed is not False and start + PAREA_LEN <= end:
+        n = field_int(buf, DECLARED.r2parea, "r2b_parm_area_len", start)
+        first = start + PAREA_LEN
+        if 0 < n <= end - first:
+            run = _entries(buf, first, first + n, count)
+            if run is not None and run.end == first + n and run.bad is None and run.entries:
                 run.prefixed = True
                 return run
     if prefixed is True:
@@ -460,7 +465,8 @@ def _r2_params(unit: Decoded, data: bytes, lo: int, base: int, parm: int, end: i
         unit.elements.append(el)
         covered.append((at, el.spans[-1].end))
     if run.bad is not None:
-        unit.problems.append(Problem("r2.parameters", run.bad[0], f"parameter length X'{run.bad[1]:02X}'"
+        bad_at, bad_byte = run.bad
+        unit.problems.append(Problem("r2.parameters", bad_at, f"parameter length X'{bad_byte:02X}'"
                                      " has the high-order bit on (parameters take 1 byte, <= 127)"))
 
 
@@ -489,13 +495,14 @@ def _unparsed(unit: Decoded, data: bytes, start: int, end: int, covered: list[tu
     gaps = [(a, b) for a, b in gaps if b > a]
     if not gaps:
         return
-    el = Element("UNPARSED", gaps[0][0], 0, title=f"Unparsed bytes at {_at(gaps[0][0])}")
+    (first, _), (_, last) = gaps[0], gaps[-1]
+    el = Element("UNPARSED", first, 0, title=f"Unparsed bytes at {_at(first)}")
     base = unit.offset
     for a, b in gaps:
         raw = bytes(data[a:b])
         el.spans.append(Span(f"{prefix}.unk_{a - base:02x}", a, b, raw, gloss(raw, codepage), HEX,
                              "unknown", raw))
-    el.length = gaps[-1][1] - gaps[0][0]
+    el.length = last - first
     unit.elements.append(el)
     unit.attrs["unparsed_bytes"] = sum(b - a for a, b in gaps)
 
@@ -675,13 +682,13 @@ def _canonical(span: Span) -> str:
 
 def _decode_usrextpl(data: bytes, pos: int, ctx: _Context) -> Decoded:
     unit = ctx.unit("usrextpl", pos)
-    count = (len(data) - pos) // 4
+    count = (len(data) - pos) // POINTER_LEN
     names = usrextpl_names(count, ctx.names)
     unit.length = len(data) - pos
     if ctx.names and len(names) != count:
         unit.problems.append(Problem("usrextpl", pos, f"the field map names {len(names)} pointers, "
                                                       f"the input holds {count}"))
-        names = names[:count] + tuple(f"unk_{4 * i:02x}" for i in range(len(names), count))
+        names = names[:count] + tuple(f"unk_{POINTER_LEN * i:02x}" for i in range(len(names), count))
     layout = usrextpl_layout(names, ctx.lay.codepage, not ctx.names)
     el = _parse(unit, layout, data, pos, "usrextpl", f"USREXTPL at {_at(pos)}", len(data))
     if el is not None:

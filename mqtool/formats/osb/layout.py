@@ -33,11 +33,13 @@ PARMSET_LEN = 8  # four halfwords (FACT-DOC items, INFERRED offsets)
 EYECATCHER = "REDODATA"  # header +28 (FACT-DUMP)
 FORMAT1_ID = 0x0001  # first halfword of a format-1 list (FACT-DOC)
 R2_FIXED = 0x4A  # end of the fixed format-2 header + body (FACT-DUMP for MOVTAB, INFERRED bounds)
+R2_HDR_ID = 0x0001  # r2_hdr_id of every observed format-2 list (spec §5.2, INFERRED)
 R2_BODY = 0x0A  # primary start of the format-2 intent body (INFERRED)
 BODY_BASES = (0x0A, 0x0C, 0x08)  # candidate bases of R2BOPARM/R2BOMISC, primary first (INFERRED)
 TRAILER_LEN = 2  # passed length = list length + 2 (FACT-DOC); content never observed
 KEYNAME_LEN = 16  # R2BOMISC key name (FACT-DOC)
 SEQ_MAX = 0x00FFFFFE  # RLSEQ# range 1..X'00FFFFFE', wraps to 1 (FACT-DOC)
+POINTER_LEN = 4  # a USREXTPL entry: one fullword pointer per exit (FACT-DOC)
 F1_HEADER_LEN = 8  # format-1 header: id, token, lock, pad (INFERRED, mirrors format 2)
 SCAN_BUDGET = 500_000  # steps the format-1 segment scan may take before giving up
 
@@ -64,7 +66,7 @@ HEADER_DEFAULTS: dict[str, Any] = {  # builder defaults: the sample values (spec
 }
 PARMLIST_DEFAULTS: dict[str, Any] = {"unk_0c": 0x18, "unk_18": 1}
 R2_DEFAULTS: dict[str, Any] = {  # the MOVTAB sample's values (spec §5.2, §7)
-    "r2_hdr_id": 0x0001, "unk_04": 0x1E40, "r2_hdr_lock": 0x40, "unk_09": 0,
+    "r2_hdr_id": R2_HDR_ID, "unk_04": 0x1E40, "r2_hdr_lock": 0x40, "unk_09": 0,
     "unk_0a": 0x0001, "unk_0c": 0x80, "r2b_lock": 0x40, "r2b_req": MOVTAB, "unk_0f": 0,
     "unk_10": 0x1E40, "r2b_ttype": "TDS", "r2bomisc": 0, "r2boparm": 0,
 }
@@ -323,3 +325,36 @@ def usrextpl_layout(names: tuple[str, ...], codepage: str = "cp037", default_map
     return dsect("USREXTPL", *fields)
 
 
+
+
+# --------------------------------------------------------------------------- fields by name
+# Walkers and detectors read fields through these: offsets and sizes come from the
+# declarations above (code page does not move fields, so the default page's layouts serve).
+
+
+def field_slice(layout: Layout, name: str, base: int = 0) -> slice:
+    """Where field ``name`` of ``layout`` lies when the layout starts at ``base``."""
+    f = layout.field(name)
+    if f.start is None or f.size is None:
+        raise KeyError(f"{layout.name}.{name} has no static place")
+    return slice(base + f.start, base + f.start + f.size)
+
+
+def field_bytes(data: bytes, layout: Layout, name: str, base: int = 0) -> bytes:
+    return bytes(data[field_slice(layout, name, base)])
+
+
+def field_int(data: bytes, layout: Layout, name: str, base: int = 0) -> int:
+    """An unsigned big-endian field read by name."""
+    return int.from_bytes(data[field_slice(layout, name, base)], "big")
+
+
+def has_field(data: bytes, layout: Layout, name: str, base: int = 0) -> bool:
+    """Does ``data`` hold field ``name`` whole?"""
+    return len(data) >= field_slice(layout, name, base).stop
+
+
+DECLARED = layouts()  # offsets by name for walkers and detectors
+R1SEG_LEN = DECLARED.r1seg.size  # the halfword before each format-1 segment
+LIST_ID_LEN = DECLARED.r2hdr.field("r2_len").size  # the leading halfword of an intent list
+PAREA_LEN = DECLARED.r2parea.size  # the halfword that may prefix a parameter run ($CLRTAB)
