@@ -13,6 +13,7 @@ from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_
 from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError, NoMessagesError
 
 HEAD = 1 << 20  # identify judges this much of a larger input: memory stays bounded
+TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
 
 
 def read_head(file: str, limit: int = HEAD) -> tuple[bytes, int]:
@@ -34,8 +35,10 @@ def read_head(file: str, limit: int = HEAD) -> tuple[bytes, int]:
         with open_regular(file) as f:
             head = f.read(limit)
             size = os.fstat(f.fileno()).st_size
-    if size > len(head) and (nl := head.rfind(b"\n")) > 0 and _texty(head[:4096]):
-        head = head[:nl + 1]
+    if size > len(head) and _texty(head[:4096]):  # dump text: 4 characters a byte or more
+        head = head[:TEXT_HEAD]
+        if (nl := head.rfind(b"\n")) > 0:
+            head = head[:nl + 1]
     return head, size
 
 
@@ -120,7 +123,8 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
 
     Every codec judges the bytes itself; hex dump text is read back and its bytes judged
     (the reason says so); queue dumps are recognised by their layout. Of a file larger
-    than 1 MiB only the first MiB is read (the reason says so). A file nothing
+    than 1 MiB only the first MiB is read (256 KiB of dump text; the reason says so). A
+    file nothing
     recognises prints 'unknown (0.00)' and makes the exit status 2; a file that cannot
     be read is reported on stderr (status 1), and the other files are still identified.
     """
