@@ -42,7 +42,7 @@ def _lookup(name: str) -> str:
         except LookupError:
             raise CodepageError(f"unknown code page {name!r}; mqtool reads {ACCEPTED}") from None
     if not getattr(info, "_is_text_encoding", True) or _NOT_PAGES.search(info.name):  # hex, rot13...
-        raise CodepageError(f"{name!r} is not a code page; mqtool reads {ACCEPTED}")
+        raise CodepageError(f"code page {name!r} is not a text encoding; mqtool reads {ACCEPTED}")
     return info.name
 
 
@@ -85,7 +85,7 @@ def single_byte_codec(name: str) -> str:
     multi-byte encoding (UTF-8, UTF-16, Shift-JIS) raises ``CodepageError`` naming them."""
     codec = _lookup(name)
     if not _single_byte(codec):
-        raise CodepageError(f"{name!r} is not a single-byte code page; mqtool reads {ACCEPTED}")
+        raise CodepageError(f"code page {name!r} is not single-byte; mqtool reads {ACCEPTED}")
     return codec
 
 

@@ -311,3 +311,80 @@ def test_a_fifo_is_refused_not_opened(command: str, tmp_path: Path) -> None:
     err = p.stderr.decode("utf-8", "replace")
     assert p.returncode == ExitStatus.USAGE, err
     assert f"{fifo}: is a FIFO" in err or "not a regular file" in err, err
+
+
+# ------------------------------------------------------------------ --codepage
+
+CODEPAGE_COMMANDS = {  # how each command with --codepage runs on a good input
+    "decode urb": ["decode", "urb", "{urb}"],
+    "decode sas-attachment": ["decode", "sas-attachment", "{sas}"],
+    "decode csq1logp": ["decode", "csq1logp", "{csq1logp}"],
+    "decode redolog": ["decode", "redolog", "{redolog}"],
+    "decode matqmsg": ["decode", "matqmsg", "{matqmsg}"],
+    "build-request urb": ["build-request", "urb", "stat", "--snam", "S1"],
+    "build-request sas-attachment": ["build-request", "sas-attachment", "--from", "{sas_json}"],
+    "build-request matqmsg": ["build-request", "matqmsg", "--type", "all", "--dump"],
+    "reassemble attachment": ["reassemble", "attachment", "{sas}", "--list"],
+    "dump": ["dump", "{urb}"],
+    "extract": ["extract", "{csq1logp}", "--to", "jsonl"],
+}
+NOT_PAGES = ["utf-8", "utf-16-be", "hex", "rot13", "undefined", "idna", "cp037\x00", "-1", "1208"]
+
+
+def test_every_codepage_option_is_covered() -> None:
+    from click import Group
+
+    from mqtool.cli import cli
+
+    found = set()
+
+    def walk(cmd, path: list[str]) -> None:  # type: ignore[no-untyped-def]
+        if isinstance(cmd, Group):
+            for name in cmd.list_commands(None):  # type: ignore[arg-type]
+                if name != "reassemble-attachment":
+                    walk(cmd.get_command(None, name), [*path, name])  # type: ignore[arg-type]
+        elif any("--codepage" in p.opts for p in cmd.params):
+            found.add(" ".join(path))
+
+    walk(cli, [])
+    assert found - {"spark-extract"} == set(CODEPAGE_COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(CODEPAGE_COMMANDS))
+def test_codepage_takes_single_byte_pages_only(command: str, good: dict[str, Path]) -> None:
+    argv = [a.format(**{k.replace(".", "_"): str(v) for k, v in good.items()})
+            for a in CODEPAGE_COMMANDS[command]]
+    for bad in NOT_PAGES:
+        r = mq(*argv, "--codepage", bad)
+        assert r.status == ExitStatus.USAGE, (bad, r.stderr)
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    r = mq(*argv, "--codepage", "utf-8")
+    # urb says why its own way (ASCII is latin-1); CSQ1LOGP takes EBCDIC pages only and says so
+    if command not in ("build-request urb", "decode csq1logp", "extract"):
+        assert "single-byte EBCDIC pages (037" in r.stderr and "ASCII-family pages" in r.stderr, r.stderr
+    ok = mq(*argv, "--codepage", "500")
+    assert ok.status in (0, 2), ok.stderr  # a page mqtool reads is taken (2: the data disagrees)
+
+
+def test_codepage_names() -> None:
+    from mqtool.codepages import char_table, codec_name, is_ebcdic, single_byte_codec
+    from mqtool.errors import CodepageError
+
+    assert [single_byte_codec(n) for n in ("037", "IBM-1047", "1140", "ascii", "1252", "iso8859-15")] \
+        == ["cp037", "cp1047", "cp1140", "latin-1", "cp1252", "iso8859-15"]
+    for name in NOT_PAGES:
+        with pytest.raises(CodepageError):
+            single_byte_codec(name)
+    assert codec_name("utf-8") == "utf-8" and not is_ebcdic("utf-8")  # a header's CCSID 1208
+    for name in ("hex", "rot13", "cp037\x00", "undefined"):
+        with pytest.raises(CodepageError):
+            codec_name(name)
+    table = char_table("utf-16-be")  # F4: a multi-byte page gives a dotted table, no crash
+    assert len(table) == 256 and set(table) == {ord(".")}
+    utf8 = char_table("utf-8")
+    assert len(utf8) == 256 and utf8[0x41] == ord("A") and utf8[0xC3] == ord(".")
+
+
+def test_dump_refuses_a_multi_byte_character_column() -> None:
+    r = mq("dump", "--codepage", "utf-16-be", TESTDATA / "sas" / "mytext.txt")
+    assert r.status == ExitStatus.USAGE and "is not single-byte" in r.stderr
