@@ -98,3 +98,22 @@ def test_from_never_crashes(argv: list[str], keys: list[str], good: list[dict[st
             out.unlink(missing_ok=True)
 
     run_fuzz(max(fuzz_examples // 2, 5), prop, requests(keys, good))
+
+
+@pytest.mark.parametrize(("doc", "message"), [  # issue 12 F6 (urb): exit 70 before
+    ('{"format":"urb","elements":0,"errors":[]}', "urb: elements: must be a list, not int"),
+    ('{"format":"urb","elements":[],"errors":1.5}', "urb: errors: must be a list, not float"),
+    ('{"format":"urb","codepage":-1,"elements":[],"errors":[]}', "urb: codepage: unknown code page '-1'"),
+    ('{"format":"urb","codepage":"cp037\\u0000","elements":[],"errors":[]}',
+     "urb: codepage: unknown code page 'cp037\\x00'"),
+    ('{"format":"urb","codepage":"utf-8","elements":[],"errors":[]}', "is not single-byte"),
+    ('{"format":"urb","elements":[{"type":"URBH","fields":"x"}],"errors":[]}',
+     "urb: elements[0].fields: must be a mapping of field names, not str"),
+])
+def test_urb_from_type_confusion(doc: str, message: str) -> None:
+    f = write_temp(doc, ".json")
+    try:
+        r = mq("build-request", "urb", "--from", str(f))
+    finally:
+        f.unlink()
+    assert r.status == 1 and message in r.stderr, r.stderr
