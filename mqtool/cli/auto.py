@@ -66,7 +66,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     codec chosen, its confidence and the evidence; in JSON each unit's "format" does.
     'mqtool identify' shows every candidate.
     """
-    from mqtool import api, registry
+    from mqtool import registry
 
     env = get_env()
     dump, stdin_data = (None, None) if hex_text else open_queue_dump(file)
@@ -92,7 +92,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
         from mqtool.io.undump import undump
 
         data = undump(data.decode("utf-8"))
-    units = api.decode(choice.format, data, **options)
+    units = registry.codec(choice.format).decode(data, **options)  # streamed, not listed
     if not json_out:
         env.line(f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}")
     return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
