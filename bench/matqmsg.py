@@ -1,6 +1,6 @@
-"""Decoding a MATQMSG receiver of many messages two ways — ``matqmsg.decode_receiver``
+"""Decoding a MATQMSG receiver of many messages two ways — ``mq_decode.decode_receiver``
 (the forensic path: spans, MI times, per-message checks, the JSON message list) and
-``matqmsg.iter_messages`` (the bulk path: values only, same declaration) — against a
+``mq_decode.iter_messages`` (the bulk path: values only, same declaration) — against a
 baseline in the same run: a ``struct`` loop over the same entries that decodes key and
 text too (the floor for Python).
 
@@ -19,7 +19,8 @@ from _common import best
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mqtool.formats.matqmsg import templates as matqmsg
+from mqtool.formats.matqmsg import build as mq_build
+from mqtool.formats.matqmsg import decode as mq_decode
 
 K, T = 16, 64
 HEAD = struct.Struct(">llllll8x")
@@ -27,11 +28,11 @@ ENTRY = struct.Struct(f">Ql4x{K}s{T}s")
 
 
 def receiver(n: int) -> bytes:
-    msgs = [matqmsg.Message(0xAB6B08416B000000 + (i << 12), f"MESSAGE {i:08d} TEXT", f"KEY{i:08d}")
+    msgs = [mq_build.Message(0xAB6B08416B000000 + (i << 12), f"MESSAGE {i:08d} TEXT", f"KEY{i:08d}")
             for i in range(n)]
-    queue = matqmsg.Queue(max_message_size=256, key_size=11, messages=msgs)
-    sel = matqmsg.build_selection("all", key_bytes=K, text_bytes=T)
-    return matqmsg.simulate_receiver(queue, sel, 32 + n * (16 + K + T))
+    queue = mq_build.Queue(max_message_size=256, key_size=11, messages=msgs)
+    sel = mq_build.build_selection("all", key_bytes=K, text_bytes=T)
+    return mq_build.simulate_receiver(queue, sel, 32 + n * (16 + K + T))
 
 
 def baseline(data: bytes) -> int:
@@ -46,12 +47,12 @@ def baseline(data: bytes) -> int:
 
 
 def mqtool(data: bytes) -> int:
-    unit = matqmsg.decode_receiver(data, key_bytes=K, text_bytes=T)
+    unit = mq_decode.decode_receiver(data, key_bytes=K, text_bytes=T)
     return int(unit.attrs["messages_present"])  # type: ignore[call-overload]
 
 
 def fast(data: bytes) -> int:
-    return sum(1 for _ in matqmsg.iter_messages(data, K, T))
+    return sum(1 for _ in mq_decode.iter_messages(data, K, T))
 
 
 
@@ -65,8 +66,8 @@ def main() -> None:
     assert n1 == n2 == n3 == n
     print(f"MATQMSG receiver: {n} messages, {len(data) / 1e6:.1f} MB (K {K}, T {T})")
     print(f"  struct loop (same fields, no spans)   {t_base:7.3f} s  {n / t_base:10.0f} messages/s")
-    print(f"  matqmsg.decode_receiver (spans, JSON) {t_mq:7.3f} s  {n / t_mq:10.0f} messages/s")
-    print(f"  matqmsg.iter_messages (bulk path)     {t_fast:7.3f} s  {n / t_fast:10.0f} messages/s")
+    print(f"  decode.decode_receiver (spans, JSON)    {t_mq:7.3f} s  {n / t_mq:10.0f} messages/s")
+    print(f"  decode.iter_messages (bulk path)        {t_fast:7.3f} s  {n / t_fast:10.0f} messages/s")
     print(f"  ratio forensic path / struct loop     {t_mq / t_base:.1f}x")
     print(f"  ratio bulk path / struct loop         {t_fast / t_base:.1f}x")
 

@@ -1,6 +1,6 @@
 """Decoding a stream of OSB redolog entries (48-byte header + format-2 intent list) two
-ways — ``redolog.decode`` (the forensic path: every field with its span, meanings,
-chaining checks, the intent list) and ``redolog.iter_headers`` (the bulk path: header
+ways — ``osb.decode.decode`` (the forensic path: every field with its span, meanings,
+chaining checks, the intent list) and ``osb.decode.iter_headers`` (the bulk path: header
 values only, same declaration) — against a baseline in the same run: a hand-written
 ``struct`` loop that unpacks the header and the fixed intent fields (the floor for Python).
 
@@ -19,7 +19,8 @@ from _common import best
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mqtool.formats.osb import redolog
+from mqtool.formats.osb import build as osb_build
+from mqtool.formats.osb import decode as osb_decode
 
 HDR = struct.Struct(">HBBLLL2sHQLLL8s")
 R2 = struct.Struct(">HHLBBHBBBBL16s4sHH30s")
@@ -29,8 +30,8 @@ def stream(n: int) -> bytes:
     """``n`` chained entries: each a MOVTAB-shaped format-2 list, RLSEQ# +1, log offsets chained."""
     out, offset = bytearray(), 0xE020
     for i in range(n):
-        intent = redolog.build_format2({"r2b_table": f"TABLE{i % 1000:04d}"}, segment=i % 7)
-        hdr = redolog.build_header({"rl_seq": 1 + i, "rl_log_offset": offset,
+        intent = osb_build.build_format2({"r2b_table": f"TABLE{i % 1000:04d}"}, segment=i % 7)
+        hdr = osb_build.build_header({"rl_seq": 1 + i, "rl_log_offset": offset,
                                         "rl_time": 0xBC1A974DC5F0AC00 + (i << 20)}, intent)
         out += hdr + intent
         offset += len(hdr) + len(intent)
@@ -49,11 +50,11 @@ def baseline(data: bytes) -> int:
 
 
 def mqtool(data: bytes) -> int:
-    return sum(1 for _ in redolog.decode(data, part="header"))
+    return sum(1 for _ in osb_decode.decode(data, part="header"))
 
 
 def fast(data: bytes) -> int:
-    return sum(1 for _ in redolog.iter_headers(data))
+    return sum(1 for _ in osb_decode.iter_headers(data))
 
 
 
@@ -68,8 +69,8 @@ def main() -> None:
     mb = len(data) / 1e6
     print(f"{entries} redolog entries, {mb:.1f} MB")
     print(f"  struct loop (same fields, no spans)  {t_base:7.3f} s  {entries / t_base:10.0f} entries/s")
-    print(f"  redolog.decode (spans, checks)   {t_mq:7.3f} s  {entries / t_mq:10.0f} entries/s")
-    print(f"  redolog.iter_headers (bulk path) {t_fast:7.3f} s  {entries / t_fast:10.0f} entries/s")
+    print(f"  decode.decode (spans, checks)    {t_mq:7.3f} s  {entries / t_mq:10.0f} entries/s")
+    print(f"  decode.iter_headers (bulk path)  {t_fast:7.3f} s  {entries / t_fast:10.0f} entries/s")
     print(f"  ratio forensic path / struct loop    {t_mq / t_base:.1f}x")
     print(f"  ratio bulk path / struct loop        {t_fast / t_base:.1f}x")
 

@@ -268,7 +268,7 @@ def _sas() -> FormatDoc:
 
 
 def _osb() -> FormatDoc:
-    from mqtool.formats.osb.redolog import layouts, usrextpl_layout, usrextpl_names
+    from mqtool.formats.osb.layout import layouts, usrextpl_layout, usrextpl_names
 
     lay = layouts()
     titles = {
@@ -308,7 +308,7 @@ def _osb() -> FormatDoc:
 
 
 def _matqmsg() -> FormatDoc:
-    from mqtool.formats.matqmsg.templates import RECEIVER, message_layout, selection_layout
+    from mqtool.formats.matqmsg.layout import RECEIVER, message_layout, selection_layout
 
     return FormatDoc(
         name="matqmsg", title="IBM i MI instruction MATQMSG (Materialize Queue Messages) templates",

@@ -6,7 +6,12 @@ from enum import IntEnum
 
 
 class ExitStatus(IntEnum):
-    """Process exit statuses; the same meaning for every subcommand."""
+    """Process exit statuses; the same meaning for every subcommand.
+
+    Decided for every command: empty input, a queue dump with no messages, and input that
+    is plainly another format are all DECODE (2) — nothing was decoded (``EmptyInputError``,
+    ``NoMessagesError``, ``WrongFormatError``). 70 is never a status: it means a bug.
+    """
 
     OK = 0
     USAGE = 1  # bad options, bad request values, missing input file
@@ -61,6 +66,33 @@ class DecodeError(MqtoolError):
     def describe(self) -> str:
         where = f" at {self.path}" if self.path else ""
         return f"{self.format}: {self.reason}{where}, offset X'{self.offset:04X}' ({self.offset})"
+
+
+class EmptyInputError(DecodeError):
+    """The input has no bytes (or no records): nothing to decode."""
+
+    def __init__(self, fmt: str, source: str = "") -> None:
+        super().__init__(fmt, "", 0, f"{source + ': ' if source else ''}empty input: nothing to decode")
+
+
+class NoMessagesError(DecodeError):
+    """A queue dump that holds no message."""
+
+    def __init__(self, source: str, dump_format: str) -> None:
+        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump")
+
+
+class WrongFormatError(DecodeError):
+    """The input is plainly another format; ``identified`` says what ``identify`` thinks."""
+
+    def __init__(self, fmt: str, offset: int, reason: str, identified: str | None = None) -> None:
+        self.identified = identified
+        hint = f"; identify says: {identified}" if identified else ""
+        super().__init__(fmt, "", offset, f"{reason}{hint}")
+
+
+class CodepageError(InputError, LookupError):
+    """A code-page name that is unknown or not a single-byte EBCDIC or ASCII-family page."""
 
 
 class UndumpError(DecodeError):

@@ -162,14 +162,16 @@ def text_detections(data: bytes) -> list[Detection]:
 
 
 def decode_blob(fmt: str, data: bytes, **options: Any) -> Iterator[tuple[Decoded, bytes]]:
-    """Every unit of ``data`` decoded as ``fmt`` (decoded now: errors raise here), each with
+    """Every unit of ``data`` decoded as ``fmt`` (streamed; ``mq`` units decoded now), each with
     its own bytes; for ``mq`` the header chain first, then its payload with the codec that
     recognises it (offsets in the payload's units count from the payload's start, which
     their title gives)."""
     options.pop("payload", None)
+    if fmt != MQ:  # streamed: a large input is never held as a list of units
+        return ((u, data[u.offset:u.offset + u.length]) for u in codec(fmt).decode(data, **options))
     units = list(codec(fmt).decode(data, **options))
     own = ((u, data[u.offset:u.offset + u.length]) for u in units)
-    if fmt != MQ or not units:
+    if not units:
         return own
     return itertools.chain(own, _payload_units(units[0], data))
 

@@ -17,6 +17,7 @@ import click
 from mqtool import __version__
 
 USAGE = 1  # errors.ExitStatus.USAGE (not imported here: --help stays light)
+ENVIRONMENT = 4  # errors.ExitStatus.ENVIRONMENT
 INTERNAL_ERROR = 70  # a bug: reported in one line, traceback with MQTOOL_DEBUG=1
 
 # name -> (module:attribute, one-line help); tests keep the help in sync with the commands
@@ -78,6 +79,10 @@ def _available(target: str) -> bool:
     return (_HERE / (module.rsplit(".", 1)[-1] + ".py")).is_file()
 
 
+class StdoutClosedError(Exception):
+    """The reader of our stdout pipe has gone (``mqtool dump big.bin | head``)."""
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported only when run or asked for help."""
 
@@ -100,6 +105,12 @@ class LazyGroup(click.Group):
             return None
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:  # before click's own handler (exit 1): see run()
+            raise StdoutClosedError() from e
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, self.table[n][1]) for n in self.list_commands(ctx)]
@@ -135,9 +146,8 @@ def run(argv: list[str] | None = None) -> int:
     except click.Abort:
         _error("aborted")
         return 130
-    except BrokenPipeError:  # `mqtool dump big.bin | head` is not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    except (BrokenPipeError, StdoutClosedError):  # `mqtool dump big.bin | head` ends quietly
+        _quiet_stdout()
         return 0
     except KeyboardInterrupt:
         return 130
@@ -145,12 +155,31 @@ def run(argv: list[str] | None = None) -> int:
         from mqtool.errors import MqtoolError
 
         if isinstance(e, MqtoolError):
+            if isinstance(e.__context__, BrokenPipeError):
+                _quiet_stdout()
+                return 0
             _error(str(e))
             return int(e.status)
+        if isinstance(e, OSError) and e.errno is not None and not os.environ.get("MQTOOL_DEBUG"):
+            # the system refused a file (missing directory, permission, disk full): the
+            # environment, not a bug
+            where = f"{e.filename}: " if e.filename else ""
+            _error(f"{where}{e.strerror or e}")
+            return ENVIRONMENT
         if os.environ.get("MQTOOL_DEBUG"):
             raise
         _error(f"internal error: {type(e).__name__}: {e} (MQTOOL_DEBUG=1 shows the traceback)")
         return INTERNAL_ERROR
+
+
+def _quiet_stdout() -> None:
+    """After a closed stdout pipe: send what is still buffered to /dev/null, say nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _error(message: str) -> None:
@@ -159,5 +188,12 @@ def _error(message: str) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    sys.exit(run())
+    """Console-script entry point; a stdout pipe closed by the reader ends quietly."""
+    status = run()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except (OSError, ValueError):
+        pass
+    sys.exit(status)

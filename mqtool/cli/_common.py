@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import click
 
-from mqtool.errors import DecodeError, ExitStatus, InputError
+from mqtool.errors import EmptyInputError, ExitStatus, InputError, NoMessagesError, WrongFormatError
 from mqtool.model import Decoded
 
 
@@ -57,7 +57,11 @@ class Env:
         """A rich console on stdout that colours only when ``color`` says so."""
         from rich.console import Console
 
-        return Console(file=_TextOut(self.stdout), force_terminal=self.color,
+        class _Console(Console):
+            def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
+                raise BrokenPipeError(32, "Broken pipe")
+
+        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,
                        no_color=not self.color, highlight=False, soft_wrap=True,
                        width=400 if not self.stdout_isatty else None)
 
@@ -159,12 +163,43 @@ def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         help="Colour output (only on a terminal with auto; NO_COLOR honoured).")(f)
 
 
+class CodepageParam(click.ParamType):
+    """``--codepage``: a single-byte EBCDIC or ASCII-family page, resolved to its codec
+    name; anything else (utf-8, hex, rot13) is a usage error listing the pages mqtool reads."""
+
+    name = "codepage"
+
+    def __init__(self, *extra: str) -> None:
+        self.extra = tuple(e.lower() for e in extra)  # values a command gives its own meaning
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from mqtool.codepages import single_byte_codec
+
+        if str(value).lower() in self.extra:
+            return str(value).lower()
+        try:
+            return single_byte_codec(str(value))
+        except LookupError as e:
+            self.fail(str(e), param, ctx)
+
+
+CODEPAGE = CodepageParam()
+
+
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options every ``decode`` subcommand has, in one place."""
     for opt in (color_option, tz_option, annotate_option, raw_option, json_option, hex_option,
                 input_argument):
         f = opt(f)
     return f
+
+
+def command_format() -> str:
+    """The format the running command works on (``decode urb`` -> ``urb``), for messages."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or ctx.info_name is None:
+        return "input"
+    return ctx.info_name if ctx.parent is not None and ctx.parent.parent is not None else "input"
 
 
 def read_unit_input(file: str, hex_text: bool, data: bytes | None = None) -> bytes:
@@ -183,9 +218,27 @@ def read_unit_input(file: str, hex_text: bool, data: bytes | None = None) -> byt
         from mqtool.io.undump import undump
 
         data = undump(data.decode("utf-8", "replace"))
+    if not data:
+        raise EmptyInputError(command_format(), file)
     if not hex_text and _is_dump_text(data):
         raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
     return data
+
+
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
+    """Raise ``WrongFormatError`` (exit 2) when ``fmt``'s own detector does not recognise
+    ``data``, saying what ``identify`` thinks it is. For a decoder's automatic mode: an
+    explicit choice (``--part``) decodes whatever it is given."""
+    from mqtool import registry
+
+    detect = getattr(registry.codec(fmt), "detect", None)
+    mine = detect(data) if detect is not None else None
+    if mine is not None and mine.confidence > 0:
+        return
+    others = [d for d in registry.identify(data) if d.format != fmt and d.confidence > 0]
+    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
+           else "unknown (no codec recognises these bytes)")
+    raise WrongFormatError(fmt, 0, f"{source}: these {len(data)} bytes are not {fmt}{hint}", who)
 
 
 @dataclass
@@ -212,11 +265,10 @@ def open_queue_dump(file: str, input_format: str | None = None) -> tuple[Any, by
     p = Path(file)
     if p.is_dir():
         return QueueDump(file), None
-    try:
-        with p.open("rb") as f:
-            kind = sniff(f.read(65536))
-    except OSError:
-        return None, None  # read_unit_input reports it
+    from mqtool.io.inputs import open_regular
+
+    with open_regular(p) as f:  # missing, FIFO, device: refused here
+        kind = sniff(f.read(65536))
     return (QueueDump(file, kind), None) if kind else (None, None)
 
 
@@ -228,7 +280,7 @@ def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
             for msg in dump:
                 yield Source(msg.body, msg)
             if dump.count == 0:
-                raise DecodeError("queue-dump", "", 0, f"{file}: no messages in this {dump.format} dump")
+                raise NoMessagesError(file, dump.format)
             return
         yield Source(read_unit_input(file, hex_text, data))
         return

@@ -4,12 +4,46 @@ own detector, plus queue dumps and hex dump text), then decode it or say so."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
 
 from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump
-from mqtool.errors import DecodeError, ExitStatus, InputError, MqtoolError
+from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError, NoMessagesError
+
+HEAD = 1 << 20  # identify judges this much of a larger input: memory stays bounded
+TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
+
+
+def read_head(file: str, limit: int = HEAD) -> tuple[bytes, int]:
+    """The first ``limit`` bytes of FILE (or stdin) and its whole size. Text is cut after
+    its last complete line, so dump text stays readable."""
+    from mqtool.io.inputs import open_regular
+
+    if file == "-":
+        from mqtool.cli._common import _isatty
+
+        if _isatty(sys.stdin):
+            raise InputError("no input: give a FILE or pipe data into stdin")
+        f = sys.stdin.buffer
+        head = f.read(limit)
+        size = len(head)
+        while chunk := f.read(1 << 20):  # drain to know the size; nothing kept
+            size += len(chunk)
+    else:
+        with open_regular(file) as f:
+            head = f.read(limit)
+            size = os.fstat(f.fileno()).st_size
+    if size > len(head) and _texty(head[:4096]):  # dump text: 4 characters a byte or more
+        head = head[:TEXT_HEAD]
+        if (nl := head.rfind(b"\n")) > 0:
+            head = head[:nl + 1]
+    return head, size
+
+
+def _texty(data: bytes) -> bool:
+    return all(b >= 0x20 or b in (9, 10, 13) for b in data)
 
 
 def _read(file: str, hex_text: bool) -> bytes:
@@ -44,9 +78,11 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
         status = emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                             strict_problems=strict)
         if dump.count == 0:
-            raise DecodeError("queue-dump", "", 0, f"{file}: no messages in this {dump.format} dump")
+            raise NoMessagesError(file, dump.format)
         return status
     data = stdin_data if stdin_data is not None else _read(file, hex_text)
+    if not data:
+        raise EmptyInputError("auto", file)
     found = registry.identify(data)
     choice = registry.best_codec(found)
     if choice is None:
@@ -86,18 +122,19 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
       FILE: FORMAT (confidence) reason
 
     Every codec judges the bytes itself; hex dump text is read back and its bytes judged
-    (the reason says so); queue dumps are recognised by their layout. A file nothing
+    (the reason says so); queue dumps are recognised by their layout. Of a file larger
+    than 1 MiB only the first MiB is read (256 KiB of dump text; the reason says so). A
+    file nothing
     recognises prints 'unknown (0.00)' and makes the exit status 2; a file that cannot
     be read is reported on stderr (status 1), and the other files are still identified.
     """
     from mqtool import registry
-    from mqtool.io.inputs import read_bytes
 
     env = get_env()
     status = ExitStatus.OK
     for file in files:
         try:
-            data = read_bytes(file)
+            data, size = read_head(file)
         except MqtoolError as e:
             env.error(str(e))
             status = max(status, e.status)
@@ -107,9 +144,11 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
         if best is None:
             status = max(status, ExitStatus.DECODE)
             fmt, conf = None, 0.0
-            reason = "empty file" if not data else f"no codec recognises these {len(data)} bytes"
+            reason = "empty file" if not size else f"no codec recognises these {size} bytes"
         else:
             fmt, conf, reason = best.format, best.confidence, best.reason
+        if size > len(data):
+            reason += f" (judged on the first {len(data):,} of {size:,} bytes)"
         if json_out:
             env.line(json.dumps({"file": file, "format": fmt, "confidence": conf, "reason": reason,
                                  "candidates": [d.to_json() for d in found]},

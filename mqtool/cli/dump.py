@@ -91,9 +91,9 @@ def dump(file: str, seek: int | None, length: int | None, cols: int | None, grou
         opts = DumpOptions(style=style, cols=cols or 16, group=group, upper=upper,
                            codepage=codepage, dual=dual,
                            squeeze=not no_squeeze and style != "xxd", base=base).resolved()
-        from mqtool.codepages import char_table
+        from mqtool.codepages import single_byte_codec
 
-        char_table(opts.codepage or "cp037")
+        single_byte_codec(opts.codepage or "cp037")
     except (ValueError, LookupError) as e:
         raise click.BadParameter(str(e).strip("'\""), param_hint="--codepage") from None
     return _dump(env, file, opts, seek or 0, length, output, force)

@@ -15,11 +15,13 @@ import click
 from mqtool import __version__
 
 EXIT_STATUS = [
-    ("0", "done"),
+    ("0", "done (also when the reader of a stdout pipe closed it early)"),
     ("1", "usage error: bad options, bad request values, missing input file"),
-    ("2", "input could not be fully decoded; the partial result was printed"),
+    ("2", "input could not be fully decoded (the partial result was printed), or nothing to "
+          "decode: empty input, a queue dump with no messages, input of another format"),
     ("3", "result incomplete: an attachment missing messages, segments missing"),
-    ("4", "environment problem: Java missing for Spark, output not writable"),
+    ("4", "environment problem: Java missing for Spark, output not writable (missing "
+          "directory, permission, a symlink planted in the output directory)"),
     ("70", "internal error (a bug); MQTOOL_DEBUG=1 shows the traceback"),
 ]
 

@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env, read_unit_input, write_binary
-from mqtool.errors import ExitStatus, InputError
+from mqtool.cli._common import (
+    CodepageParam,
+    Env,
+    decoder_options,
+    emit_units,
+    get_env,
+    read_unit_input,
+    refuse_other_format,
+    write_binary,
+)
+from mqtool.errors import ExitStatus
 
 
 def _template_bytes(path: str) -> bytes:
@@ -38,6 +45,7 @@ def _template_bytes(path: str) -> bytes:
 @click.option("--key-size", type=click.IntRange(0), metavar="N",
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
 @click.option("--codepage", default="037", show_default=True, metavar="CP",
+              type=CodepageParam("binary"),
               help="Code page of keys and message text (037, 1047, 500, ascii, ...), or "
                    "binary for hex.")
 @click.option("--strict", is_flag=True,
@@ -61,12 +69,17 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     Template values the machine would refuse (lengths not multiples of 16, K > 256,
     T > 65,536, keyed selection without a key or on a non-keyed queue, reserved bits on,
     bytes provided < 8) are listed as problems with the MI exception code; the exit status
-    stays 0 unless --strict.
+    stays 0 unless --strict. Bytes that are neither template (with --part auto) are refused
+    with what 'mqtool identify' thinks they are, exit status 2.
     """
     from mqtool import api
 
     env = get_env()
     data = read_unit_input(file, hex_text)
+    if part == "auto":
+        refuse_other_format("matqmsg", data, file,
+                            " (neither a selection template nor a receiver whose header adds "
+                            "up; --part receiver or --part selection decodes it anyway)")
     selection = _template_bytes(selection_file) if selection_file else None
     if selection is not None and (key_bytes is not None or text_bytes is not None):
         raise click.UsageError("give --selection or --key-bytes/--text-bytes, not both")
@@ -92,7 +105,7 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
               help="Text bytes to materialize per message (0 or a multiple of 16, <= 65536).")
 @click.option("--mode", type=click.Choice(["blocked", "concurrent"]),
               help="Blocked (default): other queue activity waits; concurrent: ENQ/DEQ go on.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP",
+@click.option("--codepage", default="037", show_default=True, metavar="CP", type=CodepageParam(),
               help="Code page of --key (037, 1047, 500, ascii, ...).")
 @click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Start from a template description: the --json output of 'decode matqmsg' "
@@ -114,7 +127,7 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
       mqtool build-request matqmsg --type keyed --relation = --key CUST0001 \\
           --key-size 8 --key-bytes 16 --text-bytes 32 --mode concurrent --dump
     """
-    from mqtool.formats.matqmsg import templates as matqmsg
+    from mqtool.formats.matqmsg import build as mq_build
 
     env = get_env()
     args: dict[str, object] = {}
@@ -135,8 +148,8 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
     if "selection_type" not in args:
         raise click.UsageError("give --type (all, first, last, keyed) or --from FILE")
     try:
-        data = matqmsg.build_selection(**args, queue_key_size=key_size, codepage=codepage)  # type: ignore[arg-type]
-    except matqmsg.SelectionRefusedError as e:
+        data = mq_build.build_selection(**args, queue_key_size=key_size, codepage=codepage)  # type: ignore[arg-type]
+    except mq_build.SelectionRefusedError as e:
         for v in e.violations:
             env.error(f"matqmsg: refused: {v.path.removeprefix('selection.')}: {v.describe()}")
         return ExitStatus.USAGE
@@ -144,18 +157,10 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
 
 
 def _from(path: str) -> dict[str, object]:
-    from mqtool.formats.matqmsg import templates as matqmsg
+    from mqtool.formats.matqmsg import build as mq_build
     from mqtool.io.inputs import read_text
 
-    text = read_text(path).strip()
-    line = text.splitlines()[0] if text else ""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON ({e.msg} at line 1 column {e.colno})") from None
-    if not isinstance(obj, dict):
-        raise InputError(f"{path}: expected a JSON object")
-    return matqmsg.selection_from_json(obj)
+    return mq_build.selection_request(read_text(path), path)
 
 
 def _write(env: Env, data: bytes, as_dump: bool, output: str | None, force: bool) -> int:

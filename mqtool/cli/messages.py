@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import tempfile
@@ -122,7 +123,10 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
             from mqtool.formats.mq.dumps.read import write_mqtool_dir
             from mqtool.io.outputs import OutputDir
 
-            n = write_mqtool_dir(selected(), OutputDir(output, force))
+            chosen = selected()
+            first = next(chosen, None)  # nothing readable: no directory is made
+            n = 0 if first is None else write_mqtool_dir(itertools.chain([first], chosen),
+                                                         OutputDir(output, force))
         env.stderr.write(f"mqtool: {n} message(s) written to {output}\n")
     else:
         for _ in selected():

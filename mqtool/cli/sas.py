@@ -23,19 +23,12 @@ FLOATS = list(FLOAT_FORMATS)
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mqtool.codepages import codec_name
-    from mqtool.formats.sas.layout import single_byte
+    from mqtool.codepages import single_byte_codec
 
     try:
-        name = codec_name(value)
-    except LookupError:
-        name = None
-    if name is None or not single_byte(name):
-        raise click.BadParameter(f"{value!r} is no single-byte code page; use an EBCDIC page "
-                                 "(037, 273, 277, 278, 280, 284, 285, 297, 500, 870, 875, 1047, "
-                                 "1140-1148) or an ASCII-family page (ascii, latin-1, 1250-1258, "
-                                 "iso8859-N)") from None
-    return name
+        return single_byte_codec(value)
+    except LookupError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -125,10 +118,18 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
         from mqtool.cli._common import read_unit_input
 
         data = read_unit_input(file, hex_text)
+        if not data:
+            from mqtool.errors import EmptyInputError
+
+            raise EmptyInputError("sas-attachment", file)
         return _emit(env, _body_units(io.BytesIO(data), b"", hints, part, text), json_out, raw,
                      annotate, tz)
     kind = None if input_format in ("auto", "message") else input_format
     f, head, consumed = _open(file)
+    if f is not None and not head:
+        from mqtool.errors import EmptyInputError
+
+        raise EmptyInputError("sas-attachment", file)
     if f is None and input_format == "message":
         raise InputError(f"{file}: is a directory, not one message body")
     try:
@@ -171,10 +172,9 @@ def _open(file: str) -> tuple[Any, bytes, bytes]:
         return sys.stdin.buffer, head, head
     if Path(file).is_dir():
         return None, b"", b""
-    try:
-        f = open(file, "rb")  # noqa: SIM115 - closed by the caller
-    except OSError as e:
-        raise InputError(f"{file}: {e.strerror}") from None
+    from mqtool.io.inputs import open_regular
+
+    f = open_regular(file)  # special files refused, not opened; closed by the caller
     head = f.read(SNIFF)
     f.seek(0)
     return f, head, b""

@@ -13,10 +13,10 @@ from mqtool.formats.mq.dumps.read import label_unit
 def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mqtool.codepages import codec_name
+    from mqtool.codepages import single_byte_codec
 
     try:
-        return codec_name(value)
+        return single_byte_codec(value)
     except LookupError as e:
         raise click.BadParameter(str(e).strip("'\"")) from None
 

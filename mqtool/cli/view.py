@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from mqtool.cli import INTERNAL_ERROR
-from mqtool.cli._common import hex_option
+from mqtool.cli._common import CODEPAGE, hex_option
 from mqtool.errors import EnvError, ExitStatus
 
 INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
@@ -19,7 +21,7 @@ INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
                    "instead of recognising the format.")
 @click.option("--framing", type=click.Choice(["auto", "rdw", "bdw", "none"]), default="auto",
               show_default=True, help="CSQ1LOGP record framing.")
-@click.option("--codepage", default="cp037", show_default=True, metavar="CP",
+@click.option("--codepage", default="cp037", show_default=True, metavar="CP", type=CODEPAGE,
               help="Code page of CSQ1LOGP character fields.")
 def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> int:
     """Explore FILE in the terminal: the list of its units (messages of a queue dump,
@@ -41,7 +43,8 @@ def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> in
       ?      help
       q      quit (exit status 0)
 
-    Needs the view extra: pip install 'mqtool[view]' (exit status 4 without it).
+    Needs a terminal (exit status 1 in a pipeline) and the view extra: pip install
+    'mqtool[view]' (exit status 4 without it).
     """
     try:
         import textual  # noqa: F401
@@ -51,6 +54,12 @@ def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> in
     from mqtool.view.sources import open_source
 
     source = open_source(file, hex_text=hex_text, fmt=fmt, framing=framing, codepage=codepage)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+        raise click.UsageError("mqtool view is interactive: run it in a terminal (for a "
+                               "pipeline use decode --json or decode --annotate)")
     app = ViewApp(source)
     try:
         result = app.run()

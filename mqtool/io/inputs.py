@@ -1,29 +1,69 @@
-"""Getting bytes in: a file or stdin (``-``), whole or as chunks, binary or dump text."""
+"""Getting bytes in: a file or stdin (``-``), whole or as chunks, binary or dump text.
+
+Only regular files are opened: a FIFO, a device or a socket named as an input is refused
+(``check_regular``, ``open_regular``), never opened — reading one could wait forever or
+never end."""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterator
-from pathlib import Path
+from typing import IO
 
 from mqtool.errors import InputError
 
 CHUNK = 1 << 20
 
 
-def _open(path: str):  # type: ignore[no-untyped-def]
-    if path == "-":
-        return sys.stdin.buffer
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: no such file")
-    if p.is_dir():
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _refuse_special(path: str | os.PathLike[str], mode: int) -> None:
+    if stat.S_ISDIR(mode):
         raise InputError(f"{path}: is a directory")
+    if not stat.S_ISREG(mode):
+        kind = next((k for test, k in _KINDS if test(mode)), "not a regular file")
+        raise InputError(f"{path}: is {kind}: mqtool reads regular files only (pipe the data "
+                         "into stdin and give '-')")
+
+
+def check_regular(path: str | os.PathLike[str]) -> None:
+    """Refuse (``InputError``) what is not a regular file — missing, a directory, a FIFO, a
+    device, a socket — without opening it (opening a FIFO waits for a writer forever)."""
     try:
-        return p.open("rb")
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}") from None
+    _refuse_special(path, st.st_mode)
+
+
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """Open a regular file for binary reading; special files are refused, not opened (the
+    type is checked again on the open file, in case it was swapped meanwhile)."""
+    check_regular(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    try:
+        _refuse_special(path, os.fstat(fd).st_mode)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _open(path: str) -> IO[bytes]:
+    if path == "-":
+        return sys.stdin.buffer
+    return open_regular(path)
 
 
 def read_bytes(path: str) -> bytes:

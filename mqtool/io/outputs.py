@@ -1,16 +1,27 @@
-"""Writing results: an output directory nothing can escape, whatever names the input carries.
+"""Writing results: an output directory nothing can escape, whatever names the input carries,
+and output files that appear whole or not at all.
 
 Names from the input (a sender's ``d:\\mytext.txt``, a member name) pass through
 ``safe_name``: the base name only, no drive letters, UNC prefixes, ``..``, NUL or control
-characters, no Windows device names, no leading dots or dashes — the spirit of Python's
+characters, no invisible or bidi characters, no Windows device names (also ``con .txt``,
+which Windows reads as ``CON``), no leading dots or dashes — the spirit of Python's
 tarfile ``data`` filter. Existing files are not overwritten without ``force``.
+
+Files are written under a temporary name beside the target and renamed into place when
+the writer finishes without error (``atomic_output``, ``atomic_path``): a failed run
+(an error mid-write, FAILFAST, Ctrl-C) leaves no partial output file. An output that
+cannot be written (missing directory, permission) is an ``EnvError`` (exit status 4).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO, Any
 
 from mqtool.errors import EnvError, MqtoolError
 
@@ -20,6 +31,10 @@ _DEVICES = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"} | {
 # C0/C1 controls (EBCDIC NL X'15' decodes to U+0085), bidi overrides and isolates (names
 # that display as "txt.exe"), line/paragraph separators, and the characters Windows refuses
 _UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069<>:"|?*]')
+# invisible characters, removed: marks (LRM, RLM, ALM), zero-width space/joiners, word
+# joiner and invisible operators, BOM, soft hyphen, Mongolian vowel separator
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+TEMP_SUFFIX = ".part"  # temporary files: ``.<name>.<random>.part`` beside the target
 
 
 class OutputExistsError(MqtoolError):
@@ -30,59 +45,210 @@ def safe_name(name: str, fallback: str) -> str:
     """A file name that stays inside any directory it is joined to, or ``fallback``."""
     base = re.split(r"[\\/]", name.replace("\x00", ""))[-1]  # drop any directory part
     base = re.sub(r"^[A-Za-z]:", "", base)  # a bare drive letter prefix (C:name)
-    base = _UNSAFE.sub("_", base).strip().strip(".").lstrip("-")
-    stem = base.split(".")[0].upper()
+    base = _UNSAFE.sub("_", _INVISIBLE.sub("", base)).strip(" .\t").lstrip("-").strip(" .\t")
+    # Windows ignores blanks and dots at the end of the part before the first dot
+    stem = base.split(".")[0].rstrip(" ").upper()
     if not base or base in (".", "..") or stem in _DEVICES or len(base.encode()) > 200:
         return fallback
     return base
 
 
 class OutputDir:
-    """A directory created on demand; every path handed out is checked to stay inside it."""
+    """A directory created on demand (at the first path handed out, so a run that fails
+    before writing anything leaves no directory); every path handed out is checked to stay
+    inside it. Whether it can be created is checked at once."""
 
     def __init__(self, path: str | os.PathLike[str], force: bool = False) -> None:
         self.root = Path(path)
         self.force = force
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise EnvError(f"{path}: cannot create output directory: {e.strerror}") from None
-        if not os.access(self.root, os.W_OK):
+        self._real: Path | None = None
+        there = self.root.absolute()
+        while not there.exists() and there != there.parent:
+            there = there.parent
+        if not there.is_dir():
+            raise EnvError(f"{path}: cannot create output directory: {there} is not a directory")
+        if not os.access(there, os.W_OK):
             raise EnvError(f"{path}: output directory is not writable")
-        self.real = self.root.resolve()
+
+    @property
+    def real(self) -> Path:
+        """The directory's resolved path (it is created here when it does not exist yet)."""
+        if self._real is None:
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise EnvError(f"{self.root}: cannot create output directory: {e.strerror}") from None
+            self._real = self.root.resolve()
+        return self._real
 
     def path(self, *parts: str) -> Path:
-        """``root/parts...``; raises if the result would leave the directory."""
+        """``root/parts...``; refuses (``EnvError``) a result that would leave the directory,
+        such as a symlink planted there."""
+        base = self.real
         p = self.root.joinpath(*parts)
         real = p.resolve()
-        if real != self.real and self.real not in real.parents:
-            raise MqtoolError(f"refusing to write outside {self.root}: {'/'.join(parts)!r}")
+        if real != base and base not in real.parents:
+            raise EnvError(f"refusing to write outside {self.root}: {'/'.join(parts)!r}")
         return p
 
     def create(self, *parts: str, binary: bool = True):  # type: ignore[no-untyped-def]
-        """Open a new file for writing; refuses to overwrite without ``force``."""
+        """Open a new file for writing (whole or not at all, see ``AtomicFile``); refuses to
+        overwrite without ``force``."""
         p = self.path(*parts)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if p.exists() and not self.force:
-            raise OutputExistsError(f"{p} exists (use --force to overwrite)")
         try:
-            return p.open("wb" if binary else "w", **({} if binary else {"encoding": "utf-8"}))
+            p.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise EnvError(f"{p}: {e.strerror}") from None
+            raise EnvError(f"{p.parent}: cannot create directory: {e.strerror}") from None
+        return AtomicFile(p, self.force, binary)
 
 
-def open_new(path: str, force: bool = False):  # type: ignore[no-untyped-def]
-    """Open one output file named on the command line (``-o FILE``) for binary writing."""
-    p = Path(path)
-    if p.exists() and not force:
-        raise OutputExistsError(f"{path} exists (use --force to overwrite)")
+def _check_target(p: Path, force: bool) -> None:
+    if p.is_dir():
+        raise EnvError(f"{p}: is a directory, not a file")
+    if (p.exists() or p.is_symlink()) and not force:
+        raise OutputExistsError(f"{p} exists (use --force to overwrite)")
+
+
+def _temp_beside(p: Path) -> Path:
     try:
-        return p.open("wb")
+        fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=TEMP_SUFFIX, dir=p.parent)
     except OSError as e:
-        raise EnvError(f"{path}: {e.strerror}") from None
+        raise EnvError(f"{p}: cannot write: {e.strerror}") from None
+    with suppress(OSError, AttributeError):  # what open() gives, not mkstemp's 0600
+        os.fchmod(fd, 0o666 & ~_umask())
+    os.close(fd)
+    return Path(name)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _commit(tmp: Path, p: Path, force: bool) -> None:
+    """Rename ``tmp`` to ``p``; without ``force`` never replace a file that appeared meanwhile."""
+    try:
+        if force:
+            os.replace(tmp, p)
+            return
+        try:
+            os.link(tmp, p)  # fails if the name is taken: no check-then-rename race
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links
+            if p.exists():
+                raise FileExistsError(p) from None
+            os.replace(tmp, p)
+        else:
+            tmp.unlink()
+    except FileExistsError:
+        tmp.unlink(missing_ok=True)
+        raise OutputExistsError(f"{p} exists (use --force to overwrite)") from None
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise EnvError(f"{p}: cannot write: {e.strerror}") from None
+
+
+class AtomicFile:
+    """A file written under a temporary name beside ``path`` and renamed into place by
+    ``close()`` (or leaving a ``with`` block normally); ``discard()`` (or an exception in the
+    ``with`` block) removes it. Write errors (disk full) are ``EnvError``.
+
+        with AtomicFile("out.bin") as f:
+            f.write(data)
+    """
+
+    def __init__(self, path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> None:
+        self.path = Path(path)
+        self.force = force
+        _check_target(self.path, force)
+        self.temp = _temp_beside(self.path)
+        self._file: IO[Any] = self.temp.open("wb" if binary else "w",
+                                             **({} if binary else {"encoding": "utf-8"}))
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        try:
+            return self._file.write(data)
+        except OSError as e:
+            self.discard()
+            raise EnvError(f"{self.path}: cannot write: {e.strerror}") from None
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def close(self) -> None:
+        """Finish: flush and rename into place."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self._file.close()
+        except OSError as e:
+            self.temp.unlink(missing_ok=True)
+            raise EnvError(f"{self.path}: cannot write: {e.strerror}") from None
+        _commit(self.temp, self.path, self.force)
+
+    def discard(self) -> None:
+        """Give up: remove the temporary file; the target is untouched."""
+        if self.closed:
+            return
+        self.closed = True
+        with suppress(OSError):
+            self._file.close()
+        self.temp.unlink(missing_ok=True)
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.discard()
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str], force: bool = False) -> Iterator[Path]:
+    """For writers that want a path (pyarrow, pandas): a temporary path beside ``path``,
+    renamed to ``path`` when the block ends without error, removed otherwise.
+
+        with atomic_path("out.parquet", force) as tmp:
+            pq.write_table(table, tmp)
+    """
+    p = Path(path)
+    _check_target(p, force)
+    tmp = _temp_beside(p)
+    try:
+        yield tmp
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _commit(tmp, p, force)
+
+
+def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> AtomicFile:
+    """Open ``path`` for writing, whole or not at all (see ``AtomicFile``)."""
+    return AtomicFile(path, force, binary)
+
+
+def open_new(path: str, force: bool = False) -> AtomicFile:
+    """Open one output file named on the command line (``-o FILE``) for binary writing;
+    it appears when closed without error (``with open_new(...) as f``)."""
+    return AtomicFile(path, force)
 
 
 def write_file(path: str, data: bytes, force: bool = False) -> None:
-    """Write one output file named on the command line (``-o FILE``)."""
+    """Write one output file named on the command line (``-o FILE``), whole or not at all."""
     with open_new(path, force) as f:
         f.write(data)

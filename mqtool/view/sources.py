@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from mqtool.errors import InputError, MqtoolError
+from mqtool.errors import EmptyInputError, InputError, MqtoolError
 from mqtool.model import Decoded, Problem
 
 CACHE_BYTES = 64 << 20  # decoded queue-dump units kept in memory
@@ -374,7 +374,7 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
         return QueueDumpSource(path)
     regular = path != "-" and p.is_file()
     if regular and p.stat().st_size == 0:
-        raise InputError(f"{path}: empty file, nothing to view")
+        raise EmptyInputError("view", path)
     data: bytes | None = None
     if regular:
         with p.open("rb") as f:

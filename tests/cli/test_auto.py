@@ -125,3 +125,26 @@ def test_every_osb_and_matqmsg_vector_is_identified(in_root: None) -> None:
             continue
         best = registry.identify((ROOT / path).read_bytes())[0]
         assert best.format == fmt and best.options["hex"] is True, (path, best)
+
+
+def test_identify_reads_only_the_head_of_a_large_file(tmp_path: Path) -> None:
+    from mqtool.cli.auto import HEAD
+    from mqtool.testing.csq1logp_gen import Spec, write
+
+    big = tmp_path / "big.rdw"
+    size = write(str(big), Spec(count=200), "rdw", target_bytes=3 * HEAD)
+    r = mq("identify", big)
+    assert r.status == 0, r.stderr
+    assert r.text.startswith(f"{big}: csq1logp (")
+    assert f"(judged on the first {HEAD:,} of {size:,} bytes)" in r.text
+
+
+def test_identify_cuts_large_dump_text_at_a_line_end(tmp_path: Path) -> None:
+    from mqtool.cli.auto import HEAD, TEXT_HEAD, read_head
+
+    line = "0000 C1C2C3C4 C5C6C7C8 C9D1D2D3 D4D5D6D7 *ABCDEFGHIJKLMNOP*\n"
+    text = tmp_path / "big.txt"
+    text.write_text(line * (2 * HEAD // len(line)))
+    head, size = read_head(str(text))
+    assert size == text.stat().st_size and TEXT_HEAD - len(line) < len(head) <= TEXT_HEAD
+    assert head.endswith(b"*\n") and len(head) % len(line) == 0

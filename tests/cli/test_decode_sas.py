@@ -145,7 +145,8 @@ def test_multi_byte_code_pages_are_refused_with_the_list(in_root: None, tmp_path
     r = mq("decode", "sas-attachment", "--part", "records", "--text", "--codepage", "utf-8",
            "--byte-order", "big", rec)
     assert r.status == 1 and r.stdout == b""
-    assert "'utf-8' is no single-byte code page; use an EBCDIC page (037, " in r.stderr
+    assert ("code page 'utf-8' is not single-byte; mqtool reads single-byte EBCDIC pages (037, "
+            in r.stderr)
     ok = mq("decode", "sas-attachment", "--part", "records", "--text", "--codepage", "1252",
             "--byte-order", "big", "--json", rec)
     assert ok.status == 0

@@ -101,3 +101,58 @@ def test_build_usage_errors(tmp_path: Path) -> None:
 def test_build_writes_binary_to_a_pipe() -> None:
     r = mq("build-request", "matqmsg", "--type", "first", "--text-bytes", "64")
     assert r.status == 0 and r.stdout == bytes.fromhex("20000000 00000000 00400000 00000000")
+
+
+def test_a_urb_message_is_refused_with_what_identify_thinks(in_root: None) -> None:
+    """Issue 12 D8: exit 0 with bytes_provided = -455490872 before."""
+    r = mq("decode", "matqmsg", "--hex", "testdata/urb/status.request.dump")
+    assert r.status == 2 and r.stdout == b""
+    assert r.stderr.startswith("mqtool: matqmsg: testdata/urb/status.request.dump: these 160 bytes "
+                               "are not matqmsg")
+    assert "identify says: urb (0.95) URBH eyecatcher in EBCDIC" in r.stderr
+    assert r.stderr.rstrip().endswith("offset X'0000' (0)")
+    # an explicit --part decodes whatever it is given (forensics)
+    forced = mq("decode", "matqmsg", "--hex", "testdata/urb/status.request.dump", "--part", "receiver")
+    assert forced.status == 0 and "  bytes_provided     = -455490872" in forced.text.splitlines()
+
+
+def test_random_bytes_are_refused_as_unknown(tmp_path: Path) -> None:
+    f = tmp_path / "r.bin"
+    f.write_bytes(bytes(range(7, 250, 3)) * 3)
+    r = mq("decode", "matqmsg", f)
+    assert r.status == 2 and "identify says: unknown" in r.stderr
+
+
+def test_keyed_selection_cut_inside_its_key(tmp_path: Path) -> None:
+    """Issue 12 F21: a keyed template cut inside its key is an error (exit 2), the part kept."""
+    whole = seed_bytes("matqmsg/keyed-eq.selection.synthetic.dump")  # key CUST0001, queue key size 8
+    f = tmp_path / "cut.bin"
+    f.write_bytes(whole[:19])
+    r = mq("decode", "matqmsg", f, "--key-size", "8")
+    assert r.status == 2
+    assert '  key              = "CUS"' in r.text.splitlines()
+    assert r.stderr == ("mqtool: matqmsg: input ends inside the key: the key has 3 bytes, the queue's "
+                        "key size is 8 at selection.key, offset X'0013' (19)\n")
+    f.write_bytes(whole)
+    assert mq("decode", "matqmsg", f, "--key-size", "8").status == 0
+
+
+def test_from_with_wrong_types_is_refused_by_field(tmp_path: Path) -> None:
+    """Issue 12 F6 (matqmsg): exit 70 before."""
+    cases = {
+        '{"format":"matqmsg","elements":[{"type":"SELECTION","fields":"now"}]}':
+            "matqmsg: elements[0].fields: must be a mapping of field names, not str",
+        '{"selection_type":"all","key_bytes":"x"}': "matqmsg: key_bytes: must be an integer, not str 'x'",
+        '{"selection_type":"all","key_bytes":1.5}': "matqmsg: key_bytes: must be an integer, not float 1.5",
+        '{"selection_type":"keyed","key_relationship":5}':
+            "matqmsg: key_relationship: must be text, not int 5",
+        '{"selection_type":"keyed","key_relationship":"=","key_hex":"zz"}':
+            "matqmsg: key_hex: 'zz' is not hex",
+        '{"elements":3}': "matqmsg: elements: must be a list, not int",
+        '[1]': "expected a JSON object",
+    }
+    for doc, message in cases.items():
+        f = tmp_path / "req.json"
+        f.write_text(doc)
+        r = mq("build-request", "matqmsg", "--from", f, "--dump")
+        assert r.status == 1 and message in r.stderr, (doc, r.stderr)

@@ -230,7 +230,7 @@ def test_body_without_mqmd_cannot_be_reassembled(tmp_path: Path) -> None:
     dump = write_dump(seed_messages("zos"), "dmpmqmsg", tmp_path / "d.qmsg", mqmd=False)
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
     assert r.status == ExitStatus.DECODE
-    assert ("none of the 6 messages carries MsgType and CorrelId (the dump has no MQMD, e.g. "
+    assert ("none of the 6 messages (message 1 to message 6) carries MsgType and CorrelId (the dump has no MQMD, e.g. "
             "dmpmqmsg -dN): attachments cannot be reassembled without them") in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -314,7 +314,7 @@ def test_symlinked_output_is_refused(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     os.symlink(target, folder / "mytext.txt")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--force")
-    assert r.status == ExitStatus.USAGE and "refusing to write outside" in r.stderr
+    assert r.status == ExitStatus.ENVIRONMENT and "refusing to write outside" in r.stderr
     assert target.read_bytes() == b"precious"
     assert not list(folder.glob(".*.part"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mqtool import registry
-from mqtool.errors import DecodeError, InputError
+from mqtool.errors import DecodeError, EmptyInputError, InputError
 from mqtool.formats.csq1logp.framing import frames, read_chunks
 from mqtool.formats.mq.dumps.read import QueueDump
 from mqtool.formats.urb.layout import layouts as urb_layouts
@@ -139,7 +139,7 @@ def test_an_empty_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "empty.bin"
     path.write_bytes(b"")
     for fmt in ("auto", "csq1logp"):
-        with pytest.raises(InputError, match="empty file, nothing to view"):
+        with pytest.raises(EmptyInputError, match="empty input: nothing to decode"):
             open_source(str(path), fmt=fmt)
 
 

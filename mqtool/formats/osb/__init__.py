@@ -1,1 +1,2 @@
-"""TIBCO OSB redolog entries and user-exit parameter lists (``redolog``)."""
+"""TIBCO OSB redolog entries and user-exit structures: ``layout`` (declarations, meaning
+tables), ``decode``, ``build``, ``detect``."""

@@ -1002,7 +1002,8 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
     report.warnings.extend(r.chain_warnings)
     if report.messages and sum(report.unplaceable.values()) == report.messages:
         fields = " and ".join(sorted(report.unplaceable, key=len)[-1].split(", "))
-        raise NoMqmdError(f"{dump}: none of the {report.messages} messages carries {fields} (the "
+        span = ("message 1" if report.messages == 1 else f"message 1 to message {report.messages}")
+        raise NoMqmdError(f"{dump}: none of the {report.messages} messages ({span}) carries {fields} (the "
                           "dump has no MQMD, e.g. dmpmqmsg -dN): attachments cannot be "
                           "reassembled without them")
     return report
@@ -1072,6 +1073,11 @@ def report_errors(report: Report) -> list[str]:
                            f"{attachment_status(a)}")
     out += [f"{h.folder}: no application message" for h in report.headers
             if h.app_position is None]
-    if not report.headers:
-        out.append(f"no attachment header (MsgType 100000) among {report.messages} messages")
+    if not report.messages:
+        out.append(f"no messages in this {report.dump_format or 'queue'} dump (none from byte 0 "
+                   "to its end)")
+    elif not report.headers:
+        n = report.messages
+        span = "message 1" if n == 1 else f"message 1 to message {n}"
+        out.append(f"no attachment header (MsgType 100000) among the {n} messages ({span})")
     return out

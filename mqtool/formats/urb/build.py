@@ -329,6 +329,7 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
     req = Request(where=where)
     if obj.get("format") not in (None, FORMAT):
         raise _fail(req, "format", f"this is {obj.get('format')!r} output, not a URB message")
+    _check_decoded_types(req, obj)
     if not isinstance(obj.get("elements"), list):
         raise _fail(req, "elements", "must be a list of elements")
     errors = obj.get("errors") or []
@@ -358,7 +359,8 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
         kind = el.get("type") if isinstance(el, Mapping) else None
         fields = el.get("fields", {}) if isinstance(el, Mapping) else {}
         if not isinstance(fields, Mapping):
-            raise _fail(req, f"elements[{i}].fields", "must be a mapping of field names to values")
+            raise _fail(req, f"elements[{i}].fields", f"must be a mapping of field names, not "
+                                                      f"{type(fields).__name__}")
         if kind == "URBH":
             seen_header = True
             for name, value in fields.items():
@@ -385,6 +387,23 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
     if not seen_header:
         raise _fail(req, "elements", "the decoded message has no URBH")
     return req
+
+
+def _check_decoded_types(req: Request, obj: Mapping[str, Any]) -> None:
+    """``decode urb --json`` output has these shapes; anything else is refused by name."""
+    for key in ("elements", "errors"):
+        if key in obj and not isinstance(obj[key], list):
+            raise _fail(req, key, f"must be a list, not {type(obj[key]).__name__}")
+    cp = obj.get("codepage")
+    if cp is not None:
+        from mqtool.codepages import single_byte_codec
+
+        try:
+            single_byte_codec(cp if isinstance(cp, str) else repr(cp))
+        except LookupError as e:
+            raise _fail(req, "codepage", str(e)) from None
+    if not isinstance(obj.get("byte_order", "big"), str):
+        raise _fail(req, "byte_order", "must be big or little")
 
 
 # --------------------------------------------------------------------------- options
@@ -598,7 +617,8 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
         return n
     if name == "urbhtime":
         try:
-            return Tod.coerce(value, req.header.get("urbhtime_hex"))
+            raw_hex = req.header.get("urbhtime_hex")
+            return Tod.coerce(value, raw_hex if isinstance(raw_hex, str) else None)
         except (ValueError, TypeError, AttributeError) as e:
             raise _fail(req, label, str(e)) from None
     if name == "urbhtime_hex":
@@ -808,6 +828,8 @@ def build(request: Request | Message | Mapping[str, Any] | Iterable[Any]) -> byt
         reqs = [request]
     elif isinstance(request, Mapping):
         reqs = [from_mapping(request)]
+    elif not isinstance(request, list | tuple):
+        raise _fail(None, "", f"a request is a mapping or a list of them, not {type(request).__name__}")
     else:
         reqs = [r if isinstance(r, Request | Message) else from_mapping(r, f"item {k}")
                 for k, r in enumerate(request)]

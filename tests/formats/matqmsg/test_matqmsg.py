@@ -9,7 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import BuildError, DecodeError, InputError
-from mqtool.formats.matqmsg import templates as matqmsg
+from mqtool.formats.matqmsg import build as mq_build
+from mqtool.formats.matqmsg import decode as mq_decode
+from mqtool.formats.matqmsg import detect as mq_detect
+from mqtool.formats.matqmsg import layout as mq_layout
 from mqtool.model import Decoded
 from tests.helpers import seed_bytes
 
@@ -29,7 +32,7 @@ REC2 = hx("""00000060 00000060 00000001 00000005 00000100 00000008 00000000 0000
 
 
 def one(data: bytes, **options: object) -> Decoded:
-    [unit] = list(matqmsg.decode(data, **options))  # type: ignore[arg-type]
+    [unit] = list(mq_decode.decode(data, **options))  # type: ignore[arg-type]
     return unit
 
 
@@ -222,28 +225,28 @@ def test_receiver_consistency_checks() -> None:
     (0xAB6B08416B000001, "2024-03-15T12:00:00.000000Z"),
 ])
 def test_7_4_time_vectors(raw: int, iso: str) -> None:
-    t = matqmsg.MiTime(raw)
+    t = mq_layout.MiTime(raw)
     assert t.iso() == iso and t.hex() == f"{raw:016X}"
 
 
 def test_7_4_stck_relation() -> None:
-    assert matqmsg.MiTime.from_stck(0xB361183F48000000).raw == 0x8000000000000000
-    assert matqmsg.MiTime(0x8000000000000000).to_stck() == 0xB361183F48000000
-    assert matqmsg.MiTime.from_datetime(matqmsg.MI_EPOCH).raw == 1 << 63
-    assert matqmsg.MiTime.parse("2024-03-15T12:00:00Z").raw == 0xAB6B08416B000000
+    assert mq_layout.MiTime.from_stck(0xB361183F48000000).raw == 0x8000000000000000
+    assert mq_layout.MiTime(0x8000000000000000).to_stck() == 0xB361183F48000000
+    assert mq_layout.MiTime.from_datetime(mq_layout.MI_EPOCH).raw == 1 << 63
+    assert mq_layout.MiTime.parse("2024-03-15T12:00:00Z").raw == 0xAB6B08416B000000
     with pytest.raises(ValueError):
-        matqmsg.MiTime.from_stck(0x1000)
+        mq_layout.MiTime.from_stck(0x1000)
 
 
 # --------------------------------------------------------------------------- builder
 
 
 def test_builder_reproduces_the_examples() -> None:
-    assert matqmsg.build_selection("all", text_bytes=16) == SEL1
-    built = matqmsg.build_selection("keyed", "=", 16, 32, "concurrent", "CUST0001", queue_key_size=8)
+    assert mq_build.build_selection("all", text_bytes=16) == SEL1
+    built = mq_build.build_selection("keyed", "=", 16, 32, "concurrent", "CUST0001", queue_key_size=8)
     assert built == SEL2 + bytes(8)  # padded to a 16-byte multiple
     key = b"\xc3\xe4\xe2\xe3\xf0\xf0\xf0\xf1"
-    assert matqmsg.build_selection("keyed", "eq", 16, 32, "concurrent", key) == built
+    assert mq_build.build_selection("keyed", "eq", 16, 32, "concurrent", key) == built
 
 
 @pytest.mark.parametrize(("kwargs", "refusals"), [
@@ -264,8 +267,8 @@ def test_builder_reproduces_the_examples() -> None:
       "key_bytes 8 is not 0", "text_bytes 65552 exceeds"]),
 ])
 def test_builder_refuses_and_explains_each(kwargs: dict, refusals: list[str]) -> None:
-    with pytest.raises(matqmsg.SelectionRefusedError) as e:
-        matqmsg.build_selection(**kwargs)
+    with pytest.raises(mq_build.SelectionRefusedError) as e:
+        mq_build.build_selection(**kwargs)
     got = [v.describe() for v in e.value.violations]
     assert len(got) == len(refusals), got
     for text, want in zip(got, refusals, strict=True):
@@ -278,17 +281,17 @@ def test_builder_rejects_unknown_words() -> None:
                          ({"selection_type": "keyed", "key_relationship": "~"}, "key_relationship"),
                          ({"mode": "eager"}, "mode")):
         with pytest.raises(BuildError) as e:
-            matqmsg.build_selection(**kwargs)
+            mq_build.build_selection(**kwargs)
         assert e.value.path == path
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["all", "first", "last", "keyed"]), st.sampled_from(sorted(matqmsg.RELATION_CODES)),
+@given(st.sampled_from(["all", "first", "last", "keyed"]), st.sampled_from(sorted(mq_layout.RELATION_CODES)),
        st.integers(0, 16).map(lambda n: n * 16), st.integers(0, 4096).map(lambda n: n * 16),
        st.sampled_from(["blocked", "concurrent"]), st.binary(min_size=1, max_size=64))
 def test_selection_round_trip(kind: str, rel: str, k: int, t: int, mode: str, key: bytes) -> None:
     keyed = kind == "keyed"
-    data = matqmsg.build_selection(kind, rel if keyed else None, k, t, mode, key if keyed else None,
+    data = mq_build.build_selection(kind, rel if keyed else None, k, t, mode, key if keyed else None,
                               codepage="binary")
     assert len(data) % 16 == 0
     unit = one(data, codepage="binary", key_size=len(key) if keyed else None)
@@ -298,39 +301,39 @@ def test_selection_round_trip(kind: str, rel: str, k: int, t: int, mode: str, ke
         kind, rel if keyed else None, k, t, mode)
     if keyed:
         assert f["key"] == key
-    again = matqmsg.build(matqmsg.selection_from_json(unit.to_json()), codepage="binary",
+    again = mq_build.build(mq_build.selection_from_json(unit.to_json()), codepage="binary",
                      queue_key_size=len(key) if keyed else None)
     assert again == data
 
 
 def test_fast_path_gives_the_span_path_values() -> None:
-    fast = list(matqmsg.iter_messages(REC1, 0, 16))
+    fast = list(mq_decode.iter_messages(REC1, 0, 16))
     slow = elements(one(REC1, key_bytes=0, text_bytes=16), "MESSAGE")
     assert [dict(f, offset=None) for f in fast] == [dict(s, offset=None) for s in slow]
     assert [f["offset"] for f in fast] == [32, 64]
-    assert len(list(matqmsg.iter_messages(hx("00000028") + REC1[4:40], 0, 16))) == 0  # cut entries left out
+    assert len(list(mq_decode.iter_messages(hx("00000028") + REC1[4:40], 0, 16))) == 0  # cut entries left out
     with pytest.raises(DecodeError):
-        list(matqmsg.iter_messages(REC1[:20], 0, 16))
+        list(mq_decode.iter_messages(REC1[:20], 0, 16))
 
 
 # --------------------------------------------------------------------------- simulator
 
 
 def test_simulator_reproduces_7_1_7_2_and_7_3() -> None:
-    q1 = matqmsg.Queue(64, 0, [matqmsg.Message("AB6B08416B000001", "HELLO"),
-                          matqmsg.Message("AB6B0842D9360002", "SECOND MESSAGE TEXT!")])
-    assert matqmsg.simulate_receiver(q1, SEL1, 128) == REC1
-    assert matqmsg.simulate_receiver(q1, SEL1, 40) == hx("00000028") + REC1[4:40]
-    q2 = matqmsg.Queue(256, 8, [matqmsg.Message("AB6B0E0000000000", "A", "CUST0000"),
-                           matqmsg.Message("AB6B0EF64529000F", "ORDER 4711 SHIPPED", "CUST0001"),
-                           *(matqmsg.Message("AB6B0F0000000000", "B", f"CUST000{i}") for i in (2, 3, 4))])
-    assert matqmsg.simulate_receiver(q2, SEL2, 96) == REC2
-    ge = matqmsg.build_selection("keyed", ">=", 16, 32, key="CUST0003", queue_key_size=8)
-    assert one(matqmsg.simulate_receiver(q2, ge, 4096), selection=ge).attrs["messages_present"] == 2
-    first = matqmsg.build_selection("first", text_bytes=16)
-    assert int.from_bytes(matqmsg.simulate_receiver(q2, first, 100)[8:12]) == 1
+    q1 = mq_build.Queue(64, 0, [mq_build.Message("AB6B08416B000001", "HELLO"),
+                          mq_build.Message("AB6B0842D9360002", "SECOND MESSAGE TEXT!")])
+    assert mq_build.simulate_receiver(q1, SEL1, 128) == REC1
+    assert mq_build.simulate_receiver(q1, SEL1, 40) == hx("00000028") + REC1[4:40]
+    q2 = mq_build.Queue(256, 8, [mq_build.Message("AB6B0E0000000000", "A", "CUST0000"),
+                           mq_build.Message("AB6B0EF64529000F", "ORDER 4711 SHIPPED", "CUST0001"),
+                           *(mq_build.Message("AB6B0F0000000000", "B", f"CUST000{i}") for i in (2, 3, 4))])
+    assert mq_build.simulate_receiver(q2, SEL2, 96) == REC2
+    ge = mq_build.build_selection("keyed", ">=", 16, 32, key="CUST0003", queue_key_size=8)
+    assert one(mq_build.simulate_receiver(q2, ge, 4096), selection=ge).attrs["messages_present"] == 2
+    first = mq_build.build_selection("first", text_bytes=16)
+    assert int.from_bytes(mq_build.simulate_receiver(q2, first, 100)[8:12]) == 1
     with pytest.raises(BuildError) as e:
-        matqmsg.simulate_receiver(q1, SEL1, 4)
+        mq_build.simulate_receiver(q1, SEL1, 4)
     assert "3803" in str(e.value)
 
 
@@ -338,25 +341,25 @@ def test_simulator_reproduces_7_1_7_2_and_7_3() -> None:
 
 
 def test_auto_part_and_detect() -> None:
-    assert matqmsg.guess_part(SEL1) == "selection" and matqmsg.guess_part(REC1) == "receiver"
-    d = matqmsg.detect(SEL2)
+    assert mq_decode.guess_part(SEL1) == "selection" and mq_decode.guess_part(REC1) == "receiver"
+    d = mq_detect.detect(SEL2)
     assert d is not None and d.options == {"part": "selection"} and "type keyed =" in d.reason
-    d = matqmsg.detect(REC1)
+    d = mq_detect.detect(REC1)
     assert d is not None and d.options == {"part": "receiver"} and "96 = 32 + 2 × 32" in d.reason
-    assert matqmsg.detect(bytes(16)) is None and matqmsg.detect(b"") is None
-    d = matqmsg.detect(hx("10000000 00140000 00000000 00000000"))  # K=20: a template breaking a rule
+    assert mq_detect.detect(bytes(16)) is None and mq_detect.detect(b"") is None
+    d = mq_detect.detect(hx("10000000 00140000 00000000 00000000"))  # K=20: a template breaking a rule
     assert d is not None and d.confidence == 0.5 and "1 rule(s) broken (key_bytes 20" in d.reason
-    assert matqmsg.detect(hx("10FF0000 00000000 00000000 00000000")) is None  # reserved byte 1 set
-    d = matqmsg.detect(hx("00000004 00000060"))
+    assert mq_detect.detect(hx("10FF0000 00000000 00000000 00000000")) is None  # reserved byte 1 set
+    d = mq_detect.detect(hx("00000004 00000060"))
     assert d is not None and d.confidence == 0.4 and "3803" in d.reason
-    assert matqmsg.detect(hx("00000004 00000061")) is None
+    assert mq_detect.detect(hx("00000004 00000061")) is None
 
 
 def test_bad_input_errors() -> None:
     with pytest.raises(DecodeError):
-        list(matqmsg.decode(b""))
+        list(mq_decode.decode(b""))
     with pytest.raises(InputError):
-        list(matqmsg.decode(SEL1, part="nope"))
+        list(mq_decode.decode(SEL1, part="nope"))
     unit = one(b"\x10\x00\x00", part="selection")
     assert unit.errors and unit.errors[0].path.startswith("selection.")
     unit = one(hx("00000080 00000060 00000002"), part="receiver")

@@ -9,7 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import BuildError, DecodeError, InputError
-from mqtool.formats.osb import redolog
+from mqtool.formats.osb import build as osb_build
+from mqtool.formats.osb import decode as osb_decode
+from mqtool.formats.osb import detect as osb_detect
+from mqtool.formats.osb import layout as osb_layout
 from mqtool.model import Decoded
 from mqtool.tod import Tod
 from tests.helpers import seed_bytes
@@ -35,7 +38,7 @@ FORMAT1_SEGMENTS = [
 
 
 def one(data: bytes, **options: object) -> Decoded:
-    units = list(redolog.decode(data, **options))  # type: ignore[arg-type]
+    units = list(osb_decode.decode(data, **options))  # type: ignore[arg-type]
     assert len(units) == 1, [u.attrs for u in units]
     return units[0]
 
@@ -75,8 +78,8 @@ def test_parameter_lists_field_by_field(sample: int) -> None:
 def test_parameter_list_rebuilds_byte_for_byte() -> None:
     data = seed_bytes("osb/sample6.parmlist.dump")
     f = fields(one(data), "PARMLIST")
-    assert redolog.build_parmlist(f) == data
-    assert redolog.build_parmlist({"intent@": 0x46E46A20, "intent_len": 76, "header@": 0x7A0B0,
+    assert osb_build.build_parmlist(f) == data
+    assert osb_build.build_parmlist({"intent@": 0x46E46A20, "intent_len": 76, "header@": 0x7A0B0,
                                "userid": "DZC10"}) == data  # unknown words default to the samples'
 
 
@@ -113,7 +116,7 @@ def test_redolog_headers_field_by_field(sample: int) -> None:
                                           "chain 1 (X'40')")
     assert s["rlhdr.rl_type"].note == "inferred" and s["rlhdr.rl_unk20"].note == "unknown"
     assert f"next entry at X'{nxt:X}'" in s["rlhdr.rl_log_offset"].meaning
-    assert redolog.build_header(unit.elements[0].all_values) == data
+    assert osb_build.build_header(unit.elements[0].all_values) == data
 
 
 def test_sample1_header_details() -> None:
@@ -133,7 +136,7 @@ def test_sample1_header_details() -> None:
 ])
 def test_header_chaining(first: int, second: int, delta: int, follows: bool | None) -> None:
     data = seed_bytes(f"osb/sample{first}.header.dump") + seed_bytes(f"osb/sample{second}.header.dump")
-    a, b = redolog.decode(data)
+    a, b = osb_decode.decode(data)
     assert (a.offset, b.offset) == (0, 48)
     assert b.attrs["seq_delta"] == delta and b.attrs.get("follows_previous") is follows
     assert not a.problems and not b.problems  # a gap is never a problem
@@ -142,7 +145,7 @@ def test_header_chaining(first: int, second: int, delta: int, follows: bool | No
 
 
 def test_all_five_headers_in_commit_order() -> None:
-    units = list(redolog.decode(seed_bytes("osb/combined/headers-in-commit-order.dump")))
+    units = list(osb_decode.decode(seed_bytes("osb/combined/headers-in-commit-order.dump")))
     assert [u.elements[0].value("rl_seq") for u in units] == [0xE5, 0xE6, 0xF8, 0x11B, 0x11C]
     assert [u.attrs.get("seq_delta") for u in units] == [None, 1, 18, 35, 1]
     assert [u.attrs.get("follows_previous") for u in units] == [None, True, None, None, True]
@@ -150,16 +153,16 @@ def test_all_five_headers_in_commit_order() -> None:
 
 
 def test_fast_path_gives_the_span_path_values() -> None:
-    entries = b"".join(redolog.build_entry({"rl_seq": i + 1, "rl_log_offset": 0x100 * i},
-                                       redolog.build_format2({"r2b_table": f"T{i}"}, segment=i))
+    entries = b"".join(osb_build.build_entry({"rl_seq": i + 1, "rl_log_offset": 0x100 * i},
+                                       osb_build.build_format2({"r2b_table": f"T{i}"}, segment=i))
                        for i in range(5))
-    fast = list(redolog.iter_headers(entries))
-    slow = [u.elements[0].all_values for u in redolog.decode(entries, part="header")]
+    fast = list(osb_decode.iter_headers(entries))
+    slow = [u.elements[0].all_values for u in osb_decode.decode(entries, part="header")]
     assert [dict(f, offset=None) for f in fast] == [dict(s, offset=None) for s in slow]
     assert [f["offset"] for f in fast] == [0, 124, 248, 372, 496]
     headers = seed_bytes("osb/sample1.header.dump")
     with pytest.raises(DecodeError) as e:  # a lone header: rl_len 422 runs past the end
-        list(redolog.iter_headers(headers + headers))
+        list(osb_decode.iter_headers(headers + headers))
     assert e.value.offset == 96 and "rl_len 422, 96 bytes left" in e.value.reason
 
 
@@ -167,7 +170,7 @@ def test_log_offset_that_does_not_follow_is_a_problem() -> None:
     h1 = seed_bytes("osb/sample1.header.dump")
     h3 = bytearray(seed_bytes("osb/sample3.header.dump"))
     h3[0x24:0x28] = (0xE1C8).to_bytes(4)
-    _, b = redolog.decode(h1 + bytes(h3))
+    _, b = osb_decode.decode(h1 + bytes(h3))
     assert b.attrs["follows_previous"] is False
     [p] = b.problems
     assert p.path == "rlhdr.rl_log_offset" and p.offset == 48 + 0x24
@@ -176,7 +179,7 @@ def test_log_offset_that_does_not_follow_is_a_problem() -> None:
 
 def test_duplicate_and_out_of_range_seq() -> None:
     h = seed_bytes("osb/sample1.header.dump")
-    _, b = redolog.decode(h + h)
+    _, b = osb_decode.decode(h + h)
     assert [p.path for p in b.problems] == ["rlhdr.rl_seq"] and "repeats" in b.problems[0].reason
     bad = bytearray(h)
     bad[0x1C:0x20] = (0x00FFFFFF).to_bytes(4)
@@ -184,9 +187,9 @@ def test_duplicate_and_out_of_range_seq() -> None:
 
 
 def test_seq_delta_wraps() -> None:
-    assert redolog.seq_delta(0xFFFFFE, 1) == 1
-    assert redolog.seq_delta(0xE6, 0xF8) == 18
-    assert redolog.seq_delta(0xFFFFFD, 2) == 3
+    assert osb_decode.seq_delta(0xFFFFFE, 1) == 1
+    assert osb_decode.seq_delta(0xE6, 0xF8) == 18
+    assert osb_decode.seq_delta(0xFFFFFD, 2) == 3
 
 
 def test_header_validation_warnings_are_problems_not_errors() -> None:
@@ -201,31 +204,32 @@ def test_header_validation_warnings_are_problems_not_errors() -> None:
 
 
 def test_parameter_list_and_header_cross_checked() -> None:
-    ok = list(redolog.decode(seed_bytes("osb/sample1.parmlist.dump") + seed_bytes("osb/sample1.header.dump")))
+    ok = list(osb_decode.decode(seed_bytes("osb/sample1.parmlist.dump")
+                                + seed_bytes("osb/sample1.header.dump")))
     assert [u.attrs["part"] for u in ok] == ["parmlist", "header"] and not ok[1].problems
     assert spans(ok[1])["rlhdr.rl_intent_len"].meaning.startswith("= intent_len")  # type: ignore[attr-defined]
-    bad = list(redolog.decode(seed_bytes("osb/sample3.parmlist.dump")
+    bad = list(osb_decode.decode(seed_bytes("osb/sample3.parmlist.dump")
                               + seed_bytes("osb/sample1.header.dump")))
     assert "differs from the parameter list's intent_len 90" in bad[1].problems[0].reason
 
 
 def test_auto_tells_a_following_parameter_list_from_an_intent_list() -> None:
     data = seed_bytes("osb/sample1.header.dump") + seed_bytes("osb/sample3.parmlist.dump")
-    assert [u.attrs["part"] for u in redolog.decode(data)] == ["header", "parmlist"]
-    [entry] = redolog.decode(data, part="header")  # told it is a header: what follows is its intent
+    assert [u.attrs["part"] for u in osb_decode.decode(data)] == ["header", "parmlist"]
+    [entry] = osb_decode.decode(data, part="header")  # told it is a header: what follows is its intent
     assert entry.attrs["part"] == "entry" and "truncated" in entry.errors[0].reason
 
 
 def test_rltype_flags_spelled_out() -> None:
-    assert redolog.rltype_meaning(0) == "dummy entry"
-    assert redolog.rltype_meaning(0x20) == "intent-list entry (X'20')"
-    assert redolog.rltype_meaning(0x83) == ("FILETASK initialized (X'01') + normal shutdown (X'02') + "
+    assert osb_layout.rltype_meaning(0) == "dummy entry"
+    assert osb_layout.rltype_meaning(0x20) == "intent-list entry (X'20')"
+    assert osb_layout.rltype_meaning(0x83) == ("FILETASK initialized (X'01') + normal shutdown (X'02') + "
                                         "checkpoint request initiated (X'80')")
 
 
 def test_header_builder_computes_lengths() -> None:
-    intent = redolog.build_format2({"r2b_table": "EXIT_SAMPLE"}, segment=2)
-    entry = redolog.build_entry({"rl_seq": 7, "rl_time": "2004-11-11T10:00:00Z"}, intent)
+    intent = osb_build.build_format2({"r2b_table": "EXIT_SAMPLE"}, segment=2)
+    entry = osb_build.build_entry({"rl_seq": 7, "rl_time": "2004-11-11T10:00:00Z"}, intent)
     assert int.from_bytes(entry[0:2]) == 48 + 76 and int.from_bytes(entry[0x12:0x14]) == 76
     assert entry[2:4] == b"\x60\x01" and entry[0x28:0x30] == "REDODATA".encode("cp037")
     unit = one(entry)
@@ -233,7 +237,7 @@ def test_header_builder_computes_lengths() -> None:
     assert fields(unit, "R2BODY")["r2boparm"] == 2 and fields(unit, "R2TRAILER")["r2_trailer"] == b"\0\0"
     assert not unit.problems
     with pytest.raises(BuildError) as e:
-        redolog.build_header({"rl_seq": -1})
+        osb_build.build_header({"rl_seq": -1})
     assert e.value.path == "rl_seq"
 
 
@@ -263,21 +267,21 @@ def test_movtab_intent_sample6_field_by_field() -> None:
 
 
 def test_movtab_builder_reproduces_sample6() -> None:
-    built = redolog.build_format2({"r2b_table": "EXIT_SAMPLE"}, segment=2)
+    built = osb_build.build_format2({"r2b_table": "EXIT_SAMPLE"}, segment=2)
     assert built == SAMPLE6_INTENT + b"\0\0" and len(built) == 76  # passed length 4C
 
 
 def test_parmlist_then_intent_checks_the_passed_length() -> None:
     pl = seed_bytes("osb/sample6.parmlist.dump")
-    units = list(redolog.decode(pl + SAMPLE6_INTENT))
+    units = list(osb_decode.decode(pl + SAMPLE6_INTENT))
     assert [u.attrs["part"] for u in units] == ["parmlist", "intent"]
     assert [p.path for p in units[1].problems] == ["r2.r2_trailer"]  # 76 = 74 + 2 agrees
-    wrong = list(redolog.decode(seed_bytes("osb/sample3.parmlist.dump") + SAMPLE6_INTENT))
+    wrong = list(osb_decode.decode(seed_bytes("osb/sample3.parmlist.dump") + SAMPLE6_INTENT))
     assert "passed length 90" in wrong[1].problems[0].reason
 
 
 def test_clrtab_synthetic_spec_8_5() -> None:
-    built = redolog.build_format2({"r2b_req": 0, "r2b_table": "EXIT_SAMPLE"},
+    built = osb_build.build_format2({"r2b_req": 0, "r2b_table": "EXIT_SAMPLE"},
                               params=["P1", "P2", "P3", "P4"])
     assert built == CLRTAB_SPEC and seed_bytes("osb/synthetic/clrtab.synthetic.dump") == built
     unit = one(built)
@@ -293,13 +297,13 @@ def test_clrtab_synthetic_spec_8_5() -> None:
     body = next(el for el in unit.elements if el.type == "R2BODY")
     assert "X'0C' also fits" in body.title  # the unprefixed reading at base X'0C' fits too
     # round trip: decoded fields -> builder -> the same bytes
-    rebuilt = redolog.build_format2({**fields(unit, "R2HDR"), **fields(unit, "R2BODY")},
+    rebuilt = osb_build.build_format2({**fields(unit, "R2HDR"), **fields(unit, "R2BODY")},
                                 params=[bytes(p[f"r2parm{i}v"]) for i in range(1, 5)])  # type: ignore[arg-type]
     assert rebuilt == built
 
 
 def test_six_key_name_and_base_resolution() -> None:
-    six = redolog.build_format2({"r2b_req": 0, "r2b_table": "EXIT_SAMPLE"}, key="DATA")
+    six = osb_build.build_format2({"r2b_req": 0, "r2b_table": "EXIT_SAMPLE"}, key="DATA")
     unit = one(six)
     assert fields(unit, "R2BODY")["r2bomisc"] == 0x40 and fields(unit, "R2BKEY")["r2b_key"] == "DATA"
     assert unit.attrs["body_base"] == 0x0A and not unit.problems
@@ -309,12 +313,12 @@ def test_six_key_name_and_base_resolution() -> None:
     unit = one(bytes(alt))
     assert unit.attrs["body_base"] == 0x0C and fields(unit, "R2BKEY")["r2b_key"] == "DATA"
     assert "alternative base" in next(el for el in unit.elements if el.type == "R2BODY").title
-    assert redolog.resolve_body_base(six, 0, 0x5A, 0, 0x40, False) == (0x0A, [0x0A], True)
+    assert osb_decode.resolve_body_base(six, 0, 0x5A, 0, 0x40, False) == (0x0A, [0x0A], True)
 
 
 def test_format2_uncovered_bytes_are_unparsed_hex() -> None:
     """SIXBUILD shape (spec §5.2): key name + 8 unexplained bytes -> unk_ spans with offsets."""
-    six = redolog.build_format2({"r2b_table": "EXIT_SAMPLE", "r2b_req": 0}, key="DATA", trailer=False)
+    six = osb_build.build_format2({"r2b_table": "EXIT_SAMPLE", "r2b_req": 0}, key="DATA", trailer=False)
     six = (len(six) + 8).to_bytes(2) + six[2:] + bytes.fromhex("0102030405060708") + b"\0\0"
     unit = one(six)
     el = next(el for el in unit.elements if el.type == "UNPARSED")
@@ -363,22 +367,22 @@ def test_format2_declared_shorter_than_fixed_part() -> None:
     ("8005", 5, 2),
 ])
 def test_length_rule_unit_vectors(raw: str, value: int, size: int) -> None:
-    assert redolog.decode_length(bytes.fromhex(raw), 0) == (value, size)
-    lay = redolog.layouts("cp037").r1browl
+    assert osb_layout.decode_length(bytes.fromhex(raw), 0) == (value, size)
+    lay = osb_layout.layouts("cp037").r1browl
     s = lay.parse(bytes.fromhex(raw)).spans[0]
     assert (s.value, s.length) == (value, size)
 
 
 def test_length_rule_encoding_is_canonical() -> None:
-    assert [redolog.encode_length(n).hex() for n in (0, 5, 127, 128, 300, 32767)] == [
+    assert [osb_layout.encode_length(n).hex() for n in (0, 5, 127, 128, 300, 32767)] == [
         "00", "05", "7f", "8080", "812c", "ffff"]
     with pytest.raises(ValueError):
-        redolog.encode_length(32768)
-    assert redolog.decode_length(b"\x80", 0) is None  # a 2-byte length cut in half
+        osb_layout.encode_length(32768)
+    assert osb_layout.decode_length(b"\x80", 0) is None  # a 2-byte length cut in half
 
 
 def test_format1_synthetic_spec_8_6_byte_exact() -> None:
-    built = redolog.build_format1(FORMAT1_SEGMENTS)
+    built = osb_build.build_format1(FORMAT1_SEGMENTS)
     assert len(built) == 225 and built == FORMAT1_SPEC
     assert seed_bytes("osb/synthetic/format1.synthetic.dump") == built
 
@@ -456,7 +460,7 @@ def table_rows(draw: st.DrawFn) -> list[dict[str, object]]:
 def test_format1_builder_round_trip(segments: list[dict], lock: str) -> None:
     """Synthetic format-1 entries with 1- and 2-byte lengths: build -> decode -> same values.
     With the table definition (P, N) the synthetic layout fixes every offset."""
-    data = redolog.build_format1(segments, lock=lock)
+    data = osb_build.build_format1(segments, lock=lock)
     nparams, nfields = len(segments[0]["params"]), len(segments[0]["fields"])
     unit = one(data, synthetic=True, params=nparams, fields=nfields)
     assert not unit.errors and not unit.problems
@@ -464,13 +468,13 @@ def test_format1_builder_round_trip(segments: list[dict], lock: str) -> None:
     segs = [el.all_values for el in unit.elements if el.type == "R1SEG"]
     assert len(segs) == len(segments)
     for got, want in zip(segs, segments, strict=True):
-        assert (got["table"], got["request"]) == (want["table"], redolog.F1_REQUEST_CODES[want["request"]])
+        assert (got["table"], got["request"]) == (want["table"], osb_layout.F1_REQUEST_CODES[want["request"]])
         assert [got[f"r1parm{k}v"] for k in range(1, nparams + 1)] == want["params"]
         assert [got[f"r1bf{k}v"] for k in range(1, nfields + 1)] == want["fields"]
-        assert got["r1browl"] == sum(len(redolog.encode_length(len(v))) + len(v) for v in want["fields"])
+        assert got["r1browl"] == sum(len(osb_layout.encode_length(len(v))) + len(v) for v in want["fields"])
         assert f"r1bf{nfields + 1}v" not in got
     # rebuilt from the decoded values: the same bytes
-    rebuilt = redolog.build_format1([
+    rebuilt = osb_build.build_format1([
         {"request": g["request"], "table": g["table"],
          "params": [g[f"r1parm{k}v"] for k in range(1, nparams + 1)],
          "fields": [g[f"r1bf{k}v"] for k in range(1, nfields + 1)]} for g in segs], lock=lock)
@@ -488,10 +492,10 @@ def test_format1_truncated_segment() -> None:
 
 def test_format1_builder_refusals() -> None:
     with pytest.raises(BuildError) as e:
-        redolog.build_format1([{"params": [b"x" * 128], "fields": [b""]}])
+        osb_build.build_format1([{"params": [b"x" * 128], "fields": [b""]}])
     assert "at most 127" in str(e.value)
     with pytest.raises(BuildError) as e:
-        redolog.build_format1([{"fields": [b"x" * 40000]}])
+        osb_build.build_format1([{"fields": [b"x" * 40000]}])
     assert e.value.path == "segment 1.r1bf1v"
 
 
@@ -514,17 +518,17 @@ def test_usrextpl_states() -> None:
 
 def test_usrextpl_set_enabled_toggles_only_the_high_order_bit() -> None:
     data = seed_bytes("osb/synthetic/usrextpl.synthetic.dump")
-    on = redolog.set_enabled(data, "exit_1@", True)
+    on = osb_build.set_enabled(data, "exit_1@", True)
     assert on[4:8] == bytes.fromhex("06E40000") and on[:4] + on[8:] == data[:4] + data[8:]
-    assert redolog.set_enabled(on, "exit_1@", False) == data
-    off = redolog.set_enabled(data, "exit_3@", False)
+    assert osb_build.set_enabled(on, "exit_1@", False) == data
+    off = osb_build.set_enabled(data, "exit_3@", False)
     assert off[12:16] == bytes.fromhex("86E41000")
     for name, words in (("exit_2@", "pointer is 0"), ("shared_storage@", "not switched"),
                         ("nope@", "not in the USREXTPL field map")):
         with pytest.raises(BuildError) as e:
-            redolog.set_enabled(data, name, True)
+            osb_build.set_enabled(data, name, True)
         assert words in str(e.value)
-    assert redolog.build_usrextpl(fields(one(data, part="usrextpl"), "USREXTPL")) == data
+    assert osb_build.build_usrextpl(fields(one(data, part="usrextpl"), "USREXTPL")) == data
 
 
 def test_usrextpl_map_shorter_or_longer_than_the_words() -> None:
@@ -547,7 +551,7 @@ def test_parmset() -> None:
     assert fields(unit, "PARMSET") == {"max_concurrent_messages": 50, "max_pages_per_checkpoint": 2000,
                                        "max_transactions_per_checkpoint": 500, "resident_pages": 4096}
     assert all(s.note == "inferred" for s in unit.spans())
-    assert redolog.build_parmset(fields(unit, "PARMSET")) == data
+    assert osb_build.build_parmset(fields(unit, "PARMSET")) == data
     longer = one(data + b"\xff\xff", part="parmset")
     assert longer.problems[0].offset == 8 and longer.elements[-1].type == "UNPARSED"
 
@@ -557,14 +561,14 @@ def test_parmset() -> None:
 
 def test_empty_and_unknown_input() -> None:
     with pytest.raises(DecodeError) as e:
-        list(redolog.decode(b""))
+        list(osb_decode.decode(b""))
     assert e.value.format == "redolog"
     unit = one(b"\xff" * 20)
     assert unit.errors and "neither a parameter list" in unit.errors[0].reason
     with pytest.raises(InputError):
-        list(redolog.decode(b"x", part="nope"))
+        list(osb_decode.decode(b"x", part="nope"))
     with pytest.raises(InputError):
-        list(redolog.decode(b"x", codepage="cp99999"))
+        list(osb_decode.decode(b"x", codepage="cp99999"))
 
 
 def test_truncated_header_keeps_fields_before_the_cut() -> None:
@@ -576,7 +580,7 @@ def test_truncated_header_keeps_fields_before_the_cut() -> None:
 
 
 def test_entry_with_truncated_intent() -> None:
-    entry = redolog.build_entry({"rl_seq": 1}, CLRTAB_SPEC)
+    entry = osb_build.build_entry({"rl_seq": 1}, CLRTAB_SPEC)
     unit = one(entry[:48 + 60])
     assert unit.attrs["part"] == "entry" and unit.errors
     assert "truncated" in unit.errors[-1].reason
@@ -589,15 +593,15 @@ def test_other_code_page() -> None:
 
 
 def test_detect() -> None:
-    d = redolog.detect(seed_bytes("osb/sample1.header.dump"))
+    d = osb_detect.detect(seed_bytes("osb/sample1.header.dump"))
     assert d is not None and (d.format, d.confidence, d.options) == ("redolog", 0.95, {"part": "header"})
-    assert redolog.detect(seed_bytes("osb/sample6.parmlist.dump")).options == {"part": "parmlist"}  # type: ignore[union-attr]
-    d = redolog.detect(SAMPLE6_INTENT)
+    assert osb_detect.detect(seed_bytes("osb/sample6.parmlist.dump")).options == {"part": "parmlist"}  # type: ignore[union-attr]
+    d = osb_detect.detect(SAMPLE6_INTENT)
     assert d is not None and d.options == {"part": "intent"} and "EXIT_SAMPLE" in d.reason
-    assert redolog.detect(FORMAT1_SPEC).options == {"part": "intent"}  # type: ignore[union-attr]
-    both = redolog.detect(seed_bytes("osb/combined/sample1.parmlist-header.dump"))
+    assert osb_detect.detect(FORMAT1_SPEC).options == {"part": "intent"}  # type: ignore[union-attr]
+    both = osb_detect.detect(seed_bytes("osb/combined/sample1.parmlist-header.dump"))
     assert both is not None and (both.confidence, both.options) == (0.9, {"part": "auto"})
     assert both.reason.endswith("then a redolog header with the same intent length")
-    pl_intent = redolog.detect(seed_bytes("osb/sample6.parmlist.dump") + SAMPLE6_INTENT)
+    pl_intent = osb_detect.detect(seed_bytes("osb/sample6.parmlist.dump") + SAMPLE6_INTENT)
     assert pl_intent is not None and pl_intent.options == {"part": "auto"}
-    assert redolog.detect(bytes(100)) is None and redolog.detect(b"") is None
+    assert osb_detect.detect(bytes(100)) is None and osb_detect.detect(b"") is None

@@ -86,13 +86,9 @@ def _open(path: str) -> IO[bytes]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"{path}: no such file or directory")
-    try:
-        mode = os.stat(p).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
-            raise InputError(f"{path}: not a regular file")
-        return p.open("rb")
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}") from None
+    from mqtool.io.inputs import open_regular
+
+    return open_regular(p)  # FIFOs, devices and sockets are refused, not opened
 
 
 class QueueDump:

@@ -1,329 +1,49 @@
-"""TIBCO Object Service Broker: the structures the Data Object Broker passes to its user exits
-(seed 003, ``specs/osb-redolog.md``): USREXTPL, the Parameter Setting block, the Redolog-1 /
-Redolog-2 / Recovery exit parameter list, the 48-byte redolog header, and intent lists in
-format 1 (row updates) and format 2 (table-level requests).
-
-The seed lost almost every layout table, so the spec grades each fact and so does the
-output: documented or dump-proven fields carry no note; reconstructed positions and meanings
-carry ``inferred``; words of unknown meaning are named by their offset (``unk_0c``), shown as
-hex and marked ``unknown``; mqtool's own format-1 layout (builders, round trips) is
-``synthetic`` and the units decoded with it say ``synthetic: true``. Every inference sits in
-a named constant or declaration below so it can be corrected in one place.
-"""
+"""Decoding OSB exit structures: parameter lists, redolog headers and entries, intent lists
+(format 1 and 2), USREXTPL and the Parameter Setting block, unit by unit; and the bulk path
+over consecutive redolog entries."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from construct import Construct, SizeofError, this
-from construct.core import stream_read, stream_write
-
 from mqtool.codepages import codec_name
-from mqtool.errors import BuildError, DecodeError, InputError
-from mqtool.layout import Annotated, Hex, Inferred, Layout, Means, Unknown, Variant, dsect
-from mqtool.model import HEX, Decoded, Detection, Element, Problem, Span
-
-FORMAT = "redolog"
-PARTS = ("parmlist", "header", "intent", "usrextpl", "parmset")
-
-RLHDR_LEN = 48  # redolog header (FACT-DUMP)
-PARMLIST_LEN = 28  # 7 fullwords (FACT-DUMP)
-PARMSET_LEN = 8  # four halfwords (FACT-DOC items, INFERRED offsets)
-EYECATCHER = "REDODATA"  # header +28 (FACT-DUMP)
-FORMAT1_ID = 0x0001  # first halfword of a format-1 list (FACT-DOC)
-R2_FIXED = 0x4A  # end of the fixed format-2 header + body (FACT-DUMP for MOVTAB, INFERRED bounds)
-R2_BODY = 0x0A  # primary start of the format-2 intent body (INFERRED)
-BODY_BASES = (0x0A, 0x0C, 0x08)  # candidate bases of R2BOPARM/R2BOMISC, primary first (INFERRED)
-TRAILER_LEN = 2  # passed length = list length + 2 (FACT-DOC); content never observed
-KEYNAME_LEN = 16  # R2BOMISC key name (FACT-DOC)
-SEQ_MAX = 0x00FFFFFE  # RLSEQ# range 1..X'00FFFFFE', wraps to 1 (FACT-DOC)
-F1_HEADER_LEN = 8  # format-1 header: id, token, lock, pad (INFERRED, mirrors format 2)
-SCAN_BUDGET = 500_000  # steps the format-1 segment scan may take before giving up
-
-RLTYPE_BITS = {  # FACT-DOC
-    0x01: "FILETASK initialized",
-    0x02: "normal shutdown",
-    0x04: "segment online",
-    0x08: "segment offline",
-    0x10: "FILETASK notified, checkpoint complete",
-    0x20: "intent-list entry",
-    0x40: "last block of chain 1",
-    0x80: "checkpoint request initiated",
-}
-EXIT_RLTYPES = (0x20, 0x60)  # the only RLTYPEs the exits see (FACT-DOC)
-LOCK = {0x40: "retain locks", 0xD9: "release locks (end of transaction)"}  # FACT-DOC
-R2_REQUESTS = {0x7C: "MOVTAB"}  # the only observed request code (INFERRED)
-MOVTAB = 0x7C
-F1_REQUESTS = {0xC1: "add", 0xC4: "delete", 0xD9: "replace"}  # SYNTHETIC placeholders
-F1_REQUEST_CODES = {v: k for k, v in F1_REQUESTS.items()}
-
-HEADER_DEFAULTS: dict[str, Any] = {  # builder defaults: the sample values (spec §7)
-    "rl_type": 0x60, "rl_block": 1, "rl_unk04": 0x18, "rl_unk08": 0x18, "rl_unk0c": 0x63000,
-    "rl_unk10": b"\x01\x00", "rl_unk20": 0xC139, "rl_eye": EYECATCHER,
-}
-PARMLIST_DEFAULTS: dict[str, Any] = {"unk_0c": 0x18, "unk_18": 1}
-R2_DEFAULTS: dict[str, Any] = {  # the MOVTAB sample's values (spec §5.2, §7)
-    "r2_hdr_id": 0x0001, "unk_04": 0x1E40, "r2_hdr_lock": 0x40, "unk_09": 0,
-    "unk_0a": 0x0001, "unk_0c": 0x80, "r2b_lock": 0x40, "r2b_req": MOVTAB, "unk_0f": 0,
-    "unk_10": 0x1E40, "r2b_ttype": "TDS", "r2bomisc": 0, "r2boparm": 0,
-}
-
-
-# --------------------------------------------------------------------------- field types
-
-
-def encode_length(n: int) -> bytes:
-    """The 1-or-2-byte length (R1BROWL, R1BF1L), canonical: ``n <= 127`` takes one byte."""
-    if not 0 <= n <= 0x7FFF:
-        raise ValueError(f"length {n} does not fit the 1-or-2-byte form (0..32767)")
-    return bytes([n]) if n <= 0x7F else bytes([(n >> 8) | 0x80, n & 0xFF])
-
-
-def decode_length(buf: bytes, pos: int, end: int | None = None) -> tuple[int, int] | None:
-    """``(value, size)`` of the 1-or-2-byte length at ``pos``; None past ``end``."""
-    end = len(buf) if end is None else end
-    if pos >= end:
-        return None
-    b0 = buf[pos]
-    if not b0 & 0x80:
-        return b0, 1
-    if pos + 1 >= end:
-        return None
-    return ((b0 & 0x7F) << 8) | buf[pos + 1], 2
-
-
-class VarLen(Construct):
-    """OSB length whose high-order bit says "two bytes" (FACT-DOC, R1BROWL and R1BF1L)."""
-
-    def _parse(self, stream: Any, context: Any, path: Any) -> int:
-        b0 = stream_read(stream, 1, path)[0]
-        if b0 & 0x80:
-            return ((b0 & 0x7F) << 8) | stream_read(stream, 1, path)[0]
-        return b0
-
-    def _build(self, obj: Any, stream: Any, context: Any, path: Any) -> int:
-        data = encode_length(int(obj))
-        stream_write(stream, data, len(data), path)
-        return int(obj)
-
-    def _sizeof(self, context: Any, path: Any) -> int:
-        raise SizeofError("1 or 2 bytes", path=path)
-
-
-def Synthetic(subcon: Construct, table: Any = None) -> Annotated:  # noqa: N802 (reads like a type)
-    """A field of mqtool's own SYNTHETIC format-1 layout (spec §8.6), never real OSB data."""
-    return Annotated(subcon, note="synthetic", meaning=table)
-
-
-# --------------------------------------------------------------------------- meanings
-
-
-def rltype_meaning(value: int, fields: Mapping[str, Any] | None = None) -> str:
-    """RLTYPE spelled out as its flag bits: ``intent-list entry (X'20') + ...``."""
-    if value == 0:
-        return "dummy entry"
-    return " + ".join(f"{text} (X'{bit:02X}')" for bit, text in RLTYPE_BITS.items() if value & bit)
-
-
-def _rl_len_meaning(value: int, f: Mapping[str, Any]) -> str:
-    il = f.get("rl_intent_len")
-    if il is None:
-        return ""
-    return f"= 48 + rl_intent_len {il}" if value == RLHDR_LEN + il else f"48 + rl_intent_len = {48 + il}"
-
-
-def _time_meaning(value: Any, f: Mapping[str, Any]) -> str:
-    raw = getattr(value, "raw", 0)
-    return f"commit time (STCK), low-order bits X'{raw & 0xFFF:03X}'" if raw else "not set"
-
-
-def _offset_meaning(value: int, f: Mapping[str, Any]) -> str:
-    rl_len = f.get("rl_len")
-    nxt = f"; next entry at X'{value + rl_len:X}'" if isinstance(rl_len, int) else ""
-    return f"X'{value:X}' in the redolog stream{nxt}"
-
-
-def _r2_len_meaning(value: int, f: Mapping[str, Any]) -> str:
-    return f"list length incl. itself; passed length {value + TRAILER_LEN}"
-
-
-def _request_meaning(value: int, f: Mapping[str, Any]) -> str:
-    return R2_REQUESTS.get(value, "request code (meaning unknown)")
-
-
-def _r2boparm_meaning(value: int, f: Mapping[str, Any]) -> str:
-    if f.get("r2b_req") == MOVTAB:
-        return f"MOVTAB: target segment {value}"
-    return "no parameter data" if value == 0 else "offset of the parameter data from the body base"
-
-
-def _r2bomisc_meaning(value: int, f: Mapping[str, Any]) -> str:
-    return "no key name" if value == 0 else "offset of the 16-byte key name from the body base"
-
-
-def gloss(data: bytes, codepage: str = "cp037") -> str:
-    """Quoted text of ``data`` when it is all printable characters in ``codepage``, else ``""``."""
-    if not data:
-        return ""
-    text = data.decode(codec_name(codepage), errors="replace")
-    if all(c.isprintable() and c != "\ufffd" for c in text):
-        return '"' + text.rstrip(" ") + '"'
-    return ""
-
-
-# --------------------------------------------------------------------------- declarations
-
-
-@dataclass(frozen=True)
-class Layouts:
-    """Every OSB declaration for one code page (byte order is always big-endian)."""
-
-    parmlist: Layout
-    header: Layout
-    parmset: Layout
-    r2hdr: Layout
-    r2body: Layout
-    r2parea: Layout
-    parm: Layout
-    keyname: Layout
-    trailer: Layout
-    r1hdr: Layout
-    r1seg: Layout
-    r1req: Layout
-    r1browl: Layout
-    r1bf: Layout
-    codepage: str
-
-
-@lru_cache(maxsize=16)
-def layouts(codepage: str = "cp037") -> Layouts:
-    v = Variant(big=True, codepage=codepage)
-    return Layouts(
-        parmlist=dsect(
-            "PARMLIST",  # spec §4.1: FACT-DUMP layout
-            "intent@" / Means(v.hexint(4), lambda x, f: "address of the intent list"),
-            "intent_len" / Means(v.U4, lambda x, f: "length of the intent list as passed"),
-            "header@" / Means(v.hexint(4), lambda x, f: "address of the redolog header"),
-            "unk_0c" / Unknown(v.U4),
-            "userid" / Inferred(v.text(8), lambda x, f: "user ID of the committing session"),
-            "unk_18" / Unknown(v.U4),
-        ),
-        header=dsect(
-            "RLHDR",  # spec §4.2
-            "rl_len" / Means(v.U2, _rl_len_meaning),
-            "rl_type" / Inferred(v.hexint(1), lambda x, f: "RLTYPE: " + rltype_meaning(x)),
-            "rl_block" / Inferred(v.U1, lambda x, f: "RLBLOCK# (ignored)"),
-            "rl_unk04" / Unknown(v.U4),
-            "rl_unk08" / Unknown(v.U4),
-            "rl_unk0c" / Unknown(v.U4),
-            "rl_unk10" / Unknown(Hex(2)),
-            "rl_intent_len" / v.U2,
-            "rl_time" / Inferred(v.stck(), _time_meaning),
-            "rl_seq" / Inferred(v.U4, lambda x, f: f"RLSEQ# X'{x:X}'"),
-            "rl_unk20" / Unknown(v.U4),
-            "rl_log_offset" / Inferred(v.U4, _offset_meaning),
-            "rl_eye" / v.text(8),  # checked as a warning, never a hard error (spec §4.2)
-        ),
-        parmset=dsect(
-            "PARMSET",  # spec §3: items FACT-DOC, offsets INFERRED from the listing order
-            "max_concurrent_messages" / Inferred(v.U2),
-            "max_pages_per_checkpoint" / Inferred(v.U2),
-            "max_transactions_per_checkpoint" / Inferred(v.U2),
-            "resident_pages" / Inferred(v.U2),
-        ),
-        r2hdr=dsect(
-            "R2HDR",  # spec §5.2, list offsets 00-09
-            "r2_len" / Means(v.U2, _r2_len_meaning),
-            "r2_hdr_id" / Inferred(v.hexint(2)),
-            "unk_04" / Unknown(v.U4),
-            "r2_hdr_lock" / Inferred(v.hexint(1), LOCK),
-            "unk_09" / Unknown(v.U1),
-        ),
-        r2body=dsect(
-            "R2BODY",  # spec §5.2, list offsets 0A-49; unknown words named by list offset
-            "unk_0a" / Unknown(v.U2),
-            "unk_0c" / Unknown(v.U1),
-            "r2b_lock" / Inferred(v.hexint(1), LOCK),
-            "r2b_req" / Inferred(v.hexint(1), _request_meaning),
-            "unk_0f" / Unknown(v.U1),
-            "unk_10" / Unknown(v.U4),
-            "r2b_table" / Means(v.text(16), lambda x, f: "table name"),
-            "r2b_ttype" / Means(v.text(4), lambda x, f: "table type"),
-            "r2boparm" / Means(v.U2, _r2boparm_meaning),
-            "r2bomisc" / Means(v.U2, _r2bomisc_meaning),
-            "unk_2c" / Unknown(Hex(30)),
-        ),
-        r2parea=dsect("R2PAREA", "r2b_parm_area_len" / Inferred(v.U2)),
-        parm=dsect("PARM", "len" / v.U1, "value" / Hex(this.len)),  # variable format (FACT-DOC)
-        keyname=dsect("R2BKEY", "r2b_key" / Means(v.text(KEYNAME_LEN), lambda x, f: "key name")),
-        trailer=dsect("R2TRAILER", "r2_trailer" / Inferred(Hex(TRAILER_LEN))),
-        r1hdr=dsect(
-            "R1HDR",  # spec §5.3: X'0001' FACT-DOC, the rest INFERRED (= SYNTHETIC v0 header)
-            "r1_id" / v.hexint(2),
-            "unk_02" / Unknown(v.U4),
-            "r1_lock" / Inferred(v.hexint(1), LOCK),
-            "unk_07" / Unknown(v.U1),
-        ),
-        r1seg=dsect("R1SEG", "r1_seglen" / Means(
-            v.U2, lambda x, f: "length of the update segment (excluding itself)")),
-        r1req=dsect(
-            "R1REQ",  # spec §8.6: SYNTHETIC v0 request prefix
-            "request" / Synthetic(v.hexint(1), F1_REQUESTS),
-            "table" / Synthetic(v.text(16)),
-        ),
-        r1browl=dsect("R1BROWL", "r1browl" / VarLen()),
-        r1bf=dsect("R1BF", "r1bfl" / VarLen(), "r1bfv" / Hex(this.r1bfl)),
-        codepage=codepage,
-    )
-
-
-def usrextpl_names(count: int, names: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The field map: the caller's names, else ``shared_storage@``, ``exit_1@`` ... (spec §2)."""
-    if names:
-        return tuple(names)
-    return ("shared_storage@", *(f"exit_{i}@" for i in range(1, count)))
-
-
-def exit_state(name: str, value: int) -> str:
-    """Enable/disable rule of USREXTPL (FACT-DOC): 0 or high-order bit on = not invoked."""
-    low = name.lower()
-    if low.startswith("shared"):
-        return "pointer"
-    if "init" in low:
-        return "n/a"
-    if value == 0:
-        return "disabled (null)"
-    if value & 0x80000000:
-        return "disabled (HOB)"
-    return "enabled"
-
-
-def _exit_meaning(name: str):  # type: ignore[no-untyped-def]
-    def meaning(value: int, f: Mapping[str, Any]) -> str:
-        state = exit_state(name, value)
-        if state == "pointer":
-            return "pointer to shared storage acquired by the Initialization exit"
-        if state == "n/a":
-            return "Initialization exit: always invoked (the disable rule does not apply)"
-        if state == "disabled (HOB)":
-            return f"disabled (high-order bit on), address X'{value & 0x7FFFFFFF:08X}'"
-        return state
-    return meaning
-
-
-@lru_cache(maxsize=32)
-def usrextpl_layout(names: tuple[str, ...], codepage: str = "cp037", default_map: bool = True) -> Layout:
-    """USREXTPL for one field map: a fullword pointer per name (field order is lost, spec §2)."""
-    v = Variant(big=True, codepage=codepage)
-    fields = []
-    for i, name in enumerate(names):
-        note = ("inferred" if i == 0 else "unknown") if default_map else "user map"
-        fields.append(name / Annotated(v.hexint(4), note=note, meaning=_exit_meaning(name)))
-    return dsect("USREXTPL", *fields)
-
+from mqtool.errors import DecodeError, InputError
+from mqtool.formats.osb.detect import eyecatcher_at, guess_part, list_id
+from mqtool.formats.osb.layout import (
+    BODY_BASES,
+    DECLARED,
+    EXIT_RLTYPES,
+    EYECATCHER,
+    F1_HEADER_LEN,
+    FORMAT,
+    FORMAT1_ID,
+    KEYNAME_LEN,
+    LIST_ID_LEN,
+    LOCK,
+    MOVTAB,
+    PAREA_LEN,
+    PARMSET_LEN,
+    PARTS,
+    POINTER_LEN,
+    R2_BODY,
+    R2_FIXED,
+    RLHDR_LEN,
+    SCAN_BUDGET,
+    SEQ_MAX,
+    TRAILER_LEN,
+    Layouts,
+    decode_length,
+    exit_state,
+    field_int,
+    gloss,
+    layouts,
+    usrextpl_layout,
+    usrextpl_names,
+)
+from mqtool.layout import Layout
+from mqtool.model import HEX, Decoded, Element, Problem, Span
 
 # --------------------------------------------------------------------------- decoding
 
@@ -381,31 +101,6 @@ def decode(data: bytes, *, part: str = "auto", codepage: str = "cp037", syntheti
         if unit.errors or unit.length <= 0:
             return
         pos += unit.length
-
-
-def guess_part(data: bytes, pos: int = 0, codepage: str = "cp037") -> str | None:
-    """Which OSB structure starts at ``pos``: by the REDODATA eyecatcher, the parameter
-    list's shape, or the intent list's leading halfword."""
-    rem = len(data) - pos
-    eye = EYECATCHER.encode(codepage)
-    if rem >= RLHDR_LEN and data[pos + 40:pos + 48] == eye:
-        return "header"
-    if rem >= PARMLIST_LEN and _parmlist_like(data, pos, codepage):
-        return "parmlist"
-    if rem >= 2 and int.from_bytes(data[pos:pos + 2]) == FORMAT1_ID:
-        return "intent"
-    if rem >= R2_FIXED and R2_FIXED <= int.from_bytes(data[pos:pos + 2]) <= rem:
-        return "intent"
-    return None
-
-
-def _parmlist_like(data: bytes, pos: int, codepage: str) -> bool:
-    ilen = int.from_bytes(data[pos + 4:pos + 8])
-    userid = data[pos + 16:pos + 24]
-    text = userid.decode(codepage, errors="replace")
-    name = text.rstrip(" ")
-    return (2 <= ilen <= 0xFFFF and bool(name) and " " not in name
-            and all(c.isalnum() or c in "@#$" for c in name))
 
 
 def _unrecognised(data: bytes, pos: int, ctx: _Context) -> Decoded:
@@ -489,8 +184,7 @@ def _decode_header(data: bytes, pos: int, ctx: _Context) -> Decoded:
     ctx.prev_header = dict(f, offset=pos)
     start = pos + RLHDR_LEN
     rem = len(data) - start
-    eye = EYECATCHER.encode(ctx.lay.codepage)
-    next_is_header = rem >= RLHDR_LEN and data[start + 40:start + 48] == eye
+    next_is_header = rem >= RLHDR_LEN and eyecatcher_at(data, start, ctx.lay.codepage)
     if ctx.auto and rem < int(f["rl_intent_len"]) and guess_part(data, start, ctx.lay.codepage) == \
             "parmlist":
         return unit  # a parameter list follows, not this header's intent list
@@ -581,11 +275,11 @@ def _decode_intent(data: bytes, pos: int, ctx: _Context) -> Decoded:
 def _decode_intent_into(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
                         passed: int | None) -> int:
     """Decode the intent list at ``lo`` (format by its first halfword); returns its end."""
-    if limit - lo < 2:
+    if limit - lo < LIST_ID_LEN:
         unit.errors.append(Problem("intent", lo, f"intent list truncated: {limit - lo} byte(s), "
-                                                 "the format halfword needs 2"))
+                                                 f"the format halfword needs {LIST_ID_LEN}"))
         return limit
-    if int.from_bytes(data[lo:lo + 2]) == FORMAT1_ID:
+    if list_id(data, lo) == FORMAT1_ID:
         unit.attrs["intent_format"] = 1
         if ctx.synthetic:
             unit.attrs["synthetic"] = True
@@ -612,11 +306,12 @@ def param_run(buf: bytes, start: int, end: int, count: int | None = None,
     Tries a halfword length prefix first (the $CLRTAB reading, spec §8.5), then plain
     entries up to ``end``, a zero length byte or ``count`` entries. None when nothing fits.
     """
-    if prefixed is not False and start + 2 <= end:
-        n = int.from_bytes(buf[start:start + 2])
-        if 0 < n <= end - start - 2:
-            run = _entries(buf, start + 2, start + 2 + n, count)
-            if run is not None and run.end == start + 2 + n and run.bad is None and run.entries:
+    if prefixed is not False and start + PAREA_LEN <= end:
+        n = field_int(buf, DECLARED.r2parea, "r2b_parm_area_len", start)
+        first = start + PAREA_LEN
+        if 0 < n <= end - first:
+            run = _entries(buf, first, first + n, count)
+            if run is not None and run.end == first + n and run.bad is None and run.entries:
                 run.prefixed = True
                 return run
     if prefixed is True:
@@ -770,7 +465,8 @@ def _r2_params(unit: Decoded, data: bytes, lo: int, base: int, parm: int, end: i
         unit.elements.append(el)
         covered.append((at, el.spans[-1].end))
     if run.bad is not None:
-        unit.problems.append(Problem("r2.parameters", run.bad[0], f"parameter length X'{run.bad[1]:02X}'"
+        bad_at, bad_byte = run.bad
+        unit.problems.append(Problem("r2.parameters", bad_at, f"parameter length X'{bad_byte:02X}'"
                                      " has the high-order bit on (parameters take 1 byte, <= 127)"))
 
 
@@ -799,13 +495,14 @@ def _unparsed(unit: Decoded, data: bytes, start: int, end: int, covered: list[tu
     gaps = [(a, b) for a, b in gaps if b > a]
     if not gaps:
         return
-    el = Element("UNPARSED", gaps[0][0], 0, title=f"Unparsed bytes at {_at(gaps[0][0])}")
+    (first, _), (_, last) = gaps[0], gaps[-1]
+    el = Element("UNPARSED", first, 0, title=f"Unparsed bytes at {_at(first)}")
     base = unit.offset
     for a, b in gaps:
         raw = bytes(data[a:b])
         el.spans.append(Span(f"{prefix}.unk_{a - base:02x}", a, b, raw, gloss(raw, codepage), HEX,
                              "unknown", raw))
-    el.length = gaps[-1][1] - gaps[0][0]
+    el.length = last - first
     unit.elements.append(el)
     unit.attrs["unparsed_bytes"] = sum(b - a for a, b in gaps)
 
@@ -985,13 +682,13 @@ def _canonical(span: Span) -> str:
 
 def _decode_usrextpl(data: bytes, pos: int, ctx: _Context) -> Decoded:
     unit = ctx.unit("usrextpl", pos)
-    count = (len(data) - pos) // 4
+    count = (len(data) - pos) // POINTER_LEN
     names = usrextpl_names(count, ctx.names)
     unit.length = len(data) - pos
     if ctx.names and len(names) != count:
         unit.problems.append(Problem("usrextpl", pos, f"the field map names {len(names)} pointers, "
                                                       f"the input holds {count}"))
-        names = names[:count] + tuple(f"unk_{4 * i:02x}" for i in range(len(names), count))
+        names = names[:count] + tuple(f"unk_{POINTER_LEN * i:02x}" for i in range(len(names), count))
     layout = usrextpl_layout(names, ctx.lay.codepage, not ctx.names)
     el = _parse(unit, layout, data, pos, "usrextpl", f"USREXTPL at {_at(pos)}", len(data))
     if el is not None:
@@ -1050,237 +747,3 @@ def iter_headers(data: bytes, codepage: str = "cp037") -> Iterator[dict[str, Any
         pos += v["rl_len"]
 
 
-# --------------------------------------------------------------------------- detection
-
-
-def detect(data: bytes) -> Detection | None:
-    """Is this an OSB parameter list, redolog header/entry or intent list? (codepage 037)"""
-    n = len(data)
-    eye = EYECATCHER.encode("cp037")
-    if n >= RLHDR_LEN and data[40:48] == eye:
-        rl_len, il = int.from_bytes(data[0:2]), int.from_bytes(data[18:20])
-        why = f"redolog header: {EYECATCHER!r} at X'28'"
-        if rl_len == RLHDR_LEN + il:
-            why += f", rl_len {rl_len} = 48 + rl_intent_len {il}"
-        return Detection(FORMAT, 0.95 if rl_len == RLHDR_LEN + il else 0.8, why, {"part": "header"})
-    if n >= PARMLIST_LEN and _parmlist_like(data, 0, "cp037"):
-        ilen = int.from_bytes(data[4:8])
-        userid = data[16:24].decode("cp037").rstrip()
-        why = f"Redolog exit parameter list: intent_len {ilen}, user ID {userid!r}"
-        rest = data[PARMLIST_LEN:]
-        if len(rest) >= RLHDR_LEN and rest[40:48] == eye:
-            follows = int.from_bytes(rest[18:20]) == ilen
-            return Detection(FORMAT, 0.9 if follows else 0.8, why + ", then a redolog header"
-                             + (" with the same intent length" if follows else ""), {"part": "auto"})
-        if rest and int.from_bytes(rest[:2]) + TRAILER_LEN == ilen:
-            return Detection(FORMAT, 0.8, why + ", then a format-2 intent list of that length",
-                             {"part": "auto"})
-        if n % PARMLIST_LEN == 0:
-            extra = 0.1 if data[8:12] != bytes(4) and not data[0] & 0x80 else 0.0
-            return Detection(FORMAT, 0.5 + extra, why, {"part": "parmlist"})
-    if n >= 2 and int.from_bytes(data[:2]) == FORMAT1_ID:
-        return _detect_format1(data)
-    if n >= R2_FIXED:
-        r2_len = int.from_bytes(data[:2])
-        if r2_len in (n, n - TRAILER_LEN) and data[2:4] == b"\x00\x01":
-            score, why = 0.6, f"format-2 intent list: r2_len {r2_len}"
-            if data[8] in LOCK and data[13] in LOCK:
-                score += 0.15
-                why += ", lock flags valid"
-            table = data[0x14:0x24].decode("cp037", errors="replace")
-            if table[0].isalnum() and all(c.isprintable() for c in table):
-                score += 0.1
-                why += f", table {table.rstrip()!r}"
-            return Detection(FORMAT, round(score, 2), why, {"part": "intent"})
-    return None
-
-
-def _detect_format1(data: bytes) -> Detection | None:
-    if len(data) < F1_HEADER_LEN + 2 or data[6] not in LOCK:
-        return None
-    pos, k = F1_HEADER_LEN, 0
-    while pos + 2 <= len(data):
-        pos += 2 + int.from_bytes(data[pos:pos + 2])
-        k += 1
-    if pos != len(data):
-        return None
-    return Detection(FORMAT, 0.6, f"format-1 intent list: X'0001', lock flag X'{data[6]:02X}', "
-                                  f"{k} segment(s) ending exactly at the end", {"part": "intent"})
-
-
-# --------------------------------------------------------------------------- builders
-
-
-def _build(layout: Layout, values: Mapping[str, Any]) -> bytes:
-    return layout.build(values, fmt=FORMAT)
-
-
-def build_parmlist(values: Mapping[str, Any] | None = None, codepage: str = "cp037") -> bytes:
-    """The 7-word Redolog exit parameter list (spec §4.1, §7); unknown words default to the
-    sample values."""
-    return _build(layouts(codepage).parmlist, {**PARMLIST_DEFAULTS, **(values or {})})
-
-
-def build_header(values: Mapping[str, Any] | None = None, intent: bytes | None = None,
-                 codepage: str = "cp037") -> bytes:
-    """The 48-byte redolog header (spec §7). With ``intent``, ``rl_len`` and ``rl_intent_len``
-    are computed from it; unset fields take the sample values."""
-    v = {**HEADER_DEFAULTS, **(values or {})}
-    if intent is not None:
-        v["rl_intent_len"] = len(intent)
-        v["rl_len"] = RLHDR_LEN + len(intent)
-    elif "rl_len" not in v and "rl_intent_len" in v:
-        v["rl_len"] = RLHDR_LEN + int(v["rl_intent_len"])
-    return _build(layouts(codepage).header, v)
-
-
-def build_entry(values: Mapping[str, Any] | None, intent: bytes, codepage: str = "cp037") -> bytes:
-    """A redolog entry: the header followed by its intent list."""
-    return build_header(values, intent, codepage) + intent
-
-
-def _bytes(value: Any, codepage: str) -> bytes:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value)
-    if isinstance(value, str):
-        return value.encode(codec_name(codepage))
-    raise BuildError(FORMAT, "value", f"{value!r} is neither bytes nor text")
-
-
-def _lock(value: Any) -> int:
-    if value in (None, "retain", " "):
-        return 0x40
-    if value in ("release", "R"):
-        return 0xD9
-    return int(value)
-
-
-def build_params(params: Sequence[Any], codepage: str = "cp037", *, prefixed: bool = False) -> bytes:
-    """Parameters in variable format: 1-byte length (<= 127) + data each."""
-    lay = layouts(codepage)
-    out = bytearray()
-    for i, p in enumerate(params, 1):
-        data = _bytes(p, codepage)
-        if len(data) > 0x7F:
-            raise BuildError(FORMAT, f"parameter {i}", f"{len(data)} bytes: a parameter holds at "
-                                                       "most 127 (1-byte length)")
-        out += _build(lay.parm, {"len": len(data), "value": data})
-    if prefixed:
-        return _build(lay.r2parea, {"r2b_parm_area_len": len(out)}) + bytes(out)
-    return bytes(out)
-
-
-def build_format2(values: Mapping[str, Any] | None = None, *, params: Sequence[Any] = (),
-                  key: str | None = None, segment: int | None = None, trailer: bool = True,
-                  codepage: str = "cp037") -> bytes:
-    """A format-2 intent list with the inferred layout (spec §5.2, §7): body base X'0A',
-    64-byte fixed body, then the parameter data (halfword-prefixed, as §8.5) and the key
-    name; ``r2_len`` counts up to the end of that data; then the X'0000' trailer.
-
-    ``segment`` (MOVTAB) goes into R2BOPARM; ``params`` and ``key`` set R2BOPARM/R2BOMISC
-    to their offsets from the body base. Unknown words default to the MOVTAB sample's.
-    """
-    lay = layouts(codepage)
-    v = {**R2_DEFAULTS, **(values or {})}
-    v["r2_hdr_lock"], v["r2b_lock"] = _lock(v["r2_hdr_lock"]), _lock(v["r2b_lock"])
-    tail = bytearray()
-    if params:
-        if segment is not None:
-            raise BuildError(FORMAT, "r2boparm", "MOVTAB's segment number and parameter data "
-                                                 "both need R2BOPARM")
-        v["r2boparm"] = R2_FIXED - R2_BODY + len(tail)
-        tail += build_params(params, codepage, prefixed=True)
-    elif segment is not None:
-        v["r2boparm"] = segment
-    if key is not None:
-        v["r2bomisc"] = R2_FIXED - R2_BODY + len(tail)
-        tail += _build(lay.keyname, {"r2b_key": key})
-    v["r2_len"] = R2_FIXED + len(tail)
-    out = _build(lay.r2hdr, v) + _build(lay.r2body, v) + bytes(tail)
-    return out + (bytes(TRAILER_LEN) if trailer else b"")
-
-
-def build_format1(segments: Sequence[Mapping[str, Any]], *, lock: Any = "release",
-                  token: int = 0x1E40, codepage: str = "cp037") -> bytes:
-    """A format-1 intent list in mqtool's SYNTHETIC v0 layout (spec §8.6) — builder round
-    trips and tests only, never presented as OSB data. Each segment: ``request``
-    (add/delete/replace or a code), ``table``, ``params`` and ``fields`` (bytes, or text
-    in ``codepage``). R1BROWL counts the field pairs; lengths use the 1-or-2-byte rule."""
-    lay = layouts(codepage)
-    out = bytearray(_build(lay.r1hdr, {"r1_id": FORMAT1_ID, "unk_02": token, "r1_lock": _lock(lock)}))
-    for i, seg in enumerate(segments, 1):
-        req = seg.get("request", "add")
-        code = F1_REQUEST_CODES.get(req, req) if isinstance(req, str) else int(req)
-        if not isinstance(code, int):
-            raise BuildError(FORMAT, f"segment {i}.request", f"{req!r} is not add, delete, replace "
-                                                             "or a code")
-        body = bytearray(_build(lay.r1req, {"request": code, "table": seg.get("table", "")}))
-        body += build_params(seg.get("params", ()), codepage)
-        pairs = bytearray()
-        for k, value in enumerate(seg.get("fields", ()), 1):
-            data = _bytes(value, codepage)
-            try:
-                pairs += _build(lay.r1bf, {"r1bfl": len(data), "r1bfv": data})
-            except BuildError as e:
-                raise BuildError(FORMAT, f"segment {i}.r1bf{k}v", e.reason) from None
-        body += _build(lay.r1browl, {"r1browl": len(pairs)}) + pairs
-        if len(body) > 0xFFFF:
-            raise BuildError(FORMAT, f"segment {i}", f"{len(body)} bytes do not fit the halfword "
-                                                     "segment length")
-        out += _build(lay.r1seg, {"r1_seglen": len(body)}) + body
-    return bytes(out)
-
-
-def build_usrextpl(values: Mapping[str, int], names: Sequence[str] | None = None,
-                   codepage: str = "cp037") -> bytes:
-    """USREXTPL from a field map and pointer values (unset pointers 0 = disabled)."""
-    names_t = tuple(names) if names else usrextpl_names(len(values), list(values) or None)
-    unknown = set(values) - set(names_t)
-    if unknown:
-        raise BuildError(FORMAT, sorted(unknown)[0], "not in the USREXTPL field map")
-    return _build(usrextpl_layout(names_t, codec_name(codepage), not names), values)
-
-
-def set_enabled(data: bytes, name: str, enabled: bool, names: Sequence[str] | None = None) -> bytes:
-    """USREXTPL with one exit switched by its pointer's high-order bit only (spec §2, §7)."""
-    names_t = usrextpl_names(len(data) // 4, names)
-    if name not in names_t:
-        raise BuildError(FORMAT, name, "not in the USREXTPL field map")
-    i = names_t.index(name)
-    word = int.from_bytes(data[4 * i:4 * i + 4])
-    state = exit_state(name, word)
-    if state in ("pointer", "n/a"):
-        raise BuildError(FORMAT, name, "not switched by the high-order bit (only exit pointers "
-                                       "other than the Initialization exit's are)")
-    if word & 0x7FFFFFFF == 0:
-        raise BuildError(FORMAT, name, "pointer is 0: no exit routine to enable or disable")
-    word = word & 0x7FFFFFFF if enabled else word | 0x80000000
-    return data[:4 * i] + word.to_bytes(4) + data[4 * i + 4:]
-
-
-def build_parmset(values: Mapping[str, int], codepage: str = "cp037") -> bytes:
-    return _build(layouts(codepage).parmset, values)
-
-
-def build(request: Mapping[str, Any], **options: Any) -> bytes:
-    """``api.build("redolog", {"part": ..., ...})``: dispatch to the part's builder."""
-    part = request.get("part")
-    cp = options.get("codepage", request.get("codepage", "cp037"))
-    values = {k: v for k, v in request.items() if k not in ("part", "codepage")}
-    if part == "parmlist":
-        return build_parmlist(values, cp)
-    if part == "header":
-        intent = values.pop("intent", None)
-        return build_header(values, bytes.fromhex(intent) if isinstance(intent, str) else intent, cp)
-    if part == "parmset":
-        return build_parmset(values, cp)
-    if part == "usrextpl":
-        return build_usrextpl(values, codepage=cp)
-    if part == "format1":
-        return build_format1(values.get("segments", ()), lock=values.get("lock", "release"),
-                             codepage=cp)
-    if part == "format2":
-        return build_format2(values, params=values.pop("params", ()), key=values.pop("key", None),
-                             segment=values.pop("segment", None), codepage=cp)
-    raise BuildError(FORMAT, "part", f"{part!r} is not parmlist, header, parmset, usrextpl, "
-                                     "format1 or format2")
