@@ -231,7 +231,8 @@ def test_body_without_mqmd_cannot_be_reassembled(tmp_path: Path) -> None:
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
     assert r.status == ExitStatus.DECODE
     assert ("none of the 6 messages (message 1 to message 6) carries MsgType and CorrelId (the "
-            "dump has no MQMD, e.g. dmpmqmsg -dN): attachments cannot be reassembled without them") in r.stderr
+            "dump has no MQMD, e.g. dmpmqmsg -dN): attachments cannot be reassembled without "
+            "them") in r.stderr
     assert "Traceback" not in r.stderr
 
 
