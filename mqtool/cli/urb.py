@@ -112,7 +112,7 @@ def _emit_listing(env, units, tz) -> int:  # type: ignore[no-untyped-def]
 
 
 def _emit_json(env, units) -> int:  # type: ignore[no-untyped-def]
-    """JSON lines as ``emit_units`` writes them, encoded by orjson when it is installed
+    """JSON lines as ``emit_units`` writes them, encoded by orjson (a dependency; json when absent)
     (the same bytes, about five times faster), then the errors."""
     import json
 
