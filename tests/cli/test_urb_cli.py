@@ -385,3 +385,17 @@ def test_reply_and_data_refusals_at_once() -> None:
     assert res.status == 1 and "'NOPE' is not a status code" in res.stderr
     res = mq("build-request", "urb", "stat", "--snam", "S", "--image", "1=A")
     assert res.status == 1 and "--image: for reply and data messages only" in res.stderr
+
+
+def test_json_lines_are_the_units_json_byte_for_byte(tmp_path: Path) -> None:
+    """decode urb --json (encoded by orjson) writes exactly what json.dumps makes of each
+    unit's JSON: the fast encoder changes speed, never bytes."""
+    from mqtool.formats.urb.decode import decode
+    from mqtool.io.undump import undump
+
+    for dump in sorted((TESTDATA / "urb").glob("*.dump")):
+        data = undump(dump.read_text())
+        r = mq("decode", "urb", "--json", "--hex", dump)
+        expected = "".join(json.dumps(u.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+                           for u in decode(data))
+        assert r.stdout.decode("utf-8") == expected, dump.name
