@@ -19,24 +19,26 @@ import re
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
-from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError
-from mqtool.formats.csq1logp.layout import layouts as _layouts
+from mqtool.formats.csq1logp import layout as _lay
 
 FRAMINGS = ("auto", "rdw", "bdw", "none")
-FIXED = 199  # CSQ4LOGD fixed part without csbora
-MIN_REC = 4 + FIXED  # smallest RDW length of a record
-MAX_RDW = 32760
-MAX_DATA = 32752  # largest ldatalen that fits one record
-DATE_LEN = 21
+FIXED = _lay.FIXED
+MIN_REC = _lay.MIN_RECORD
+MAX_RDW = _lay.MAX_RDW
+MAX_DATA = _lay.MAX_DATA
+DATE_LEN = _lay.DATE_LEN
+RDW = _lay.RDW_LEN
+BDW = _lay.BDW_LEN
 HEAD = 256  # bytes of a bad span kept for its error row
 KEEP = 40  # bytes kept across chunks while looking for a resync point
-_HH = struct.Struct(_layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
-_L = struct.Struct(">" + _layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
-LDATALEN_AT = _layouts().logd.offset_of("ldatalen")
+SNIFF = 65536  # bytes auto framing looks at
+_HH = struct.Struct(_lay.layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
+_L = struct.Struct(">" + _lay.layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
+LDATALEN_AT = _lay.layouts().logd.offset_of("ldatalen")
+_FIXED_SIZES = (_lay.FIXED, _lay.FIXED_BORA)
 
 # error reasons (the summary counts by these)
 BAD_RDW = "bad-rdw"
@@ -44,22 +46,10 @@ BAD_BDW = "bad-bdw"
 NO_DATE = "no-record-date"
 TRUNCATED = "truncated-record"
 CROSSES = "record-crosses-block"
+NOT_CSQ1LOGP = "not-csq1logp"
+UNREADABLE = "unreadable-file"
 
-
-@lru_cache(maxsize=16)
-def date_pattern(codepage: str = "cp037") -> re.Pattern[bytes]:
-    """``yyyy.ddd hh:mm:ss.thm`` in a code page (EBCDIC: ``F1|F2 Fx Fx Fx 4B ...``)."""
-    cp = codec_name(codepage)
-
-    def enc(s: str) -> bytes:
-        return re.escape(s.encode(cp))
-
-    d = b"[" + b"".join(enc(c) for c in "0123456789") + b"]"
-    y = b"[" + enc("1") + enc("2") + b"]"
-    return re.compile(y + d * 3 + enc(".") + d * 3 + enc(" ") + d * 2 + enc(":") + d * 2
-                      + enc(":") + d * 2 + enc(".") + d * 3, re.S)
-
-
+date_pattern = _lay.date_pattern
 ASCII_DATE = date_pattern("latin-1")
 
 
@@ -86,6 +76,7 @@ def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str
     Raises DecodeError for an ASCII (text-mode) transfer: binary fields are corrupted.
     """
     pat = date_pattern(codepage)
+    _PATTERN_CP[pat] = codepage
     for at in (0, 4, 8):
         if ASCII_DATE.match(head, at) and not pat.match(head, at):
             raise DecodeError(
@@ -103,7 +94,41 @@ def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str
         return "rdw", f"RDW X'{head[:4].hex().upper()}' ({_rdw_len(head, 0)}), record date at +4"
     if pat.match(head, 0):
         return "none", "record date at +0 and no descriptor: boundaries recomputed from ldatalen"
-    return None
+    return _sniff_later(head, pat, final)
+
+
+def _sniff_later(head: bytes, pat: re.Pattern[bytes], final: bool) -> tuple[str, str] | None:
+    """A damaged first record: the framings under which the first record date further on
+    starts a confirmed record; when several fit, the one that frames most records."""
+    found: dict[str, str] = {}
+    for k, m in enumerate(pat.finditer(head, 1)):
+        if k >= 64 or "bdw" in found:
+            break
+        at = m.start()
+        where = f"first record damaged; record date at +{at}"
+        if at >= RDW + BDW and _block_ok(head, at - RDW - BDW, pat, final) is True:
+            found.setdefault("bdw", f"{where} after a BDW and an RDW")
+        if at >= RDW and _rdw_len(head, at - RDW) and _record_ok(head, at - RDW, pat, final) is True:
+            found.setdefault("rdw", f"{where} after a valid RDW")
+        if _unframed_ok(head, at, pat, final) is True:
+            found.setdefault("none", f"{where}, no descriptor, ldatalen leads to the next record")
+    if "rdw" in found:  # a valid RDW before the date: the data is framed
+        found.pop("none", None)
+    if len(found) > 1:
+        def score(framing: str) -> tuple[int, int, bool]:
+            got = [bool(f.error) for f in frames([head], framing, codepage_of(pat))]
+            return -sum(got), len(got) - sum(got), framing == "rdw"
+
+        best = max(found, key=score)  # fewest bad spans, then most records
+        return best, found[best]
+    return next(iter(found.items()), None)
+
+
+_PATTERN_CP: dict[re.Pattern[bytes], str] = {}
+
+
+def codepage_of(pat: re.Pattern[bytes]) -> str:
+    return _PATTERN_CP.get(pat, "cp037")
 
 
 def resolve_framing(head: bytes, framing: str, codepage: str, final: bool = True) -> tuple[str, str]:
@@ -145,6 +170,78 @@ def _bdw_len(b: bytes, at: int) -> int:
     return n if z == 0 and 4 + MIN_REC <= n <= MAX_RDW else 0
 
 
+# --------------------------------------------------------------------------- record checks
+
+
+def _fits_ldatalen(buf: bytes, at: int, rlen: int) -> bool:
+    """The RDW length agrees with the record's own fixed part and ``ldatalen`` (199/200 rule)."""
+    (ld,) = _L.unpack_from(buf, at + RDW + LDATALEN_AT)
+    return rlen - RDW - ld in _FIXED_SIZES
+
+
+def _record_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool,
+               limit: int | None = None) -> object:
+    """Is the RDW length of the record at ``at`` (valid RDW, record date at +4) confirmed?
+
+    True when it agrees with ``ldatalen`` (199/200 + ldatalen), or when the record ends at
+    the end of the data / of its block, or where the next record date follows; False when
+    none holds (a plausible but wrong length); ``_MORE`` when more data is needed. A record
+    running past the end of complete data is confirmed too (a truncated tail).
+    """
+    rlen = _rdw_len(buf, at)
+    end = at + rlen
+    if end > len(buf):
+        return True if final else _MORE
+    if _fits_ldatalen(buf, at, rlen) or end == limit:
+        return True
+    (ld,) = _L.unpack_from(buf, at + RDW + LDATALEN_AT)
+    for size in _FIXED_SIZES:  # a record where ldatalen says this one ends: the RDW is wrong
+        inner = at + RDW + size + ld
+        if ld >= 0 and inner + MIN_REC <= end and pat.match(buf, inner + RDW):
+            return False
+    lead = RDW + BDW if limit is not None and end == limit else RDW
+    if end == len(buf):
+        return True if final else _MORE
+    if end + lead + DATE_LEN > len(buf):
+        return True if final else _MORE  # a short tail: reported on its own
+    return pat.match(buf, end + RDW) is not None
+
+
+def _block_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool) -> object:
+    """A block at ``at`` whose first record is confirmed (``_record_ok`` within the block)."""
+    blen, rlen = _bdw_len(buf, at), _rdw_len(buf, at + BDW)
+    if not (blen and rlen and rlen + BDW <= blen):
+        return False
+    if len(buf) < at + BDW + RDW + DATE_LEN:
+        return False if final else _MORE
+    if not pat.match(buf, at + BDW + RDW):
+        return False
+    return _record_ok(buf, at + BDW, pat, final, at + blen)
+
+
+def _unframed_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool) -> object:
+    """An unframed record at ``at`` whose ``ldatalen`` leads to the next record date (or to
+    the end of the data)."""
+    left = len(buf) - at
+    if left < FIXED:
+        return False if final else _MORE
+    if not pat.match(buf, at):
+        return False
+    (ld,) = _L.unpack_from(buf, at + LDATALEN_AT)
+    if not 0 <= ld <= MAX_DATA:
+        return False
+    for size in _FIXED_SIZES:
+        cand = size + ld
+        if cand == left and final:
+            return True
+        if cand + DATE_LEN <= left:
+            if pat.match(buf, at + cand):
+                return True
+        elif not final:
+            return _MORE
+    return False
+
+
 # --------------------------------------------------------------------------- scanning
 
 _MORE = object()
@@ -169,7 +266,8 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
     if framing not in ("rdw", "bdw", "none"):
         raise ValueError(f"frames() needs a resolved framing, not {framing!r}")
     pat = date_pattern(codepage)
-    match, unpack = pat.match, _HH.unpack_from
+    match, unpack, unpack_l = pat.match, _HH.unpack_from, _L.unpack_from
+    ld_at = RDW + LDATALEN_AT
     it = iter(chunks)
     buf = b""
     bstart = base  # file offset of buf[0]
@@ -215,9 +313,8 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 k = bad.start + len(bad.head) - bstart
                 bad.head += buf[k:k + HEAD - len(bad.head)]
             q = _resync(buf, pos, framing, pat, final)
-            if q is _MORE:
-                # drop what was searched, keep a little for a pattern across chunks
-                pos = max(pos, len(buf) - KEEP)
+            if isinstance(q, tuple):
+                pos = max(pos, q[1])  # drop what was searched, keep what is still needed
                 more()
                 continue
             stop = len(buf) if q is None else q
@@ -272,7 +369,8 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             while pos + 4 + DATE_LEN <= size:
                 rlen, spanning = unpack(buf, pos)
                 if (spanning or rlen < MIN_REC or rlen > MAX_RDW or pos + rlen > size
-                        or not match(buf, pos + 4)):
+                        or not match(buf, pos + 4)
+                        or rlen - RDW - unpack_l(buf, pos + ld_at)[0] not in _FIXED_SIZES):
                     break
                 here = bstart + pos
                 if end is not None and here >= end:
@@ -321,7 +419,24 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 block_resume = resume if framing == "bdw" else -1
                 more()
                 continue
-            err, detail = TRUNCATED, f"RDW length {rlen}, only {left} bytes left in the file"
+            inner = _resync(buf, pos + 1, "rdw", pat, True) if limit is None else None
+            if inner is not None:  # a record starts inside: the length is wrong, not the file short
+                err, detail = BAD_RDW, (f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) runs past "
+                                        f"the end of the file; a record starts at "
+                                        f"X'{bstart + inner:X}'")  # type: ignore[operator]
+            else:
+                err, detail = TRUNCATED, f"RDW length {rlen}, only {left} bytes left in the file"
+        else:
+            ok = _record_ok(buf, pos, pat, final, None if limit is None else limit - bstart)
+            if ok is _MORE:
+                block_resume = resume if framing == "bdw" else -1
+                more()
+                continue
+            if not ok:
+                (ld,) = _L.unpack_from(buf, pos + ld_at)
+                err, detail = BAD_RDW, (
+                    f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) is neither 199 nor 200 + "
+                    f"ldatalen {ld} and no record date follows at X'{here + rlen:X}'")
         if err:
             if framing == "bdw" and err in (BAD_RDW, NO_DATE, CROSSES):
                 # the block descriptor is trusted: the rest of the block is one bad span
@@ -362,24 +477,31 @@ def _rdw_detail(buf: bytes, pos: int, rlen: int, spanning: int) -> str:
     return f"RDW X'{rdw}': length {rlen} outside {MIN_REC}..{MAX_RDW}"
 
 
-def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: bool) -> object:
-    """Next position after ``pos`` where a record (or block) starts; None at the end of the
-    data, ``_MORE`` when more data is needed to tell."""
-    lead = {"rdw": 4, "bdw": 8, "none": 0}[framing]
+def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: bool,
+            strict: bool = False) -> object:
+    """Next position at or after ``pos`` where a confirmed record (``rdw``: ``_record_ok``;
+    ``bdw``: ``_block_ok``; ``none``: any record date, or with ``strict`` one whose
+    ``ldatalen`` leads to the next) starts; None at the end of the data; ``(_MORE, keep)``
+    when more data is needed to tell, ``keep`` the first byte still needed."""
+    lead = {"rdw": RDW, "bdw": RDW + BDW, "none": 0}[framing]
     at = pos + lead
     while True:
         m = pat.search(buf, at)
         if m is None:
-            return None if final else _MORE
+            return None if final else (_MORE, max(pos, len(buf) - KEEP))
         q = m.start() - lead
         at = m.start() + 1
         if q < pos:
             continue
-        if framing == "rdw" and _rdw_len(buf, q):
-            return q
-        if framing == "bdw" and _bdw_len(buf, q) and _rdw_len(buf, q + 4):
-            return q
-        if framing == "none":
+        if framing == "rdw":
+            ok = _record_ok(buf, q, pat, final) if _rdw_len(buf, q) else False
+        elif framing == "bdw":
+            ok = _block_ok(buf, q, pat, final)
+        else:
+            ok = _unframed_ok(buf, q, pat, final) if strict else True
+        if ok is _MORE:
+            return _MORE, q
+        if ok:
             return q
 
 
@@ -388,6 +510,8 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
     left = len(buf) - pos
     if left < DATE_LEN and not final:
         return _MORE
+    if left < DATE_LEN:
+        return 0, TRUNCATED, f"{left} bytes at the end, too few for a record"
     if not pat.match(buf, pos):
         return 0, NO_DATE, "no yyyy.ddd record date where a record must start"
     if left < FIXED:
@@ -395,8 +519,10 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
             return _MORE
         return 0, TRUNCATED, f"{left} bytes at the end, the fixed part needs {FIXED}"
     (ld,) = _L.unpack_from(buf, pos + LDATALEN_AT)
-    if 0 <= ld <= MAX_DATA:
-        for cand in (FIXED + 1 + ld, FIXED + ld):
+    plausible = 0 <= ld <= MAX_DATA
+    if plausible:
+        for size in reversed(_FIXED_SIZES):
+            cand = size + ld
             if cand == left and final:
                 return cand, "", ""
             if cand + DATE_LEN <= left:
@@ -404,13 +530,17 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
                     return cand, "", ""
             elif not final:
                 return _MORE
+        for size in reversed(_FIXED_SIZES):
+            if final and size + ld < left < size + ld + DATE_LEN:
+                return size + ld, "", ""  # a tail too short for a record follows
     # ldatalen does not lead to the next record: resynchronise on the next record date
     m = pat.search(buf, pos + FIXED)
-    while m is not None and m.start() + DATE_LEN > len(buf):
-        m = None
     if m is None:
         if not final:
             return _MORE
+        for size in reversed(_FIXED_SIZES):
+            if plausible and size + ld < left:
+                return size + ld, "", ""  # what follows is no record: a bad span
         return left, "", ""
     return m.start() - pos, "", ""
 

@@ -32,6 +32,13 @@ MIN_RECORD = RDW_LEN + FIXED  # 203: smallest RDW length of a valid record
 MAX_RDW = 32760  # an RDW length never exceeds the block size
 LRECL = 32756  # CSQ1LOGP's LRECL (includes the RDW)
 MAX_SEGMENT = LRECL - RDW_LEN - FIXED_BORA  # 32552 data bytes per record (spec §4)
+MAX_DATA = MAX_RDW - 2 * RDW_LEN  # 32752: the largest data slice framing believes in
+BDW_LEN = 4  # a block descriptor (RECFM=U copies)
+MIN_BLOCK = BDW_LEN + MIN_RECORD  # smallest BDW length of a valid block
+EXTENDED_BDW = 0x80  # first BDW byte: the 4-byte extended form (31-bit length)
+# The record-date sync pattern: every record starts with ``csrecorddate`` in this format.
+RECORD_DATE = "yyyy.ddd hh:mm:ss.thm"
+DATE_LEN = len(RECORD_DATE)  # 21, the size of ``csrecorddate``
 
 # ------------------------------------------------------------------ meaning tables
 
@@ -130,6 +137,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
     )
     bora = dsect("CSBORA", "csbora" / Means(v.text(1), BORA_MEANING))
     assert logd.size == FIXED, logd.size
+    assert logd.field("csrecorddate").size == DATE_LEN
     return Layouts(v.codepage, rdw, bdw, logd, bora)
 
 
@@ -143,7 +151,33 @@ ROW_BLANK_KEY = {"cssqdmcp", "csdmcp"}  # hex; null when blank
 
 # ------------------------------------------------------------------ text helpers
 
-_DATE_RE = re.compile(r"^(\d{4})\.(\d{3}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$", re.ASCII)
+# RECORD_DATE with each run of letters a captured group of digits
+_DATE_RE = re.compile("^" + re.sub(r"[a-z]+", lambda m: f"(\\d{{{len(m.group())}}})",
+                                   RECORD_DATE.replace(".", "\\.")) + "$", re.ASCII)
+
+
+@lru_cache(maxsize=16)
+def date_pattern(codepage: str = "cp037") -> re.Pattern[bytes]:
+    """``RECORD_DATE`` as bytes of a code page (EBCDIC: ``F1|F2 Fx Fx Fx 4B ...``): the
+    pattern framing resynchronises on; ``parse_recorddate`` then checks the values."""
+    cp = codec_name(codepage)
+
+    def enc(s: str) -> bytes:
+        return re.escape(s.encode(cp))
+
+    digit = b"[" + b"".join(enc(c) for c in "0123456789") + b"]"
+    parts = {"y": b"[" + enc("1") + enc("2") + b"]", "d": digit, "h": digit, "m": digit,
+             "s": digit, "t": digit}
+    out, first = b"", True
+    for ch in RECORD_DATE:
+        if ch == "y" and first:
+            out += parts["y"]
+            first = False
+        elif ch in parts:
+            out += digit
+        else:
+            out += enc(ch)
+    return re.compile(out, re.S)
 
 
 def parse_recorddate(text: str) -> datetime:
