@@ -15,9 +15,10 @@ boundaries and every split frames exactly as the whole file does.
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -163,11 +164,11 @@ def _bdw_len(b: bytes, at: int) -> int:
     """Length of a valid BDW at ``at`` (2-byte form, or 4-byte extended form), else 0."""
     if len(b) < at + 4:
         return 0
-    if b[at] & 0x80:
-        n = int.from_bytes(b[at:at + 4], "big") & 0x7FFFFFFF
-        return n if n >= 4 + MIN_REC else 0
+    if b[at] & _lay.EXTENDED_BDW:
+        n = int.from_bytes(b[at:at + BDW], "big") & 0x7FFFFFFF
+        return n if _lay.MIN_BLOCK <= n <= _lay.MAX_BLOCK else 0
     n, z = _HH.unpack_from(b, at)
-    return n if z == 0 and 4 + MIN_REC <= n <= MAX_RDW else 0
+    return n if z == 0 and _lay.MIN_BLOCK <= n <= MAX_RDW else 0
 
 
 # --------------------------------------------------------------------------- record checks
@@ -209,6 +210,8 @@ def _record_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool,
 
 def _block_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool) -> object:
     """A block at ``at`` whose first record is confirmed (``_record_ok`` within the block)."""
+    if len(buf) < at + BDW + RDW + DATE_LEN:
+        return False if final else _MORE
     blen, rlen = _bdw_len(buf, at), _rdw_len(buf, at + BDW)
     if not (blen and rlen and rlen + BDW <= blen):
         return False
@@ -242,6 +245,39 @@ def _unframed_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool) -> ob
     return False
 
 
+def _covers(buf: bytes, at: int, length: int, framing: str, pat: re.Pattern[bytes],
+            final: bool) -> object:
+    """Where a confirmed record (block) starts inside ``at+1 .. at+length`` when what follows
+    the record (block) is not the start of another; else None (``_MORE``: need more data).
+    A record shortened by lost bytes must not swallow the start of the next one."""
+    end = at + length
+    lead = RDW + (BDW if framing == "bdw" else 0)
+    if end + lead + DATE_LEN > len(buf):
+        if not final:
+            return _MORE
+        if end >= len(buf):
+            return None
+    elif pat.match(buf, end + lead) and buf[end + lead - 2:end + lead] == b"\0\0":
+        return None
+    q = _resync(buf, at + 1, framing, pat, final, stop=end)
+    return q if not isinstance(q, tuple) else _MORE
+
+
+def _sync_ok(buf: bytes, at: int, framing: str, pat: re.Pattern[bytes], final: bool) -> object:
+    """Does a confirmed record (``bdw``: block) start at ``at``? The test a byte-range reader
+    uses to find its first record and to stop after its last; ``_resync`` finds the same
+    positions, so every reader agrees with a whole-file scan."""
+    if framing == "rdw":
+        if len(buf) - at < RDW + DATE_LEN:
+            return False if final else _MORE
+        if not _rdw_len(buf, at) or not pat.match(buf, at + RDW):
+            return False
+        return _record_ok(buf, at, pat, final)
+    if framing == "bdw":
+        return _block_ok(buf, at, pat, final)
+    return _unframed_ok(buf, at, pat, final)
+
+
 # --------------------------------------------------------------------------- scanning
 
 _MORE = object()
@@ -257,12 +293,17 @@ class _Bad:
 
 
 def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, base: int = 0,
-           rec_no: int = 0, end: int | None = None, block: int = -1) -> Iterator[Frame]:
+           rec_no: int = 0, end: int | None = None, block: int = -1,
+           sync_end: bool = False) -> Iterator[Frame]:
     """Frames of a stream of chunks that starts at file offset ``base``.
 
     ``framing`` is ``rdw``, ``bdw`` or ``none`` (resolve ``auto`` first). Stops at file
-    offset ``end`` (a restart point from ``sparse_index``) or at the end of the data.
+    offset ``end`` (a restart point from ``sparse_index``) or at the end of the data; with
+    ``sync_end`` at the first confirmed record start at or after ``end`` (``_sync_ok``: where
+    the next byte range's reader starts). ``rec_no`` -1: record numbers unknown (all -1).
     """
+    step = 0 if rec_no < 0 else 1
+    checked = -1  # the last position past ``end`` found not to be a sync point
     if framing not in ("rdw", "bdw", "none"):
         raise ValueError(f"frames() needs a resolved framing, not {framing!r}")
     pat = date_pattern(codepage)
@@ -297,7 +338,16 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
         here = bstart + pos
         clean = bad is None and (framing != "bdw" or block_end < 0 or here == block_end)
         if clean and end is not None and here >= end:
-            return
+            if not sync_end:
+                return
+            if checked != here:
+                ok = _sync_ok(buf, pos, framing, pat, final)
+                if ok is _MORE:
+                    more()
+                    continue
+                if ok:
+                    return
+                checked = here
         left = len(buf) - pos
         if left == 0 and not final:
             more()
@@ -305,7 +355,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
         if left == 0 and final:
             if bad is not None:
                 yield _span(bad, here, n)
-                n += 1
+                n += step
             return
         # ---------------------------------------------------------- resynchronising
         if bad is not None:
@@ -319,7 +369,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 continue
             stop = len(buf) if q is None else q
             yield _span(bad, bstart + stop, n)
-            n += 1
+            n += step
             bad = None
             pos = stop
             block_end = -1
@@ -336,6 +386,16 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                     "is not followed by an RDW and a record date"
                 bad = _Bad(here, buf[pos:pos + HEAD], BAD_BDW,
                            f"BDW X'{buf[pos:pos + 4].hex().upper()}' {what}", "bdw.length")
+                pos += 1
+                continue
+            inner = _covers(buf, pos, blen, "bdw", pat, final)
+            if inner is _MORE:
+                more()
+                continue
+            if inner is not None:
+                bad = _Bad(here, buf[pos:pos + HEAD], BAD_BDW,
+                           f"BDW X'{buf[pos:pos + 4].hex().upper()}' ({blen}) covers the start of a "
+                           f"block at X'{bstart + inner:X}'", "bdw.length")  # type: ignore[operator]
                 pos += 1
                 continue
             cur_block = block_resume = here
@@ -359,7 +419,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 pos += 1
                 continue
             yield Frame(here, length, 0, n, buf, pos, -1, resume)
-            n += 1
+            n += step
             pos += length
             continue
         # ---------------------------------------------------------- RDW records
@@ -368,19 +428,24 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             size = len(buf)
             while pos + 4 + DATE_LEN <= size:
                 rlen, spanning = unpack(buf, pos)
-                if (spanning or rlen < MIN_REC or rlen > MAX_RDW or pos + rlen > size
+                nxt = pos + rlen
+                if (spanning or rlen < MIN_REC or rlen > MAX_RDW or nxt + RDW + DATE_LEN > size
                         or not match(buf, pos + 4)
-                        or rlen - RDW - unpack_l(buf, pos + ld_at)[0] not in _FIXED_SIZES):
+                        or rlen - RDW - unpack_l(buf, pos + ld_at)[0] not in _FIXED_SIZES
+                        or buf[nxt + 2:nxt + 4] != b"\0\0" or not match(buf, nxt + RDW)):
                     break
                 here = bstart + pos
                 if end is not None and here >= end:
                     return
                 yield Frame(here, rlen, 4, n, buf, pos, -1, here)
-                n += 1
+                n += step
                 pos += rlen
             here = bstart + pos
             if end is not None and here >= end:
-                return
+                if not sync_end:
+                    return
+                if checked != here:
+                    continue
             left = size - pos
             if left == 0:
                 continue
@@ -394,7 +459,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             yield Frame(here, stop, 4, n, b"", 0, cur_block, resume, BAD_RDW,
                         f"{stop} bytes left in the block, too few for an RDW", "rdw.length",
                         buf[pos:pos + stop])
-            n += 1
+            n += step
             pos += stop
             continue
         if left < 4 + DATE_LEN and not final:
@@ -432,7 +497,14 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 block_resume = resume if framing == "bdw" else -1
                 more()
                 continue
-            if not ok:
+            inner = _covers(buf, pos, rlen, "rdw", pat, final) if ok and limit is None else None
+            if inner is _MORE:
+                more()
+                continue
+            if inner is not None:
+                err, detail = BAD_RDW, (f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) covers the "
+                                        f"start of a record at X'{bstart + inner:X}'")  # type: ignore[operator]
+            elif not ok:
                 (ld,) = _L.unpack_from(buf, pos + ld_at)
                 err, detail = BAD_RDW, (
                     f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) is neither 199 nor 200 + "
@@ -447,13 +519,13 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                     continue
                 yield Frame(here, stop, 4, n, b"", 0, cur_block, resume, err, detail,
                             "rdw.length", buf[pos:pos + min(stop, HEAD)])
-                n += 1
+                n += step
                 pos += stop
                 continue
             if err == TRUNCATED:
                 yield Frame(here, left, 4, n, b"", 0, cur_block, resume, err, detail,
                             "rdw.length", buf[pos:pos + HEAD])
-                n += 1
+                n += step
                 pos += left
                 continue
             bad = _Bad(here, buf[pos:pos + HEAD], err, detail,
@@ -461,7 +533,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             pos += 1
             continue
         yield Frame(here, rlen, 4, n, buf, pos, cur_block, resume)
-        n += 1
+        n += step
         pos += rlen
 
 
@@ -478,7 +550,7 @@ def _rdw_detail(buf: bytes, pos: int, rlen: int, spanning: int) -> str:
 
 
 def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: bool,
-            strict: bool = False) -> object:
+            strict: bool = False, stop: int | None = None) -> object:
     """Next position at or after ``pos`` where a confirmed record (``rdw``: ``_record_ok``;
     ``bdw``: ``_block_ok``; ``none``: any record date, or with ``strict`` one whose
     ``ldatalen`` leads to the next) starts; None at the end of the data; ``(_MORE, keep)``
@@ -491,6 +563,8 @@ def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: b
             return None if final else (_MORE, max(pos, len(buf) - KEEP))
         q = m.start() - lead
         at = m.start() + 1
+        if stop is not None and q >= stop:
+            return None
         if q < pos:
             continue
         if framing == "rdw":
@@ -534,7 +608,10 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
             if final and size + ld < left < size + ld + DATE_LEN:
                 return size + ld, "", ""  # a tail too short for a record follows
     # ldatalen does not lead to the next record: resynchronise on the next record date
-    m = pat.search(buf, pos + FIXED)
+    m = pat.search(buf, pos + DATE_LEN)
+    if m is not None and m.start() - pos < FIXED:
+        return 0, TRUNCATED, (f"{m.start() - pos} bytes before the next record date, the fixed "
+                              f"part needs {FIXED}")
     if m is None:
         if not final:
             return _MORE
@@ -578,16 +655,20 @@ class Index:
 
 
 def read_chunks(path: str, start: int = 0, end: int | None = None,
-                chunk: int = 4 << 20) -> Iterator[bytes]:
-    """Bytes ``start..end`` of a file in chunks."""
+                chunk: int = 4 << 20, options: Mapping[str, str] | None = None) -> Iterator[bytes]:
+    """Bytes ``start..end`` of a file or URI in chunks (ranged reads)."""
+    from mqtool.io.uris import is_uri, read_range
+
+    if is_uri(path):
+        return read_range(path, start, end, chunk, options)
     from mqtool.io.inputs import iter_chunks
 
     return iter_chunks(path, start, None if end is None else end - start, chunk)
 
 
-def head_of(path: str, n: int = 65536) -> bytes:
-    with open(path, "rb") as f:
-        return f.read(n)
+def head_of(path: str, n: int = SNIFF, options: Mapping[str, str] | None = None) -> bytes:
+    """The first ``n`` bytes of a file or URI (what auto framing looks at)."""
+    return b"".join(read_chunks(path, 0, n, n, options))
 
 
 class IndexPass:
@@ -640,3 +721,65 @@ def split_frames(split: Split, codepage: str = "cp037", chunk: int = 4 << 20) ->
     """The frames of one split (reads only its byte range)."""
     return frames(read_chunks(split.path, split.start, split.end, chunk), split.framing, codepage,
                   base=split.start, rec_no=split.rec_no, end=split.end)
+
+
+# --------------------------------------------------------------------------- byte ranges
+
+
+@dataclass(frozen=True)
+class ByteRange:
+    """A byte range of one file, cut anywhere (no pass over the data needed): its reader
+    frames the records that start at a confirmed position inside it (``range_frames``)."""
+
+    path: str  # a path or URI
+    start: int
+    end: int
+    framing: str
+
+
+def byte_ranges(path: str, size: int, framing: str, split_size: int) -> list[ByteRange]:
+    """``size`` bytes cut every ``split_size`` bytes: O(1) per range, nothing read."""
+    if size <= 0:
+        return [ByteRange(path, 0, 0, framing)]
+    return [ByteRange(path, a, min(a + split_size, size), framing)
+            for a in range(0, size, max(1, split_size))]
+
+
+def range_frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, start: int,
+                 end: int) -> Iterator[Frame]:
+    """The frames a byte range ``[start, end)`` owns, reading ``chunks`` (the file from
+    ``start`` on, as far as needed): from the first confirmed record start at or after
+    ``start`` (the file's first byte when ``start`` is 0) up to, not including, the first
+    confirmed record start at or after ``end``; the bad spans between included. Ranges that
+    cover a file yield together exactly what a whole-file scan yields, each frame once (as
+    Hadoop's line reader does for lines). Record numbers are unknown (``rec_no`` -1)."""
+    if framing not in ("rdw", "bdw", "none"):
+        raise ValueError(f"range_frames() needs a resolved framing, not {framing!r}")
+    it = iter(chunks)
+    if start == 0:
+        yield from frames(it, framing, codepage, base=0, rec_no=-1, end=end, sync_end=True)
+        return
+    pat = date_pattern(codepage)
+    buf, bstart, final = b"", start, False
+    while True:
+        q = _resync(buf, 0, framing, pat, final, strict=True)
+        if not isinstance(q, tuple):
+            break
+        keep = q[1]
+        chunk = next(it, None)
+        final = chunk is None
+        buf = buf[keep:] + (chunk or b"")
+        bstart += keep
+    if q is None or bstart + q >= end:  # type: ignore[operator]
+        return
+    rest = itertools.chain([buf[q:]], it)  # type: ignore[index]
+    yield from frames(rest, framing, codepage, base=bstart + q, rec_no=-1, end=end,  # type: ignore[operator]
+                      sync_end=True)
+
+
+def read_range_frames(rng: ByteRange, codepage: str = "cp037",
+                      options: Mapping[str, str] | None = None) -> Iterator[Frame]:
+    """``range_frames`` of a ``ByteRange``, read by ranged reads from its file or URI."""
+    chunk = max(1 << 16, min(4 << 20, rng.end - rng.start + (1 << 16)))
+    return range_frames(read_chunks(rng.path, rng.start, None, chunk, options), rng.framing,
+                        codepage, start=rng.start, end=rng.end)

@@ -36,6 +36,7 @@ MAX_DATA = MAX_RDW - 2 * RDW_LEN  # 32752: the largest data slice framing believ
 BDW_LEN = 4  # a block descriptor (RECFM=U copies)
 MIN_BLOCK = BDW_LEN + MIN_RECORD  # smallest BDW length of a valid block
 EXTENDED_BDW = 0x80  # first BDW byte: the 4-byte extended form (31-bit length)
+MAX_BLOCK = 256 << 10  # the largest block of the large block interface (tape)
 # The record-date sync pattern: every record starts with ``csrecorddate`` in this format.
 RECORD_DATE = "yyyy.ddd hh:mm:ss.thm"
 DATE_LEN = len(RECORD_DATE)  # 21, the size of ``csrecorddate``
