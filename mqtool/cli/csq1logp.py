@@ -87,7 +87,9 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
     units = api.decode("csq1logp", data, framing=framing, codepage=codepage,
                        leap_seconds=leap_seconds)
     if not units:
-        raise InputError(f"{file}: empty input, no records")
+        from mqtool.errors import DecodeError
+
+        raise DecodeError("csq1logp", "", 0, "empty input, no records")
     return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
                       json_out=json_out, raw=raw, annotate=annotate, tz=tz)
 
@@ -140,7 +142,14 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     decoded by every core. Exit status 2 when any bad span was met (the rows were still
     written), 3 when --messages found incomplete messages.
     """
-    from mqtool.formats.csq1logp.extract import Filters, output_format
+    from mqtool.errors import MqtoolError
+    from mqtool.formats.csq1logp.extract import (
+        Filters,
+        Summary,
+        check_output,
+        output_format,
+        temp_beside,
+    )
     from mqtool.formats.csq1logp.extract import extract as run_extract
 
     env = get_env()
@@ -149,39 +158,52 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     fmt = output_format(output, to)
+    to_file = bool(output and output != "-")
+    if not to_file and fmt == "parquet":
+        raise click.UsageError("Parquet needs a file: -o OUT.parquet")
+    if to_file:
+        check_output(output, force)  # type: ignore[arg-type]
+    if summary_path:
+        check_output(summary_path, True)
+    summary = Summary(mode=mode.upper())
     paths, names, cleanup = _spool_stdin(files)
+    tmp = temp_beside(output) if to_file else None  # type: ignore[arg-type]
+    failed: MqtoolError | None = None
     try:
-        out: Any
-        if output and output != "-":
-            if os.path.exists(output) and not force:
-                from mqtool.io.outputs import OutputExistsError
-
-                raise OutputExistsError(f"{output} exists (use --force to overwrite)")
-            out = output
-        else:
-            if fmt == "parquet":
-                raise click.UsageError("Parquet needs a file: -o OUT.parquet")
-            out = env.stdout
         total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         with _progress(env, total) as advance:
-            summary = run_extract(paths, out, fmt=fmt, framing=framing, codepage=codepage,
-                                  mode=mode.upper(), filters=filters, messages=messages,
-                                  max_seg=max_segment, workers=workers, split_size=split_size,
-                                  progress=advance, names=names)
+            run_extract(paths, tmp or env.stdout, fmt=fmt, framing=framing, codepage=codepage,
+                        mode=mode.upper(), filters=filters, messages=messages, max_seg=max_segment,
+                        workers=workers, split_size=split_size, progress=advance, names=names,
+                        summary=summary)
+        if tmp:
+            os.replace(tmp, output)  # type: ignore[arg-type]
+            tmp = None
+    except MqtoolError as e:
+        failed = e
     finally:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)  # a failed run leaves no output file
         for p in cleanup:
             os.unlink(p)
     info = summary.to_json()
+    if failed is not None:
+        info["failed"] = str(failed)
     if summary_path:
         with open(summary_path, "w", encoding="utf-8") as f:
             json.dump(info, f, indent=2)
             f.write("\n")
+    if failed is not None:
+        raise failed
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)
 
 
 def _status(env: Env, info: dict[str, Any]) -> int:
+    if not info["records"] and not info["bad_spans"]:
+        env.error("csq1logp: empty input, no records")
+        return ExitStatus.DECODE
     bad = info["bad_spans"]
     if bad:
         by = ", ".join(f"{k} {v}" for k, v in info["errors_by_reason"].items())

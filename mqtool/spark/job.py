@@ -368,7 +368,7 @@ def MESSAGE_COUNTS() -> dict[str, Any]:  # noqa: N802
 
 def messages_frame(records: Any, max_seg: int) -> Any:
     """Message rows: standalone records mapped in place, only the others shuffled (by file,
-    sorted by rec_no) and reassembled with the same ``Reassembler`` as the local path."""
+    sorted by offset) and reassembled with the same ``Reassembler`` as the local path."""
     from pyspark.sql import functions as F  # noqa: N812
 
     from mqtool.formats.csq1logp.segments import message_schema, standalone_sql
@@ -377,7 +377,7 @@ def messages_frame(records: Any, max_seg: int) -> Any:
     schema = spark_schema(message_schema())
     alone = F.expr(standalone_sql(max_seg))
     singles = records.filter(alone).mapInArrow(_singles, schema)
-    multi = (records.filter(~alone).repartition("file").sortWithinPartitions("file", "rec_no")
+    multi = (records.filter(~alone).repartition("file").sortWithinPartitions("file", "offset")
              .mapInArrow(_Reassemble(max_seg), schema))
     return singles.unionByName(multi)
 

@@ -81,7 +81,7 @@ def test_extract_statuses_and_summary(tmp_path: Path) -> None:
     p.write_bytes(good[:-30])
     r = mq("extract", p, "--summary", tmp_path / "s.json")
     assert r.status == 2 and r.stderr.startswith("mqtool: csq1logp: 1 bad span (truncated-record 1); ")
-    rows = [json.loads(x) for x in r.text.splitlines()]
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert len(rows) == 20 and rows[-1]["_error"] == "truncated-record"
     s = json.loads((tmp_path / "s.json").read_text())
     assert s["records"] == 19 and s["bad_spans"] == 1 and s["rows_written"] == 20
@@ -133,3 +133,87 @@ def test_java_missing_or_old_is_an_environment_error(rec_bin: Path, tmp_path: Pa
     java.chmod(java.stat().st_mode | stat.S_IEXEC)
     r = mq("spark-extract", rec_bin, "-o", tmp_path / "o", env={"JAVA_HOME": str(tmp_path)})
     assert r.status == 4 and "is Java 11" in r.stderr
+
+
+# --------------------------------------------------------------------------- issue 12 reproducers
+
+HELLO = seed_bytes("csq1logp/hello-2seg.dump")  # two records: 212 + 207 bytes
+
+
+def test_d5_missing_output_directory_is_exit_4_one_line(tmp_path: Path, rec_bin: Path) -> None:
+    for name in ("x.parquet", "x.jsonl", "x.csv"):
+        r = mq("extract", rec_bin, "-o", tmp_path / "missing" / name)
+        assert r.status == 4 and r.stdout == b""
+        assert r.stderr == f"mqtool: {tmp_path / 'missing' / name}: cannot write: directory " \
+                           f"{tmp_path / 'missing'} does not exist\n"
+    assert not (tmp_path / "missing").exists()
+
+
+def test_d7_unreadable_file_is_an_error_row_and_the_others_go_on(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.rdw", tmp_path / "b.rdw"
+    a.write_bytes(HELLO)
+    b.write_bytes(REC)
+    summary = tmp_path / "s.json"
+    r = mq("extract", a, tmp_path / "gone.bin", b, "--summary", summary)
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.status == 2
+    assert [(x["file"].rsplit("/", 1)[-1], x["offset"], x["_error"]) for x in rows] == [
+        ("a.rdw", 0, None), ("a.rdw", 212, None), ("gone.bin", 0, "unreadable-file"), ("b.rdw", 0, None)]
+    assert rows[2]["_error_detail"] == f"{tmp_path / 'gone.bin'}: no such file"
+    s = json.loads(summary.read_text())
+    assert s["records"] == 3 and s["errors_by_reason"] == {"unreadable-file": 1}
+    assert "gone.bin: no such file" in r.stderr
+
+
+def test_d11_failfast_leaves_no_output_file_but_writes_the_summary(tmp_path: Path) -> None:
+    data = HELLO + b"\x00\x00" + HELLO[2:]  # the third record's RDW is broken
+    src = tmp_path / "in.rdw"
+    src.write_bytes(data)
+    for name in ("out.parquet", "out.jsonl", "out.csv"):
+        out, summary = tmp_path / name, tmp_path / f"{name}.json"
+        r = mq("extract", src, "--mode", "failfast", "-o", out, "--summary", summary)
+        assert r.status == 2 and "(mode FAILFAST)" in r.stderr and "offset X'01A3' (419)" in r.stderr
+        assert "Traceback" not in r.stderr
+        assert not out.exists() and list(tmp_path.glob(".*.tmp")) == []
+        s = json.loads(summary.read_text())
+        assert s["mode"] == "FAILFAST" and s["errors_by_reason"] == {"bad-rdw": 1}
+        assert s["failed"].startswith("csq1logp: bad-rdw:")
+    # the next run is not refused: nothing was left behind
+    assert mq("extract", src, "-o", tmp_path / "out.jsonl").status == 2
+
+
+def test_f22_empty_input_is_exit_2_in_extract_and_decode(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    r1, r2 = mq("extract", empty), mq("decode", "csq1logp", empty)
+    assert (r1.status, r2.status) == (2, 2)
+    assert r1.stderr == "mqtool: csq1logp: empty input, no records\n"
+    assert r2.stderr.startswith("mqtool: csq1logp: empty input, no records")
+
+
+def test_f22_all_blanks_is_one_error_row(tmp_path: Path) -> None:
+    blanks = tmp_path / "blanks.bin"
+    blanks.write_bytes(b"\x40" * 1000)
+    r = mq("extract", blanks)
+    (row,) = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.status == 2 and row["_error"] == "not-csq1logp" and row["rec_len"] == 1000
+    assert row["_raw_hex"] == "40" * 256
+
+
+def test_f14_plausible_wrong_rdw_length_is_reported(tmp_path: Path) -> None:
+    src = tmp_path / "h2.bin"
+    src.write_bytes(b"\x01\xa3" + HELLO[2:])
+    r = mq("extract", src)
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.status == 2
+    assert [(x["offset"], x["rec_len"], x["_error"]) for x in rows] == [(0, 212, "bad-rdw"), (212, 207, None)]
+
+
+def test_d6_damaged_first_rdw_auto_framing_and_identify(tmp_path: Path) -> None:
+    src = tmp_path / "d6.bin"
+    src.write_bytes(bytes.fromhex("00CC0100") + HELLO[4:])
+    r = mq("extract", src)
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.status == 2 and [(x["offset"], x["_error"]) for x in rows] == [(0, "bad-rdw"), (212, None)]
+    ident = mq("identify", src)
+    assert ident.text.startswith(f"{src}: csq1logp") and "first record damaged" in ident.text

@@ -246,7 +246,7 @@ def decode_batch(file: str, records: list[Frame], bad: list[Frame] = (),  # type
     if len(parts) == 1:
         return parts[0]
     table = pa.Table.from_batches(parts).combine_chunks()
-    order = np.argsort(table.column("rec_no").to_numpy(), kind="stable")
+    order = np.argsort(table.column("offset").to_numpy(), kind="stable")
     return table.take(order).to_batches()[0]
 
 
@@ -320,7 +320,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
     arrays = {
         "file": _repeat(file, n),
         "offset": numeric(offset),
-        "rec_no": numeric(rec_no),
+        "rec_no": numeric(rec_no, rec_no >= 0),  # -1: unknown (a byte range's reader)
         "rec_len": numeric(rec_len.astype(np.int32)),
         "log_date": pa.Array.from_buffers(pa.date32(), n, [_bitmap(set_)[0], pa.py_buffer(days)]),
         **cols,
@@ -425,7 +425,7 @@ def _errors(file: str, bad: list[Frame], schema: pa.Schema) -> pa.RecordBatch:
     cols = {f.name: pa.nulls(n, f.type) for f in schema}
     cols["file"] = _repeat(file, n)
     cols["offset"] = pa.array([f.offset for f in bad], pa.int64())
-    cols["rec_no"] = pa.array([f.rec_no for f in bad], pa.int64())
+    cols["rec_no"] = pa.array([f.rec_no if f.rec_no >= 0 else None for f in bad], pa.int64())
     cols["rec_len"] = pa.array([f.length for f in bad], pa.int32())
     cols["_error"] = pa.array([f.error for f in bad], pa.string())
     cols["_error_detail"] = pa.array([f.detail for f in bad], pa.string())

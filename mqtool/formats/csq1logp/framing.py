@@ -506,9 +506,14 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                                         f"start of a record at X'{bstart + inner:X}'")  # type: ignore[operator]
             elif not ok:
                 (ld,) = _L.unpack_from(buf, pos + ld_at)
+                rdw = f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen})"
+                inside = [pos + RDW + size + ld for size in _FIXED_SIZES
+                          if ld >= 0 and pat.match(buf, pos + 2 * RDW + size + ld)]
                 err, detail = BAD_RDW, (
-                    f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) is neither 199 nor 200 + "
-                    f"ldatalen {ld} and no record date follows at X'{here + rlen:X}'")
+                    f"{rdw} disagrees with ldatalen {ld}: a record starts at "
+                    f"X'{bstart + inside[0]:X}' where ldatalen says this one ends" if inside else
+                    f"{rdw} is neither 199 nor 200 + ldatalen {ld} and no record date follows "
+                    f"at X'{here + rlen:X}'")
         if err:
             if framing == "bdw" and err in (BAD_RDW, NO_DATE, CROSSES):
                 # the block descriptor is trusted: the rest of the block is one bad span

@@ -39,7 +39,8 @@ def test_f14_plausible_wrong_length_is_a_bad_span_not_a_lost_record() -> None:
     bad = b"\x01\xa3" + HELLO[2:]
     got = list(frames([bad], "rdw"))
     assert [(f.offset, f.length, f.error) for f in got] == [(0, 212, "bad-rdw"), (212, 207, "")]
-    assert "ldatalen 8" in got[0].detail
+    assert got[0].detail == ("RDW X'01A30000' (419) disagrees with ldatalen 8: a record starts at X'D4' "
+                             "where ldatalen says this one ends")
 
 
 def test_too_short_length_resyncs_on_the_next_record() -> None:
