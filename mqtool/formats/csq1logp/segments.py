@@ -4,8 +4,8 @@ Records of one message are consecutive in file order: it starts at ``lsegment ==
 record continues it when ``lsegment`` = previous + 1 and ``csqmgrname``, ``csurid``,
 ``csqueuename``, ``csdmcp``, ``cssqdmcp`` and ``csverb`` are equal (``cslogrba`` may differ).
 Data is concatenated in segment order. Places are file offsets (a byte range's reader does not
-know record numbers), so the local and the Spark paths word problems alike. Anomalies are reported in ``problems`` and
-``complete`` is false; nothing is dropped:
+know record numbers), so the local and the Spark paths word problems alike. Anomalies are
+reported in ``problems`` and ``complete`` is false; nothing is dropped:
 
 * ``gap``: a segment number was skipped (the data that is there is still joined);
 * ``duplicate-segment``: a segment number seen again (its data is left out, its record named);
