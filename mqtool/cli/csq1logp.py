@@ -300,10 +300,32 @@ def print_summary(env: Env, info: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- spark-extract
 
 
+def _filter_opts(f: Callable[..., Any]) -> Callable[..., Any]:
+    """extract's row filters (also on spark-extract and as DataSource options)."""
+    for opt in reversed([
+        click.option("--queue", multiple=True, metavar="GLOB",
+                     help="Only records of queues matching GLOB (e.g. 'PAYROLL.*'); repeatable."),
+        click.option("--verb", multiple=True, metavar="VERB",
+                     help="Only these csverb values (MQPUT, MQGET, ...); repeatable."),
+        click.option("--urid", multiple=True, metavar="HEX",
+                     help="Only this unit of work (12 hex digits)."),
+        click.option("--qmgr", multiple=True, metavar="NAME", help="Only this queue manager."),
+        click.option("--since", metavar="TIME", help="Only records with dtodout at or after "
+                                                     "TIME (ISO-8601, UTC unless it has a zone)."),
+        click.option("--until", metavar="TIME", help="Only records with dtodout before TIME."),
+        click.option("--status", multiple=True, metavar="S",
+                     help="Only units of work in this state: C/committed, B/backed-out, "
+                          "I/inflight."),
+    ]):
+        f = opt(f)
+    return f
+
+
 @click.command(short_help="Extract CSQ1LOGP records with PySpark into partitioned Parquet.")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
 @click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR",
-              help="Output directory: records/ (Parquet by log_date), messages/, _summary.json.")
+              help="Output directory: records/ (Parquet in log_date=YYYY-MM-DD folders), errors/, "
+                   "messages/, _summary.json.")
 @click.option("--master", default="local[*]", show_default=True, metavar="URL",
               help="Spark master: local[N], local-cluster[W,C,MB], spark://HOST:PORT, yarn, "
                    "k8s://...")
@@ -313,32 +335,38 @@ def print_summary(env: Env, info: dict[str, Any]) -> None:
 @_framing
 @_codepage_opt
 @_mode_opt
+@_filter_opts
 @click.option("--split-size", callback=_size, default=None, metavar="SIZE",
-              help="Split size (default: about one split per core, 64m..128m).")
+              help="Byte range per task, 1k and up (default: about one per core, 64m..128m).")
 @click.option("--messages", is_flag=True,
               help="Also write messages/: one row per logical message, segments reassembled.")
 @click.option("--max-segment", type=click.IntRange(1, 32752), default=32552, show_default=True,
               help="Largest data slice of one record (a shorter one ends a message).")
-@click.option("--force", is_flag=True, help="Replace existing records/ and messages/ in OUTDIR.")
+@click.option("--force", is_flag=True, help="Replace existing records/, errors/, messages/ in OUTDIR.")
 @click.option("--writer", type=click.Choice(["arrow", "spark"]), default="arrow", show_default=True,
-              help="Who writes records/: arrow = each executor task writes its split with pyarrow "
-                   "(fast; OUTDIR on a filesystem the executors can write: local, NFS); spark = "
-                   "Spark's writer (any Hadoop filesystem: HDFS, object stores).")
+              help="Who writes the output: arrow = each executor task writes its range with "
+                   "pyarrow (fast; OUTDIR on a filesystem the executors can write: local, NFS); "
+                   "spark = Spark's writer through the DataSource.")
+@click.option("--verbose", is_flag=True, help="Let the JVM's start-up notes and Spark's log through.")
 def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
                   print_submit: bool, framing: str, codepage: str, mode: str,
-                  split_size: int | None, messages: bool, max_segment: int, force: bool,
-                  writer: str) -> int:
-    """Run the same codec inside Spark: one header pass cuts every file into splits at
-    record boundaries; each executor task decodes a split with the bulk decoder and writes
-    OUTDIR/records/ as Parquet partitioned by log_date (timestamps TIMESTAMP_MICROS) —
-    with pyarrow by default, or through the Python DataSource (mqtool.csq1logp) and
-    Spark's writer with --writer spark. With --messages, OUTDIR/messages/ holds the
-    reassembled messages (only multi-segment records are shuffled). OUTDIR/_summary.json
-    has the counts by reason.
+                  queue: tuple[str, ...], verb: tuple[str, ...], urid: tuple[str, ...],
+                  qmgr: tuple[str, ...], since: str | None, until: str | None,
+                  status: tuple[str, ...], split_size: int | None, messages: bool, max_segment: int,
+                  force: bool, writer: str, verbose: bool) -> int:
+    """Run the same codec inside Spark. The driver lists the inputs (paths, directories,
+    globs, or URIs: file://, s3://, gs://, hdfs://) and cuts them into byte ranges without
+    reading them; each executor task finds the records of its range, decodes them with the
+    bulk decoder and writes OUTDIR/records/ as Parquet in Hive-style log_date=YYYY-MM-DD
+    folders (timestamps TIMESTAMP_MICROS), bad spans to OUTDIR/errors/. With --messages,
+    OUTDIR/messages/ holds the reassembled messages (only multi-segment records are
+    shuffled). OUTDIR/_summary.json has the counts by reason.
 
-    The default master is an embedded local[*]: no cluster needed, Java 17+ is. mqtool is
-    shipped to the executors as a zip (spark.submit.pyFiles), so a cluster needs only
-    Python with pyarrow and numpy.
+    Inputs, output, master URL and Java (17+) are checked before the JVM starts; nothing is
+    created when a check fails. The default master is an embedded local[*]: no cluster
+    needed. mqtool is shipped to the executors as a zip (spark.submit.pyFiles), so a
+    cluster needs only Python with pyarrow and numpy. S3 settings come from the AWS
+    environment (AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
     """
     from mqtool.spark import job
 
@@ -349,13 +377,55 @@ def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tupl
         if not sep or not k:
             raise click.BadParameter(f"{kv!r} is not K=V", param_hint="--conf")
         conf[k.strip()] = v
+    from mqtool.formats.csq1logp.extract import Filters
+
+    filters = {"queue": ",".join(queue), "verb": ",".join(verb), "urid": ",".join(urid),
+               "qmgr": ",".join(qmgr), "since": since or "", "until": until or "",
+               "status": ",".join(status)}
+    try:
+        Filters.make(queue, verb, urid, qmgr, since, until, status)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     opts = job.JobOptions(inputs=list(inputs), outdir=outdir, framing=framing, codepage=codepage,
                           mode=mode.upper(), split_size=split_size, messages=messages,
-                          max_seg=max_segment, force=force, writer=writer)
+                          max_seg=max_segment, force=force, writer=writer,
+                          filters={k: v for k, v in filters.items() if v}, verbose=verbose)
     if print_submit:
         env.line(job.submit_line(master, conf, opts))
         return ExitStatus.OK
-    info = job.run(master, conf, opts)
+
+    def started(spark: Any) -> None:
+        url = spark.sparkContext.uiWebUrl
+        if not master.startswith("local") and url:
+            env.error(f"Spark UI: {url}")
+
+    with _task_progress(env) as progress:
+        info = job.run(master, conf, opts, progress=progress, started=started)
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)
+
+
+class _task_progress:  # noqa: N801 (a context manager used like a function)
+    """Tasks done / total on stderr, only when stderr is a terminal."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[int, int], None] | None:
+        if not self.env.stderr_isatty:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.bar = Progress("spark-extract", BarColumn(), MofNCompleteColumn(), "tasks",
+                            TimeElapsedColumn(), console=Console(file=self.env.stderr),
+                            transient=True)
+        self.bar.start()
+        task = self.bar.add_task("spark-extract", total=None)
+        return lambda done, total: self.bar.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

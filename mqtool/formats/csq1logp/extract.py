@@ -43,6 +43,7 @@ from mqtool.io.uris import is_uri
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
            ".parquet": "parquet", ".pq": "parquet"}
 SPLIT_SIZE = 32 << 20
+MIN_SPLIT = 1 << 10
 STATUS_WORDS = {"committed": "C", "backed-out": "B", "backedout": "B", "inflight": "I",
                 "in-flight": "I"} | {k: k for k in COMMIT_STATUS}
 
@@ -599,6 +600,6 @@ def parse_size(text: str | int) -> int:
         n = int(float(t[:-1] if mult > 1 else t) * mult)
     except ValueError:
         raise ValueError(f"{text!r} is not a size (e.g. 64m, 1g, 1048576)") from None
-    if n < 1 << 16:
-        raise ValueError(f"{text!r}: a split must be at least 64k")
+    if n < MIN_SPLIT:
+        raise ValueError(f"{text!r}: a split must be at least 1k")
     return n

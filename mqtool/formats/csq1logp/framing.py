@@ -49,6 +49,7 @@ TRUNCATED = "truncated-record"
 CROSSES = "record-crosses-block"
 NOT_CSQ1LOGP = "not-csq1logp"
 UNREADABLE = "unreadable-file"
+REASONS = (BAD_RDW, BAD_BDW, NO_DATE, TRUNCATED, CROSSES, NOT_CSQ1LOGP, UNREADABLE)
 
 date_pattern = _lay.date_pattern
 ASCII_DATE = date_pattern("latin-1")

@@ -147,8 +147,9 @@ def test_parquet_and_csv(tmp_path: Path) -> None:
 
 def test_parse_size() -> None:
     assert parse_size("64m") == 64 << 20 and parse_size("1g") == 1 << 30 and parse_size("70000") == 70000
-    with pytest.raises(ValueError):
-        parse_size("1k")
+    assert parse_size("1k") == 1024
+    with pytest.raises(ValueError, match="at least 1k"):
+        parse_size("1000")
 
 
 # --------------------------------------------------------------------------- messages
