@@ -46,6 +46,12 @@ def _settings(options: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in opts.items() if v))
 
 
+def driver_settings() -> dict[str, str]:
+    """The endpoint and region this process's environment names (no credentials): handed
+    to executors whose environment may not have them."""
+    return {k: v for k, v in _settings(None) if k in ("s3.endpoint", "s3.region")}
+
+
 @lru_cache(maxsize=32)
 def _filesystem(scheme: str, netloc: str, settings: tuple[tuple[str, str], ...]) -> Any:
     import pyarrow.fs as pafs

@@ -334,6 +334,9 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     t0 = time.perf_counter()
     master = master or spark.sparkContext.master
     check_output(opts.outdir, opts.force)
+    from mqtool.io.uris import driver_settings
+
+    opts.fs_options = {**driver_settings(), **opts.fs_options}  # endpoint, region: not secrets
     try:
         filters = filters_from(opts.filters)
     except ValueError as e:
@@ -351,7 +354,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
         summary.files.append({"file": path, "bytes": size,
                               "ranges": sum(1 for r in ranges if r[0] == path)})
     summary.bytes = total
-    root = Path(opts.outdir.removeprefix("file://"))
+    root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
     created = not root.exists()
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
@@ -378,6 +381,9 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
         if opts.mode == "DROPMALFORMED":
             summary.dropped = sum(summary.errors.values())
         shutil.rmtree(scratch / "multi", ignore_errors=True)
+        if summary.rows and not (scratch / "records").exists() and not (scratch / "errors").exists():
+            raise EnvError(f"spark-extract: the executors wrote {summary.rows} rows but none "
+                           f"reached {root}: is it on a file system they share? (else --writer spark)")
         for name in ("records", "errors", "messages"):
             target = root / name
             if (scratch / name).exists() or target.exists():

@@ -112,7 +112,9 @@ def test_print_submit(rec_bin: Path, tmp_path: Path) -> None:
            "spark.executor.memory=4g", "--messages", "--print-submit")
     assert r.status == 0
     lines = r.text.splitlines()
-    assert lines[:3] == ["spark-submit \\", "  --master yarn \\", "  --conf spark.ui.enabled=false \\"]
+    assert lines[:3] == ["spark-submit \\", "  --master yarn \\",
+                         "  --conf spark.ui.showConsoleProgress=false \\"]
+    assert "  --conf spark.ui.enabled=true \\" in lines  # a cluster's UI stays on
     assert "  --conf spark.executor.memory=4g \\" in lines
     zip_path = lines[-3].split("--py-files ")[1].rstrip(" \\")
     assert zip_path.endswith(".zip") and os.path.exists(zip_path)
@@ -133,6 +135,44 @@ def test_java_missing_or_old_is_an_environment_error(rec_bin: Path, tmp_path: Pa
     java.chmod(java.stat().st_mode | stat.S_IEXEC)
     r = mq("spark-extract", rec_bin, "-o", tmp_path / "o", env={"JAVA_HOME": str(tmp_path)})
     assert r.status == 4 and "is Java 11" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+# --------------------------------------------------------------------------- before the JVM (D10)
+
+
+def _spark_refused(tmp_path: Path, *args: object, usage: bool = False) -> tuple[int, str]:
+    import time
+
+    t0 = time.perf_counter()
+    r = mq("spark-extract", *args)
+    assert time.perf_counter() - t0 < 5  # no JVM was started
+    assert "Traceback" not in r.stderr
+    assert usage or len(r.stderr.splitlines()) == 1, r.stderr  # click's usage text otherwise
+    return r.status, r.stderr
+
+
+def test_checks_before_the_jvm_create_nothing(rec_bin: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    status, err = _spark_refused(tmp_path, tmp_path / "gone.bin", "-o", out)
+    assert status == 1 and err == f"mqtool: {tmp_path / 'gone.bin'}: no such file or directory\n"
+    status, err = _spark_refused(tmp_path, "-", "-o", out)
+    assert status == 1 and "stdin (-) cannot be split" in err
+    status, err = _spark_refused(tmp_path, rec_bin, "-o", out, "--master", "bogus://x")
+    assert status == 1 and "--master: 'bogus://x' is not a Spark master URL" in err
+    status, err = _spark_refused(tmp_path, rec_bin, "-o", out, "--master", "spark://127.0.0.1:1")
+    assert status == 4 and err.startswith("mqtool: spark-extract: master spark://127.0.0.1:1 unreachable")
+    status, err = _spark_refused(tmp_path, rec_bin, "-o", out, "--queue", "A", "--urid", "nothex",
+                                 usage=True)
+    assert status == 1 and "--urid" in err
+    assert not out.exists()
+    (out / "records").mkdir(parents=True)
+    status, err = _spark_refused(tmp_path, rec_bin, "-o", out)
+    assert status == 1 and err == f"mqtool: {out / 'records'} exists (use --force to replace it)\n"
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    status, err = _spark_refused(tmp_path, rec_bin, "-o", blocker / "sub")
+    assert status == 4 and "cannot create output directory" in err
 
 
 # --------------------------------------------------------------------------- issue 12 reproducers
