@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -80,18 +80,33 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
     heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
     span is reported with its offset and decoding resumes at the next record (exit 2).
     """
-    from mqtool import api
+    from mqtool.errors import DecodeError
+    from mqtool.formats.csq1logp.decode import decode_stream
 
     env = get_env()
-    data = read_unit_input(file, hex_text)
-    units = api.decode("csq1logp", data, framing=framing, codepage=codepage,
-                       leap_seconds=leap_seconds)
-    if not units:
-        from mqtool.errors import DecodeError
+    if not hex_text and file != "-" and os.path.isfile(file):
+        # a file of any size: framed and printed piece by piece (bounded memory)
+        from mqtool.formats.csq1logp.framing import SNIFF, read_chunks
 
+        head = b"".join(read_chunks(file, 0, SNIFF, SNIFF))
+        read_unit_input(file, False, head)  # refuses dump text with a hint
+        units = decode_stream(read_chunks(file), head, framing, codepage,
+                              leap_seconds=leap_seconds, final=len(head) < SNIFF)
+    else:
+        data = read_unit_input(file, hex_text)
+        units = decode_stream([data], data[:65536], framing, codepage, leap_seconds=leap_seconds)
+    seen = 0
+
+    def counted() -> Iterator[Any]:
+        nonlocal seen
+        for item in units:
+            seen += 1
+            yield item
+
+    status = emit_units(env, counted(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    if not seen:
         raise DecodeError("csq1logp", "", 0, "empty input, no records")
-    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
-                      json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    return status
 
 
 # --------------------------------------------------------------------------- extract

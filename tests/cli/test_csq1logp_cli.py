@@ -257,3 +257,13 @@ def test_d6_damaged_first_rdw_auto_framing_and_identify(tmp_path: Path) -> None:
     assert r.status == 2 and [(x["offset"], x["_error"]) for x in rows] == [(0, "bad-rdw"), (212, None)]
     ident = mq("identify", src)
     assert ident.text.startswith(f"{src}: csq1logp") and "first record damaged" in ident.text
+
+
+def test_d4_decode_of_a_file_streams_the_same_output_as_stdin(tmp_path: Path) -> None:
+    recs = csq1logp_gen.records(csq1logp_gen.Spec(count=30, multi_every=7, seed=3))
+    src = tmp_path / "x.rdw"
+    src.write_bytes(b"".join(recs))
+    for args in ((), ("--json",), ("--annotate",)):
+        a = mq("decode", "csq1logp", src, *args)
+        b = mq("decode", "csq1logp", "-", *args, input=src.read_bytes())
+        assert a.status == b.status == 0 and a.stdout == b.stdout and len(a.stdout) > 10_000

@@ -106,3 +106,18 @@ def test_d6_bdw_file_with_a_damaged_first_block() -> None:
     got = list(frames([bad], "bdw"))
     assert (got[0].offset, got[0].length, got[0].error) == (0, first, "bad-bdw")
     assert sum(1 for f in got if not f.error) == len(RECS) - len(in_first)
+
+
+def test_d4_decode_stream_in_small_chunks_equals_whole_input() -> None:
+    import json
+
+    from mqtool.formats.csq1logp.decode import decode_stream
+
+    data = b"".join(RECS[:12]) + b"\x00" * 30 + b"".join(RECS[12:20])
+    whole = [(json.dumps(u.to_json(True)), u.title, b) for u, b in decode_stream([data], data)]
+    pieces = [data[i:i + 1000] for i in range(0, len(data), 1000)]
+    streamed = [(json.dumps(u.to_json(True)), u.title, b) for u, b in decode_stream(pieces, data[:4096])]
+    assert streamed == whole and len(whole) == 21
+    units = [json.loads(j) for j, _, _ in whole]
+    assert [u["offset"] for u in units[:3]] == starts(RECS[:3])
+    assert units[12]["errors"][0]["offset"] == sum(len(r) for r in RECS[:12])
