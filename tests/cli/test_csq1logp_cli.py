@@ -267,3 +267,14 @@ def test_d4_decode_of_a_file_streams_the_same_output_as_stdin(tmp_path: Path) ->
         a = mq("decode", "csq1logp", src, *args)
         b = mq("decode", "csq1logp", "-", *args, input=src.read_bytes())
         assert a.status == b.status == 0 and a.stdout == b.stdout and len(a.stdout) > 10_000
+
+
+def test_extract_and_spark_extract_are_groups_with_a_default(rec_bin: Path) -> None:
+    import mqtool.cli.urb as urb_cli
+
+    plain, named = mq("extract", rec_bin), mq("extract", "csq1logp", rec_bin)
+    assert plain.status == named.status == 0 and plain.stdout == named.stdout != b""
+    for group, attr in (("extract", "extract_urb"), ("spark-extract", "spark_extract_urb")):
+        listed = mq(group, "--help").text
+        assert "csq1logp" in listed and listed.startswith(f"Usage: mqtool {group} [FORMAT]")
+        assert ("  urb " in listed) == hasattr(urb_cli, attr)
