@@ -172,6 +172,11 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
         filters = Filters.make(queue, verb, urid, qmgr, since, until, status)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    from mqtool.formats.csq1logp.extract import is_dir_output
+
+    if is_dir_output(output):
+        return _extract_to_dir(env, files, output, framing, codepage, mode, filters,  # type: ignore[arg-type]
+                               messages, max_segment, workers, split_size, summary_path, force)
     fmt = output_format(output, to)
     to_file = bool(output and output != "-")
     if not to_file and fmt == "parquet":
@@ -210,6 +215,64 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
             f.write("\n")
     if failed is not None:
         raise failed
+    if env.stderr_isatty:
+        print_summary(env, info)
+    return _status(env, info)
+
+
+def _extract_to_dir(env: Env, files: tuple[str, ...], outdir: str, framing: str, codepage: str,
+                    mode: str, filters: Any, messages: bool, max_segment: int,
+                    workers: int | None, split_size: int, summary_path: str | None,
+                    force: bool) -> int:
+    """``extract -o DIR/``: spark-extract's layout (records/ by log_date, errors/,
+    messages/, _summary.json), written in a scratch folder and moved into place."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from mqtool.formats.csq1logp.extract import Summary
+    from mqtool.formats.csq1logp.extract import extract as run_extract
+    from mqtool.spark.job import check_output as check_dir
+
+    check_dir(outdir, force)
+    if summary_path:
+        from mqtool.formats.csq1logp.extract import check_output
+
+        check_output(summary_path, True)
+    root = Path(outdir).resolve()
+    created = not root.exists()
+    paths, names, cleanup = _spool_stdin(files)
+    summary = Summary(mode=mode.upper())
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
+    try:
+        total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+        with _progress(env, total) as advance:
+            run_extract(paths, str(scratch), fmt="dir", framing=framing, codepage=codepage,
+                        mode=mode.upper(), filters=filters, messages=messages,
+                        max_seg=max_segment, workers=workers, split_size=split_size,
+                        progress=advance, names=names, summary=summary)
+        for name in ("records", "errors", "messages"):
+            if (scratch / name).exists():
+                if (root / name).exists():
+                    shutil.rmtree(root / name)  # --force was checked
+                os.replace(scratch / name, root / name)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if created:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+    finally:
+        for p in cleanup:
+            os.unlink(p)
+    shutil.rmtree(scratch, ignore_errors=True)
+    info = summary.to_json()
+    info["output"] = str(root)
+    for target in (str(root / "_summary.json"), summary_path):
+        if target:
+            with open(target, "w", encoding="utf-8") as f:
+                json.dump(info, f, indent=2)
+                f.write("\n")
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)

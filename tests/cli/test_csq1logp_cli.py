@@ -278,3 +278,30 @@ def test_extract_and_spark_extract_are_groups_with_a_default(rec_bin: Path) -> N
         listed = mq(group, "--help").text
         assert "csq1logp" in listed and listed.startswith(f"Usage: mqtool {group} [FORMAT]")
         assert ("  urb " in listed) == hasattr(urb_cli, attr)
+
+
+def test_extract_to_a_directory_writes_the_spark_layout(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    recs = csq1logp_gen.records(csq1logp_gen.Spec(count=40, multi_every=9, multi_size=40_000, seed=4))
+    src = tmp_path / "x.rdw"
+    src.write_bytes(csq1logp_gen.damage(b"".join(recs), len(recs[0]), "zero-length"))
+    out = tmp_path / "out"
+    r = mq("extract", src, "-o", f"{out}/", "--messages")
+    assert r.status == 2 and sorted(p.name for p in out.iterdir()) == \
+        ["_summary.json", "errors", "messages", "records"]
+    part = ds.partitioning(pa.schema([("log_date", pa.date32())]), flavor="hive")
+    t = ds.dataset(out / "records", partitioning=part).to_table()
+    assert t.schema.field("log_date").type == pa.date32()
+    assert t.group_by("log_date").aggregate([("offset", "count")]).to_pylist() == \
+        [{"log_date": __import__("datetime").date(2024, 3, 15), "offset_count": len(recs) - 1}]
+    (err,) = ds.dataset(out / "errors").to_table().to_pylist()
+    assert err["offset"] == len(recs[0]) and err["_error"] == "bad-rdw" and "log_date" not in err
+    summary = json.loads((out / "_summary.json").read_text())
+    assert summary["records"] == len(recs) - 1 and summary["rows_written"] == len(recs)
+    assert summary["messages"]["total"] == ds.dataset(out / "messages", partitioning=part).count_rows()
+    again = mq("extract", src, "-o", f"{out}/")
+    assert again.status == 1
+    assert again.stderr == f"mqtool: {out / 'records'} exists (use --force to replace it)\n"
+    assert mq("extract", src, "-o", f"{out}/", "--force").status == 2

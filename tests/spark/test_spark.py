@@ -158,3 +158,17 @@ def test_spark_extract_outputs(spark: Any, tmp_path: Path, writer: str) -> None:
     assert any(m["segments"] > 1 for m in spark_msgs)
     if writer == "arrow":  # written alike: no .crc in one folder only
         assert not list(out.rglob("*.crc"))
+    # the local extract to a directory writes the same layout and rows
+    from tests.helpers import mq
+
+    assert mq("extract", p, "-o", f"{tmp_path / 'local'}/", "--messages").status == 2
+    for sub in ("records", "errors", "messages"):
+        a = ds.dataset(out / sub, partitioning=DATE_PARTITIONS if sub != "errors" else None).to_table()
+        b = ds.dataset(tmp_path / "local" / sub,
+                       partitioning=DATE_PARTITIONS if sub != "errors" else None).to_table()
+        assert a.schema == b.schema, sub
+        key = sorted(range(a.num_rows), key=lambda i: a.column("offset")[i].as_py())
+        key_b = sorted(range(b.num_rows), key=lambda i: b.column("offset")[i].as_py())
+        strip = ("file", "rec_no")
+        assert [{k: v for k, v in a.slice(i, 1).to_pylist()[0].items() if k not in strip} for i in key] == \
+            [{k: v for k, v in b.slice(i, 1).to_pylist()[0].items() if k not in strip} for i in key_b], sub

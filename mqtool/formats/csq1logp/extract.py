@@ -570,6 +570,15 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     pool = _pool(workers) if big else None  # before this process starts any Arrow thread
     schema = message_schema() if messages else record_schema()
     writer = None
+    if fmt == "dir":
+        try:
+            _extract_to_dir(str(out), decoded_tables(indexes, codepage, mode, workers, summary,
+                                                     progress, names, split_size, pool),
+                            filters, messages, max_seg, summary)
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+        return summary
     try:
         writer = Writer(fmt, out, schema)
         tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
@@ -588,6 +597,61 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     return summary
+
+
+def _extract_to_dir(root: str, tables: Iterable[pa.Table], filters: Filters, messages: bool,
+                    max_seg: int, summary: Summary) -> None:
+    """``spark-extract``'s layout in ``root``: records/ in log_date folders, errors/, and
+    with ``messages`` messages/ (the same rows as the other writers)."""
+    from mqtool.formats.csq1logp.outdir import PartitionedWriter
+    from mqtool.formats.csq1logp.segments import messages as reassemble
+
+    name = "part-00000.parquet"
+    records = PartitionedWriter(os.path.join(root, "records"), name)
+    errors = PartitionedWriter(os.path.join(root, "errors"), name, by=None)
+    msgs = PartitionedWriter(os.path.join(root, "messages"), name) if messages else None
+
+    def split(tables: Iterable[pa.Table]) -> Iterator[pa.RecordBatch]:
+        for t in tables:
+            bad = t.column("_error").is_valid()
+            if pc.any(bad).as_py():
+                errs = t.filter(bad)
+                errors.write(errs)
+                summary.rows += errs.num_rows
+                t = t.filter(pc.invert(bad))
+            kept = filters.apply(t)
+            if kept.num_rows:
+                records.write(kept)
+                summary.count_rows(kept)
+            if messages:
+                yield from t.to_batches()
+
+    writers = [w for w in (records, errors, msgs) if w is not None]
+    try:
+        if msgs is None:
+            for _ in split(tables):
+                pass
+        else:
+            for m in reassemble(split(tables), max_seg):
+                m = filters.apply(m)
+                if m.num_rows:
+                    msgs.write(m)
+                    ok = m.column("complete")
+                    summary.messages += m.num_rows
+                    summary.incomplete += m.num_rows - (pc.sum(ok.cast(pa.int64())).as_py() or 0)
+                    for p in pc.list_flatten(m.column("problems")).to_pylist():
+                        summary.message_problems[p.split(":", 1)[0]] += 1
+    except BaseException:
+        for w in writers:
+            w.abort()
+        raise
+    for w in writers:
+        w.close()
+
+
+def is_dir_output(output: str | None) -> bool:
+    """``-o DIR/`` (a trailing slash, or an existing directory): the Spark layout."""
+    return bool(output) and output != "-" and (output.endswith(("/", os.sep)) or os.path.isdir(output))  # type: ignore[union-attr]
 
 
 def parse_size(text: str | int) -> int:
