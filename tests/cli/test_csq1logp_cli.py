@@ -305,3 +305,22 @@ def test_extract_to_a_directory_writes_the_spark_layout(tmp_path: Path) -> None:
     assert again.status == 1
     assert again.stderr == f"mqtool: {out / 'records'} exists (use --force to replace it)\n"
     assert mq("extract", src, "-o", f"{out}/", "--force").status == 2
+
+
+def test_spark_failures_are_one_line_naming_the_master(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mqtool.errors import ExitStatus
+    from mqtool.spark.job import _spark_error
+
+    java = ("An error occurred while calling o42.collectToPython.\n"
+            ": org.apache.spark.SparkException: Job aborted due to stage failure: Task 3 in stage "
+            "1.0 failed 4 times, most recent failure: Lost task 3.3 (executor 1): ExecutorLostFailure\n"
+            "\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler"
+            ".scala:2898)\n")
+    monkeypatch.delenv("MQTOOL_DEBUG", raising=False)
+    err = _spark_error(RuntimeError(java), "spark://head:7077")
+    assert err.status == ExitStatus.ENVIRONMENT and "\n" not in str(err)
+    assert str(err).startswith("spark-extract: Spark failed on master spark://head:7077: "
+                               ": org.apache.spark.SparkException: Job aborted due to stage failure")
+    ff = _spark_error(RuntimeError("...MalformedError: csq1logp: bad-rdw: RDW X'0000' at rdw.length, "
+                                   "offset X'00CC' (204) in f (mode FAILFAST)\n\tat ..."), "local[2]")
+    assert ff.status == ExitStatus.DECODE and str(ff).startswith("csq1logp: bad-rdw:")

@@ -39,6 +39,8 @@ SNIFF = 65536  # bytes auto framing looks at
 _HH = struct.Struct(_lay.layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
 _L = struct.Struct(">" + _lay.layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
 LDATALEN_AT = _lay.layouts().logd.offset_of("ldatalen")
+_SPAN_AT = _lay.layouts().rdw.offset_of("spanning")  # RDW bytes 2-3: zero in CSQ1LOGP
+_NO_SPAN = bytes(RDW - _SPAN_AT)
 _FIXED_SIZES = (_lay.FIXED, _lay.FIXED_BORA)
 
 # error reasons (the summary counts by these)
@@ -258,7 +260,7 @@ def _covers(buf: bytes, at: int, length: int, framing: str, pat: re.Pattern[byte
             return _MORE
         if end >= len(buf):
             return None
-    elif pat.match(buf, end + lead) and buf[end + lead - 2:end + lead] == b"\0\0":
+    elif pat.match(buf, end + lead) and buf[end + lead - RDW + _SPAN_AT:end + lead] == _NO_SPAN:
         return None
     q = _resync(buf, at + 1, framing, pat, final, stop=end)
     return q if not isinstance(q, tuple) else _MORE
@@ -433,7 +435,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 if (spanning or rlen < MIN_REC or rlen > MAX_RDW or nxt + RDW + DATE_LEN > size
                         or not match(buf, pos + 4)
                         or rlen - RDW - unpack_l(buf, pos + ld_at)[0] not in _FIXED_SIZES
-                        or buf[nxt + 2:nxt + 4] != b"\0\0" or not match(buf, nxt + RDW)):
+                        or buf[nxt + _SPAN_AT:nxt + RDW] != _NO_SPAN or not match(buf, nxt + RDW)):
                     break
                 here = bstart + pos
                 if end is not None and here >= end:
