@@ -121,3 +121,31 @@ def test_d4_decode_stream_in_small_chunks_equals_whole_input() -> None:
     units = [json.loads(j) for j, _, _ in whole]
     assert [u["offset"] for u in units[:3]] == starts(RECS[:3])
     assert units[12]["errors"][0]["offset"] == sum(len(r) for r in RECS[:12])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.binary(max_size=3000), st.integers(0, 10**6), st.sampled_from(["auto", "rdw", "bdw", "none"]))
+def test_mutated_input_raises_only_mqtool_errors(noise: bytes, seed: int, framing: str) -> None:
+    """Any bytes, any cut: framing, range reading and the stream decoder either decode or
+    raise an MqtoolError (a text-mode transfer, no record date for auto framing)."""
+    from mqtool.errors import MqtoolError
+    from mqtool.formats.csq1logp.decode import decode_stream
+    from mqtool.formats.csq1logp.framing import byte_ranges, range_frames
+
+    rnd = random.Random(seed)
+    data = bytearray(b"".join(RECS[:6]))
+    at = rnd.randrange(len(data))
+    data[at:at + len(noise)] = noise
+    data = bytes(data[:rnd.randrange(len(data) + 1)])
+    try:
+        units = list(decode_stream([data[i:i + 777] for i in range(0, len(data), 777)], data[:65536],
+                                   framing))
+    except MqtoolError as e:
+        assert "offset" in str(e) or "empty" in str(e)
+        return
+    assert sum(u.length for u, _ in units) <= len(data)
+    chosen = units[0][0].attrs["framing"] if units else "rdw"
+    whole = [(f.offset, f.length, f.error) for f in frames([data], chosen)]
+    ranged = [(f.offset, f.length, f.error) for r in byte_ranges("m", len(data), chosen, 500)
+              for f in range_frames([data[r.start:]], chosen, start=r.start, end=r.end)]
+    assert ranged == whole
