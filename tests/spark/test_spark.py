@@ -101,9 +101,11 @@ def test_filters_are_datasource_options(spark: Any, tmp_path: Path) -> None:
 def test_a_file_that_is_no_extract_is_one_error_row(spark: Any, tmp_path: Path) -> None:
     d = tmp_path / "in"
     d.mkdir()
-    (d / "a.bin").write_bytes(damaged_file(tmp_path).read_bytes())
+    recs = csq1logp_gen.records(csq1logp_gen.Spec(count=12, avg_data=300, seed=2))
+    (d / "a.bin").write_bytes(csq1logp_gen.damage(b"".join(recs), len(recs[0]), "zero-length"))
     (d / "blank.bin").write_bytes(b"\x40" * 5000)  # D6: a glob with it still reads
     df = spark.read.format("mqtool.csq1logp").option("splitSize", "1k").load(str(d / "*.bin"))
+    assert df.rdd.getNumPartitions() == -(-(d / "a.bin").stat().st_size // 1024) + 5
     errs = df.filter("_error = 'not-csq1logp'").collect()
     assert len(errs) == 1 and errs[0]["file"].endswith("/blank.bin") and errs[0]["rec_len"] == 5000
     assert df.filter("_error IS NULL").count() == sum(1 for r in local_rows(d / "a.bin")
