@@ -6,11 +6,18 @@ Framings (CSQ1LOGP spec §2): ``rdw`` (FTP ``quote site rdw``: RDW + record), ``
 boundaries recomputed from ``ldatalen``, resynchronised on the EBCDIC ``yyyy.ddd`` date that
 starts every record). A text-mode (ASCII) transfer is recognised and refused.
 
-A bad span (damaged descriptor, no record date where one must be, truncated tail) becomes
-one ``Frame`` with ``error`` set; scanning resumes at the next position that holds a valid
-descriptor followed by a record date. ``sparse_index`` does one header pass and returns the
-positions where a scan can restart, so a big file can be cut into splits at record
-boundaries and every split frames exactly as the whole file does.
+An RDW length is believed when it agrees with the record's own fixed part and ``ldatalen``
+(199 or 200 + ``ldatalen``), or when the next record date follows where it ends — and never
+when it covers the start of a confirmed record. A bad span (damaged or implausible
+descriptor, no record date where one must be, truncated tail) becomes one ``Frame`` with
+``error`` set; scanning resumes at the next *confirmed* record (``_record_ok``,
+``_block_ok``): a valid descriptor, a record date, and a length the same checks believe.
+
+Two ways to cut a file: ``sparse_index`` (one header pass, restart points at record
+boundaries; the local ``extract``'s pool) and ``byte_ranges`` + ``range_frames`` (cut
+anywhere, no pass: each range's reader starts at the first confirmed record at or after its
+start and stops at the first one at or after its end; the Spark tasks). Both give exactly
+what a whole-file scan gives.
 """
 
 from __future__ import annotations
