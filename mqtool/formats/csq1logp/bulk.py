@@ -296,19 +296,15 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
     problems.append(("lsegment", csq_layout.BAD_SEGMENT, seg < 1))
     # variable part: the 199/200 decision and the data slice, per record (spec §3.2, §4)
     avail = rec_len - hdr
-    fixed = np.where(avail == csq_layout.FIXED_BORA + ld, csq_layout.FIXED_BORA,
-                     np.where(avail == csq_layout.FIXED + ld, csq_layout.FIXED,
-                              np.where(avail < csq_layout.FIXED_BORA, csq_layout.FIXED,
-                                       csq_layout.FIXED_BORA)))
-    sl = avail - fixed
-    take = np.where((ld < 0) | (sl <= ld), sl, ld)
+    fixed = csq_layout.fixed_size(avail, ld)
+    take = csq_layout.data_take(avail, fixed, ld)
     has_bora = fixed == csq_layout.FIXED_BORA
     bora_raw = u8[np.minimum(start + csq_layout.FIXED, len(u8) - 1)][:, None]
     bora = text.strings(bora_raw, has_bora)
     alter = _as_int(rec["csverb"]) == np.uint64(_encoded("ALTER", 8, codec_name(codepage)))
     bora_ok = np.isin(bora_raw[:, 0], [_ord(ch, codepage) for ch in csq_layout.BORA])
     problems.append(("csbora", csq_layout.BAD_ENUM, has_bora & alter & ~bora_ok))
-    problems.append(("csvardata", csq_layout.TRAILING, (ld >= 0) & (sl > ld)))
+    problems.append(("csvardata", csq_layout.TRAILING, (ld >= 0) & (avail - fixed > ld)))
     data_at = start + fixed
     mv = memoryview(buf)
     data = b"".join([mv[s:s + t] for s, t in zip(data_at.tolist(), take.tolist(), strict=True)])

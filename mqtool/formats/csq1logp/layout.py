@@ -210,25 +210,45 @@ def parse_timedelta(text: str) -> int | None:
     return int(body)
 
 
+def fixed_size(avail: Any, ldatalen: Any) -> Any:
+    """The 199/200 rule (spec §3.2), on ints or numpy arrays (the bulk path): 200 when the
+    bytes after the RDW are 200 + ldatalen, 199 when 199 + ldatalen, 199 when there is no
+    room for ``csbora``, else 200."""
+    import numpy as np
+
+    return np.where(avail == FIXED_BORA + ldatalen, FIXED_BORA,
+                    np.where(avail == FIXED + ldatalen, FIXED,
+                             np.where(avail < FIXED_BORA, FIXED, FIXED_BORA)))
+
+
+def data_take(avail: Any, fixed: Any, ldatalen: Any) -> Any:
+    """csvardata bytes taken (spec §4), on ints or numpy arrays: the whole slice, or
+    ``ldatalen`` when fewer (bytes after it are a field problem)."""
+    import numpy as np
+
+    sl = avail - fixed
+    return np.where((ldatalen < 0) | (sl <= ldatalen), sl, ldatalen)
+
+
 def resolve_fixed(avail: int, ldatalen: int) -> tuple[int, str]:
-    """Fixed-part size of a record whose bytes after the RDW number ``avail`` (spec §3.2)."""
-    if avail == FIXED_BORA + ldatalen:
-        return FIXED_BORA, f"{avail} bytes = 200 + ldatalen {ldatalen}: csbora present"
-    if avail == FIXED + ldatalen:
-        return FIXED, f"{avail} bytes = 199 + ldatalen {ldatalen}: no csbora byte"
-    if avail < FIXED_BORA:
+    """Fixed-part size of a record whose bytes after the RDW number ``avail`` (spec §3.2),
+    and why (``fixed_size`` decides)."""
+    fixed = int(fixed_size(avail, ldatalen))
+    if avail == fixed + ldatalen:
+        return fixed, (f"{avail} bytes = {fixed} + ldatalen {ldatalen}: "
+                       + ("csbora present" if fixed == FIXED_BORA else "no csbora byte"))
+    if fixed == FIXED:
         return FIXED, f"{avail} bytes: no room for csbora"
     return FIXED_BORA, (f"{avail} bytes is neither 199 nor 200 + ldatalen {ldatalen}: "
                         "csbora assumed present")
 
 
 def data_slice(avail: int, fixed: int, ldatalen: int) -> tuple[int, str]:
-    """How many csvardata bytes to take, and the ldatalen reading used (spec §4)."""
+    """How many csvardata bytes to take (``data_take``), and the ldatalen reading (spec §4)."""
+    take = int(data_take(avail, fixed, ldatalen))
     sl = avail - fixed
     if ldatalen < 0 or sl == ldatalen:
-        return sl, "A"
-    if sl < ldatalen:
-        return sl, "B"
-    return ldatalen, "trailing-bytes"
+        return take, "A"
+    return take, "B" if sl < ldatalen else "trailing-bytes"
 
 
