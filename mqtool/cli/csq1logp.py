@@ -485,24 +485,28 @@ def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tupl
 
 
 class _task_progress:  # noqa: N801 (a context manager used like a function)
-    """Tasks done / total on stderr, only when stderr is a terminal."""
+    """Tasks done / total and the input read so far on stderr, only on a terminal."""
 
     def __init__(self, env: Env) -> None:
         self.env = env
         self.bar: Any = None
 
-    def __enter__(self) -> Callable[[int, int], None] | None:
+    def __enter__(self) -> Callable[[int, int, int], None] | None:
         if not self.env.stderr_isatty:
             return None
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
         self.bar = Progress("spark-extract", BarColumn(), MofNCompleteColumn(), "tasks",
-                            TimeElapsedColumn(), console=Console(file=self.env.stderr),
-                            transient=True)
+                            "{task.fields[read]}", TimeElapsedColumn(),
+                            console=Console(file=self.env.stderr), transient=True)
         self.bar.start()
-        task = self.bar.add_task("spark-extract", total=None)
-        return lambda done, total: self.bar.update(task, completed=done, total=total)
+        task = self.bar.add_task("spark-extract", total=None, read="")
+
+        def update(done: int, total: int, read: int) -> None:
+            self.bar.update(task, completed=done, total=total, read=f"{read / 1e6:,.0f} MB read")
+
+        return update
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

@@ -307,8 +307,8 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
         progress: Any = None, started: Any = None) -> dict[str, Any]:
     """Check, start Spark, run the job (in this process); returns the summary written to
     ``_summary.json``. Spark failures are EnvError naming the master (exit 4).
-    ``started(spark)`` is called once the session is up; ``progress(done, total)`` while
-    tasks run."""
+    ``started(spark)`` is called once the session is up; ``progress(done, total, bytes)``
+    while tasks run."""
     preflight(master, opts)
     own = spark is None
     try:
@@ -419,7 +419,8 @@ def _arrow_job(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: J
 
     wo = WriteOptions(str(scratch), opts.framing, opts.codepage, opts.mode, filters or None,
                       opts.messages, opts.max_seg, dict(opts.fs_options))
-    with _Tracker(spark, progress):
+    total = sum(r[3] - r[2] for r in ranges)
+    with _Tracker(spark, progress, total):
         stats = run_ranges(spark, ranges, wo)
         if opts.messages:
             stats += run_reassembly(spark, wo)
@@ -444,9 +445,10 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
         reader = reader.option("splitSize", str(opts.split_size))
     df = reader.load().persist()
     try:
-        counts = {"records": F.sum(F.col("_error").isNull().cast("long"))}
+        counts = {"records": F.sum(F.col("_error").isNull().cast("long")), **CORRUPT_COUNTS()}
         counts.update({r: F.sum((F.col("_error") == r).cast("long")) for r in REASONS})
         got = df.agg(*[c.alias(n) for n, c in counts.items()]).collect()[0].asDict()
+        problems = _count_fields(got.pop(PROBLEM_LISTS) or [])
         records = df.filter("_error IS NULL")
         writer_opts = {"parquet.enable.dictionary": "false"}
         (records.write.options(**writer_opts).partitionBy("log_date")
@@ -459,7 +461,8 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
         stats = {"records": int(got["records"] or 0),
                  "rows": int(got["records"] or 0) + (sum(errors.values())
                                                      if opts.mode == "PERMISSIVE" else 0),
-                 "errors": json.dumps(errors), "problems": "{}", "messages": 0, "incomplete": 0,
+                 "errors": json.dumps(errors), "problems": json.dumps(problems), "messages": 0,
+                 "incomplete": 0,
                  "mproblems": "{}",
                  "first": (f"{first[0]['_error']}: {first[0]['_error_detail']}, offset "
                            f"X'{first[0]['offset']:04X}' ({first[0]['offset']}) in "
@@ -475,10 +478,11 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
 
 
 class _Tracker:
-    """Feeds ``progress(done, total)`` from Spark's status tracker while a job runs."""
+    """Feeds ``progress(done, total, bytes)`` from Spark's status tracker while a job runs
+    (bytes: the input share of the tasks done)."""
 
-    def __init__(self, spark: Any, progress: Any) -> None:
-        self.spark, self.progress = spark, progress
+    def __init__(self, spark: Any, progress: Any, total_bytes: int = 0) -> None:
+        self.spark, self.progress, self.total_bytes = spark, progress, total_bytes
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
 
@@ -499,7 +503,7 @@ class _Tracker:
                         done += info.numCompletedTasks
                         total += info.numTasks
                 if total:
-                    self.progress(done, total)
+                    self.progress(done, total, self.total_bytes * done // total)
             except Exception:  # noqa: BLE001 (progress is best effort)
                 return
 

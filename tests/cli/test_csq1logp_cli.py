@@ -324,3 +324,24 @@ def test_spark_failures_are_one_line_naming_the_master(monkeypatch: pytest.Monke
     ff = _spark_error(RuntimeError("...MalformedError: csq1logp: bad-rdw: RDW X'0000' at rdw.length, "
                                    "offset X'00CC' (204) in f (mode FAILFAST)\n\tat ..."), "local[2]")
     assert ff.status == ExitStatus.DECODE and str(ff).startswith("csq1logp: bad-rdw:")
+
+
+def test_progress_counts_tasks_and_bytes_from_the_status_tracker() -> None:
+    import threading
+    from types import SimpleNamespace
+
+    from mqtool.spark.job import _Tracker
+
+    seen: list[tuple[int, int, int]] = []
+    got = threading.Event()
+    stage = SimpleNamespace(numCompletedTasks=3, numTasks=4)
+    tracker = SimpleNamespace(getActiveStageIds=lambda: [7], getStageInfo=lambda sid: stage)
+    spark = SimpleNamespace(sparkContext=SimpleNamespace(statusTracker=lambda: tracker))
+
+    def progress(done: int, total: int, read: int) -> None:
+        seen.append((done, total, read))
+        got.set()
+
+    with _Tracker(spark, progress, 400 << 20):
+        assert got.wait(5)
+    assert seen[0] == (3, 4, 300 << 20)

@@ -143,6 +143,11 @@ def test_spark_extract_outputs(spark: Any, tmp_path: Path, writer: str) -> None:
     assert info["errors_by_reason"] == {"bad-bdw": 1, "no-record-date": 1, "truncated-record": 1} \
         or sum(info["errors_by_reason"].values()) == len(bad)
     assert info["rows_written"] == len(local) and info["records"] == len(good)
+    want_fields: dict[str, int] = {}
+    for r in good:
+        for name in {e.split(":", 1)[0] for e in r["_corrupt_fields"] or []}:
+            want_fields[name] = want_fields.get(name, 0) + 1
+    assert info["corrupt_fields"] == want_fields != {}
     summary = json.loads((out / "_summary.json").read_text())
     assert summary["bad_spans"] == len(bad) and summary["ranges"] == -(-p.stat().st_size // (300 << 10))
     assert [x.name for x in out.iterdir() if x.name.startswith(".")] == []  # no scratch left
