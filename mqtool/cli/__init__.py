@@ -48,6 +48,16 @@ REASSEMBLE = {
     "attachment": ("mqtool.cli.sas:reassemble_attachment",
                    "Rebuild SAS attachments (files, data sets) from a queue dump."),
 }
+EXTRACT = {
+    "csq1logp": ("mqtool.cli.csq1logp:extract",
+                 "Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM)."),
+    "urb": ("mqtool.cli.urb:extract_urb", "Bulk-extract Event Replicator URB messages."),
+}
+SPARK_EXTRACT = {
+    "csq1logp": ("mqtool.cli.csq1logp:spark_extract",
+                 "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
+    "urb": ("mqtool.cli.urb:spark_extract_urb", "Extract Event Replicator URB messages with PySpark."),
+}
 TOP = {
     "dump": ("mqtool.cli.dump:dump",
              "Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back."),
@@ -56,10 +66,10 @@ TOP = {
     "reassemble": (REASSEMBLE, "Rebuild logical units from the physical messages of a dump."),
     "reassemble-attachment": ("mqtool.cli.sas:reassemble_attachment",
                               "Same as 'reassemble attachment'."),
-    "extract": ("mqtool.cli.csq1logp:extract",
-                "Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM)."),
-    "spark-extract": ("mqtool.cli.csq1logp:spark_extract",
-                      "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
+    "extract": (EXTRACT, "Bulk-extract records to JSON lines, CSV or Parquet (no JVM); "
+                         "FORMAT csq1logp unless named."),
+    "spark-extract": (SPARK_EXTRACT, "Extract records with PySpark into partitioned Parquet; "
+                                     "FORMAT csq1logp unless named."),
     "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
     "layouts": ("mqtool.cli.layouts:layouts",
                 "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
@@ -100,6 +110,9 @@ class LazyGroup(click.Group):
             return None
         target, help_text = entry
         if isinstance(target, dict):
+            if name in DEFAULTED:
+                return DefaultGroup(name=name, table=target, help=help_text, short_help=help_text,
+                                    default=DEFAULTED[name])
             return LazyGroup(name=name, table=target, help=help_text, short_help=help_text)
         if not _available(target):
             return None
@@ -117,6 +130,47 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+# groups whose first argument may be left out: ``mqtool extract FILE...`` is
+# ``mqtool extract csq1logp FILE...``
+DEFAULTED = {"extract": "csq1logp", "spark-extract": "csq1logp"}
+
+
+class DefaultGroup(LazyGroup):
+    """A lazy group with a default subcommand, used when the first argument names none.
+    Subcommands another module may not provide yet are listed only when their function
+    exists."""
+
+    def __init__(self, *args: Any, default: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.default = default
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [n for n in super().list_commands(ctx) if self._provided(n)]
+
+    def _provided(self, name: str) -> bool:
+        module, attr = self.table[name][0].split(":")
+        try:
+            return hasattr(importlib.import_module(module), attr)
+        except ImportError:
+            return False
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.table and not self._provided(name):
+            return None
+        return super().get_command(ctx, name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.table and args[0] not in ("-h", "--help"):
+            args = [self.default, *args]
+        elif args and args[0] in self.table and not self._provided(args[0]):
+            args = [self.default, *args]  # a file named like a format not provided here
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, f"[FORMAT] ARGS... (FORMAT: {self.default} "
+                                                "unless named)")
 
 
 @click.group(cls=LazyGroup, table=TOP, context_settings={"help_option_names": ["-h", "--help"]})

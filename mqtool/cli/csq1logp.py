@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -80,16 +80,33 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
     heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
     span is reported with its offset and decoding resumes at the next record (exit 2).
     """
-    from mqtool import api
+    from mqtool.errors import DecodeError
+    from mqtool.formats.csq1logp.decode import decode_stream
 
     env = get_env()
-    data = read_unit_input(file, hex_text)
-    units = api.decode("csq1logp", data, framing=framing, codepage=codepage,
-                       leap_seconds=leap_seconds)
-    if not units:
-        raise InputError(f"{file}: empty input, no records")
-    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
-                      json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    if not hex_text and file != "-" and os.path.isfile(file):
+        # a file of any size: framed and printed piece by piece (bounded memory)
+        from mqtool.formats.csq1logp.framing import SNIFF, read_chunks
+
+        head = b"".join(read_chunks(file, 0, SNIFF, SNIFF))
+        read_unit_input(file, False, head)  # refuses dump text with a hint
+        units = decode_stream(read_chunks(file), head, framing, codepage,
+                              leap_seconds=leap_seconds, final=len(head) < SNIFF)
+    else:
+        data = read_unit_input(file, hex_text)
+        units = decode_stream([data], data[:65536], framing, codepage, leap_seconds=leap_seconds)
+    seen = 0
+
+    def counted() -> Iterator[Any]:
+        nonlocal seen
+        for item in units:
+            seen += 1
+            yield item
+
+    status = emit_units(env, counted(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    if not seen:
+        raise DecodeError("csq1logp", "", 0, "empty input, no records")
+    return status
 
 
 # --------------------------------------------------------------------------- extract
@@ -141,7 +158,14 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     decoded by every core. Exit status 2 when any bad span was met (the rows were still
     written), 3 when --messages found incomplete messages.
     """
-    from mqtool.formats.csq1logp.extract import Filters, output_format
+    from mqtool.errors import MqtoolError
+    from mqtool.formats.csq1logp.extract import (
+        Filters,
+        Summary,
+        check_output,
+        output_format,
+        temp_beside,
+    )
     from mqtool.formats.csq1logp.extract import extract as run_extract
 
     env = get_env()
@@ -149,40 +173,116 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
         filters = Filters.make(queue, verb, urid, qmgr, since, until, status)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    fmt = output_format(output, to)
-    paths, names, cleanup = _spool_stdin(files)
-    try:
-        out: Any
-        if output and output != "-":
-            if os.path.exists(output) and not force:
-                from mqtool.io.outputs import OutputExistsError
+    from mqtool.formats.csq1logp.extract import is_dir_output
 
-                raise OutputExistsError(f"{output} exists (use --force to overwrite)")
-            out = output
-        else:
-            if fmt == "parquet":
-                raise click.UsageError("Parquet needs a file: -o OUT.parquet")
-            out = env.stdout
+    if is_dir_output(output):
+        return _extract_to_dir(env, files, output, framing, codepage, mode, filters,  # type: ignore[arg-type]
+                               messages, max_segment, workers, split_size, summary_path, force)
+    fmt = output_format(output, to)
+    to_file = bool(output and output != "-")
+    if not to_file and fmt == "parquet":
+        raise click.UsageError("Parquet needs a file: -o OUT.parquet")
+    if to_file:
+        check_output(output, force)  # type: ignore[arg-type]
+    if summary_path:
+        check_output(summary_path, True)
+    summary = Summary(mode=mode.upper())
+    paths, names, cleanup = _spool_stdin(files)
+    tmp = temp_beside(output) if to_file else None  # type: ignore[arg-type]
+    failed: MqtoolError | None = None
+    try:
         total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         with _progress(env, total) as advance:
-            summary = run_extract(paths, out, fmt=fmt, framing=framing, codepage=codepage,
-                                  mode=mode.upper(), filters=filters, messages=messages,
-                                  max_seg=max_segment, workers=workers, split_size=split_size,
-                                  progress=advance, names=names)
+            run_extract(paths, tmp or env.stdout, fmt=fmt, framing=framing, codepage=codepage,
+                        mode=mode.upper(), filters=filters, messages=messages, max_seg=max_segment,
+                        workers=workers, split_size=split_size, progress=advance, names=names,
+                        summary=summary)
+        if tmp:
+            os.replace(tmp, output)  # type: ignore[arg-type]
+            tmp = None
+    except MqtoolError as e:
+        failed = e
     finally:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)  # a failed run leaves no output file
         for p in cleanup:
             os.unlink(p)
     info = summary.to_json()
+    if failed is not None:
+        info["failed"] = str(failed)
     if summary_path:
         with open(summary_path, "w", encoding="utf-8") as f:
             json.dump(info, f, indent=2)
             f.write("\n")
+    if failed is not None:
+        raise failed
+    if env.stderr_isatty:
+        print_summary(env, info)
+    return _status(env, info)
+
+
+def _extract_to_dir(env: Env, files: tuple[str, ...], outdir: str, framing: str, codepage: str,
+                    mode: str, filters: Any, messages: bool, max_segment: int,
+                    workers: int | None, split_size: int, summary_path: str | None,
+                    force: bool) -> int:
+    """``extract -o DIR/``: spark-extract's layout (records/ by log_date, errors/,
+    messages/, _summary.json), written in a scratch folder and moved into place."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from mqtool.formats.csq1logp.extract import Summary
+    from mqtool.formats.csq1logp.extract import extract as run_extract
+    from mqtool.spark.job import check_output as check_dir
+
+    check_dir(outdir, force)
+    if summary_path:
+        from mqtool.formats.csq1logp.extract import check_output
+
+        check_output(summary_path, True)
+    root = Path(outdir).resolve()
+    created = not root.exists()
+    paths, names, cleanup = _spool_stdin(files)
+    summary = Summary(mode=mode.upper())
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
+    try:
+        total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+        with _progress(env, total) as advance:
+            run_extract(paths, str(scratch), fmt="dir", framing=framing, codepage=codepage,
+                        mode=mode.upper(), filters=filters, messages=messages,
+                        max_seg=max_segment, workers=workers, split_size=split_size,
+                        progress=advance, names=names, summary=summary)
+        for name in ("records", "errors", "messages"):
+            if (scratch / name).exists():
+                if (root / name).exists():
+                    shutil.rmtree(root / name)  # --force was checked
+                os.replace(scratch / name, root / name)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if created:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+    finally:
+        for p in cleanup:
+            os.unlink(p)
+    shutil.rmtree(scratch, ignore_errors=True)
+    info = summary.to_json()
+    info["output"] = str(root)
+    for target in (str(root / "_summary.json"), summary_path):
+        if target:
+            with open(target, "w", encoding="utf-8") as f:
+                json.dump(info, f, indent=2)
+                f.write("\n")
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)
 
 
 def _status(env: Env, info: dict[str, Any]) -> int:
+    if not info["records"] and not info["bad_spans"]:
+        env.error("csq1logp: empty input, no records")
+        return ExitStatus.DECODE
     bad = info["bad_spans"]
     if bad:
         by = ", ".join(f"{k} {v}" for k, v in info["errors_by_reason"].items())
@@ -279,10 +379,32 @@ def print_summary(env: Env, info: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- spark-extract
 
 
+def _filter_opts(f: Callable[..., Any]) -> Callable[..., Any]:
+    """extract's row filters (also on spark-extract and as DataSource options)."""
+    for opt in reversed([
+        click.option("--queue", multiple=True, metavar="GLOB",
+                     help="Only records of queues matching GLOB (e.g. 'PAYROLL.*'); repeatable."),
+        click.option("--verb", multiple=True, metavar="VERB",
+                     help="Only these csverb values (MQPUT, MQGET, ...); repeatable."),
+        click.option("--urid", multiple=True, metavar="HEX",
+                     help="Only this unit of work (12 hex digits)."),
+        click.option("--qmgr", multiple=True, metavar="NAME", help="Only this queue manager."),
+        click.option("--since", metavar="TIME", help="Only records with dtodout at or after "
+                                                     "TIME (ISO-8601, UTC unless it has a zone)."),
+        click.option("--until", metavar="TIME", help="Only records with dtodout before TIME."),
+        click.option("--status", multiple=True, metavar="S",
+                     help="Only units of work in this state: C/committed, B/backed-out, "
+                          "I/inflight."),
+    ]):
+        f = opt(f)
+    return f
+
+
 @click.command(short_help="Extract CSQ1LOGP records with PySpark into partitioned Parquet.")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...", type=click.Path())
 @click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", type=click.Path(),
-              help="Output directory: records/ (Parquet by log_date), messages/, _summary.json.")
+              help="Output directory: records/ (Parquet in log_date=YYYY-MM-DD folders), errors/, "
+                   "messages/, _summary.json.")
 @click.option("--master", default="local[*]", show_default=True, metavar="URL",
               help="Spark master: local[N], local-cluster[W,C,MB], spark://HOST:PORT, yarn, "
                    "k8s://...")
@@ -292,32 +414,38 @@ def print_summary(env: Env, info: dict[str, Any]) -> None:
 @_framing
 @_codepage_opt
 @_mode_opt
+@_filter_opts
 @click.option("--split-size", callback=_size, default=None, metavar="SIZE",
-              help="Split size (default: about one split per core, 64m..128m).")
+              help="Byte range per task, 1k and up (default: about one per core, 64m..128m).")
 @click.option("--messages", is_flag=True,
               help="Also write messages/: one row per logical message, segments reassembled.")
 @click.option("--max-segment", type=click.IntRange(1, 32752), default=32552, show_default=True,
               help="Largest data slice of one record (a shorter one ends a message).")
-@click.option("--force", is_flag=True, help="Replace existing records/ and messages/ in OUTDIR.")
+@click.option("--force", is_flag=True, help="Replace existing records/, errors/, messages/ in OUTDIR.")
 @click.option("--writer", type=click.Choice(["arrow", "spark"]), default="arrow", show_default=True,
-              help="Who writes records/: arrow = each executor task writes its split with pyarrow "
-                   "(fast; OUTDIR on a filesystem the executors can write: local, NFS); spark = "
-                   "Spark's writer (any Hadoop filesystem: HDFS, object stores).")
+              help="Who writes the output: arrow = each executor task writes its range with "
+                   "pyarrow (fast; OUTDIR on a filesystem the executors can write: local, NFS); "
+                   "spark = Spark's writer through the DataSource.")
+@click.option("--verbose", is_flag=True, help="Let the JVM's start-up notes and Spark's log through.")
 def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
                   print_submit: bool, framing: str, codepage: str, mode: str,
-                  split_size: int | None, messages: bool, max_segment: int, force: bool,
-                  writer: str) -> int:
-    """Run the same codec inside Spark: one header pass cuts every file into splits at
-    record boundaries; each executor task decodes a split with the bulk decoder and writes
-    OUTDIR/records/ as Parquet partitioned by log_date (timestamps TIMESTAMP_MICROS) —
-    with pyarrow by default, or through the Python DataSource (mqtool.csq1logp) and
-    Spark's writer with --writer spark. With --messages, OUTDIR/messages/ holds the
-    reassembled messages (only multi-segment records are shuffled). OUTDIR/_summary.json
-    has the counts by reason.
+                  queue: tuple[str, ...], verb: tuple[str, ...], urid: tuple[str, ...],
+                  qmgr: tuple[str, ...], since: str | None, until: str | None,
+                  status: tuple[str, ...], split_size: int | None, messages: bool, max_segment: int,
+                  force: bool, writer: str, verbose: bool) -> int:
+    """Run the same codec inside Spark. The driver lists the inputs (paths, directories,
+    globs, or URIs: file://, s3://, gs://, hdfs://) and cuts them into byte ranges without
+    reading them; each executor task finds the records of its range, decodes them with the
+    bulk decoder and writes OUTDIR/records/ as Parquet in Hive-style log_date=YYYY-MM-DD
+    folders (timestamps TIMESTAMP_MICROS), bad spans to OUTDIR/errors/. With --messages,
+    OUTDIR/messages/ holds the reassembled messages (only multi-segment records are
+    shuffled). OUTDIR/_summary.json has the counts by reason.
 
-    The default master is an embedded local[*]: no cluster needed, Java 17+ is. mqtool is
-    shipped to the executors as a zip (spark.submit.pyFiles), so a cluster needs only
-    Python with pyarrow and numpy.
+    Inputs, output, master URL and Java (17+) are checked before the JVM starts; nothing is
+    created when a check fails. The default master is an embedded local[*]: no cluster
+    needed. mqtool is shipped to the executors as a zip (spark.submit.pyFiles), so a
+    cluster needs only Python with pyarrow and numpy. S3 settings come from the AWS
+    environment (AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
     """
     from mqtool.spark import job
 
@@ -328,13 +456,59 @@ def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tupl
         if not sep or not k:
             raise click.BadParameter(f"{kv!r} is not K=V", param_hint="--conf")
         conf[k.strip()] = v
+    from mqtool.formats.csq1logp.extract import Filters
+
+    filters = {"queue": ",".join(queue), "verb": ",".join(verb), "urid": ",".join(urid),
+               "qmgr": ",".join(qmgr), "since": since or "", "until": until or "",
+               "status": ",".join(status)}
+    try:
+        Filters.make(queue, verb, urid, qmgr, since, until, status)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     opts = job.JobOptions(inputs=list(inputs), outdir=outdir, framing=framing, codepage=codepage,
                           mode=mode.upper(), split_size=split_size, messages=messages,
-                          max_seg=max_segment, force=force, writer=writer)
+                          max_seg=max_segment, force=force, writer=writer,
+                          filters={k: v for k, v in filters.items() if v}, verbose=verbose)
     if print_submit:
         env.line(job.submit_line(master, conf, opts))
         return ExitStatus.OK
-    info = job.run(master, conf, opts)
+
+    def started(spark: Any) -> None:
+        url = spark.sparkContext.uiWebUrl
+        if not master.startswith("local") and url:
+            env.error(f"Spark UI: {url}")
+
+    with _task_progress(env) as progress:
+        info = job.run(master, conf, opts, progress=progress, started=started)
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)
+
+
+class _task_progress:  # noqa: N801 (a context manager used like a function)
+    """Tasks done / total and the input read so far on stderr, only on a terminal."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[int, int, int], None] | None:
+        if not self.env.stderr_isatty:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        self.bar = Progress("spark-extract", BarColumn(), MofNCompleteColumn(), "tasks",
+                            "{task.fields[read]}", TimeElapsedColumn(),
+                            console=Console(file=self.env.stderr), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("spark-extract", total=None, read="")
+
+        def update(done: int, total: int, read: int) -> None:
+            self.bar.update(task, completed=done, total=total, read=f"{read / 1e6:,.0f} MB read")
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -303,8 +303,8 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
 
 
 @click.command(short_help="Event Replicator messages to change tables (Parquet, JSON lines, CSV).")
-@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
-@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR",
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...", type=click.Path(allow_dash=True))
+@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", type=click.Path(),
               help="Output directory: messages, transactions, records, images, status, errors "
                    "and changes, one file each.")
 @click.option("--to", "fmt", type=click.Choice(["parquet", "jsonl", "csv"]), default="parquet",
@@ -343,10 +343,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str, summa
     from mqtool.formats.urb.extract import extract
 
     env = get_env()
-    total = 0
-    for p in inputs:
-        if os.path.isfile(p):
-            total += os.path.getsize(p)
+    total = _refuse_empty(inputs)
     with _extract_progress(env, total) as advance:
         result = extract(list(inputs), outdir, fmt=fmt, mode=mode.upper(), force=force,
                          progress=advance, leap_seconds=leap_seconds)
@@ -500,9 +497,22 @@ def _server_message(kind: str, per_urbi: dict, isn: tuple[str, ...], server: dic
 # --------------------------------------------------------------------------- spark-extract urb
 
 
+def _refuse_empty(inputs: tuple[str, ...]) -> int:
+    """The bytes of the input files; every input an empty file is "empty input" (exit 2),
+    as in every command, before any output is made."""
+    import os
+
+    sizes = [os.path.getsize(p) for p in inputs if os.path.isfile(p)]
+    if len(sizes) == len(inputs) and not any(sizes):
+        from mqtool.errors import EmptyInputError
+
+        raise EmptyInputError("urb", ", ".join(inputs))
+    return sum(sizes)
+
+
 @click.command(short_help="Event Replicator messages to change tables with PySpark (Parquet).")
-@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...")
-@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR",
+@click.argument("inputs", nargs=-1, required=True, metavar="INPUT...", type=click.Path())
+@click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", type=click.Path(),
               help="Output directory: one Parquet folder per table (messages, transactions, records, "
                    "images, status, errors, changes) and _summary.json.")
 @click.option("--master", default="local[*]", show_default=True, metavar="URL",
@@ -522,10 +532,18 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     (the local command counts over the run); (file, transaction) names a transaction in
     both. Exit status 2 when the errors table has rows.
     """
+    from mqtool.errors import InputError
     from mqtool.spark import job
     from mqtool.spark import urb as spark_urb
 
     env = get_env()
+    if "-" in inputs:
+        raise InputError("spark-extract urb: stdin (-) cannot be read by executors; give files")
+    _refuse_empty(inputs)
+    job.check_output(outdir, force)  # what can be checked before the JVM starts
+    job.check_master(master)
+    job.pyspark_check()
+    job.java_check()
     conf = {}
     for kv in confs:
         k, sep, v = kv.partition("=")

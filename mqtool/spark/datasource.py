@@ -5,22 +5,25 @@
     df = (spark.read.format("mqtool.csq1logp")
           .option("framing", "auto").option("codepage", "cp037")
           .option("mode", "PERMISSIVE").option("splitSize", "64m")
-          .load("/data/CSQCMT.bin"))                  # a file, a directory or a glob
+          .option("queue", "PAYROLL.*")               # extract's filters, applied in the scan
+          .load("s3://bucket/logs/CSQCMT*"))          # a path or URI: file, directory, glob
 
 Options match ``mqtool extract``: ``framing`` (auto|rdw|bdw|none), ``codepage``, ``mode``
-(PERMISSIVE|DROPMALFORMED|FAILFAST), ``splitSize``; ``paths`` takes several inputs separated
-by commas. Planning does one header pass per file (the sparse index) and cuts big files at
-record boundaries, so one file keeps every core busy; each partition yields Arrow batches
-from the same vectorised decoder as the local path. The schema is derived from the record
-layout (``csq1logp_bulk.record_schema``).
+(PERMISSIVE|DROPMALFORMED|FAILFAST), ``splitSize`` (1k and up), the filters ``queue``,
+``verb``, ``urid``, ``qmgr``, ``status`` (comma-separated lists), ``since``, ``until``;
+``paths`` takes several inputs separated by commas; ``s3.endpoint``, ``s3.region``,
+``s3.access_key``, ``s3.secret_key`` for object stores (else the AWS environment).
+
+Planning lists the files and their sizes and nothing more: every file is cut into byte
+ranges, and each task finds its first record itself (``framing.range_frames``), so one big
+file keeps every core busy and the driver never reads the data. ``file`` is the input's
+absolute URI; ``rec_no`` is null (a range does not know how many records precede it; order
+by ``offset``).
 """
 
 from __future__ import annotations
 
-import glob
-import json
-import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -42,6 +45,7 @@ from pyspark.sql.types import (
 
 NAME = "mqtool.csq1logp"
 DEFAULT_SPLIT = 32 << 20
+FILTER_OPTIONS = ("queue", "verb", "urid", "qmgr", "status")
 
 
 def spark_type(t: pa.DataType) -> DataType:
@@ -69,26 +73,36 @@ def spark_schema(schema: pa.Schema) -> StructType:
     return StructType([StructField(f.name, spark_type(f.type), True) for f in schema])
 
 
-def expand(paths: list[str]) -> list[str]:
-    """Files of paths that may be files, directories (their regular files) or globs."""
-    out: list[str] = []
-    for p in paths:
-        if os.path.isdir(p):
-            out += sorted(os.path.join(p, f) for f in os.listdir(p)
-                          if not f.startswith((".", "_")) and os.path.isfile(os.path.join(p, f)))
-        elif any(ch in p for ch in "*?["):
-            out += sorted(f for f in glob.glob(p) if os.path.isfile(f))
-        else:
-            out.append(p)
+class RangePartition(InputPartition):
+    """One byte range of one file (cut anywhere; the reader finds its records)."""
+
+    def __init__(self, path: str, name: str, start: int, end: int, size: int) -> None:
+        super().__init__((path, start, end))
+        self.path, self.name, self.start, self.end, self.size = path, name, start, end, size
+
+
+def filters_from(opts: Mapping[str, Any]) -> Any:
+    """``Filters`` from DataSource / job options (lists comma-separated); ValueError says why."""
+    from mqtool.formats.csq1logp.extract import Filters
+
+    def many(key: str) -> list[str]:
+        return [v.strip() for v in str(opts.get(key) or "").split(",") if v.strip()]
+
+    return Filters.make(many("queue"), many("verb"), many("urid"), many("qmgr"),
+                        opts.get("since") or None, opts.get("until") or None, many("status"))
+
+
+def plan_ranges(paths: list[str], split_size: int,
+                options: Mapping[str, str] | None = None) -> list[tuple[str, str, int, int, int]]:
+    """``(path, uri, start, end, size)`` of every byte range: a listing, no data read."""
+    from mqtool.formats.csq1logp.framing import byte_ranges
+    from mqtool.io.uris import absolute, list_files
+
+    out = []
+    for path, size in list_files(paths, options):
+        uri = absolute(path)
+        out += [(path, uri, r.start, r.end, size) for r in byte_ranges(path, size, "", split_size)]
     return out
-
-
-class SplitPartition(InputPartition):
-    """One split: a byte range of one file starting at a restart point."""
-
-    def __init__(self, path: str, start: int, end: int, rec_no: int, framing: str) -> None:
-        super().__init__((path, start, end, rec_no, framing))
-        self.path, self.start, self.end, self.rec_no, self.framing = path, start, end, rec_no, framing
 
 
 class Csq1logpDataSource(DataSource):
@@ -109,47 +123,46 @@ class Csq1logpDataSource(DataSource):
 
 class Csq1logpReader(DataSourceReader):
     def __init__(self, options: dict[str, Any]) -> None:
+        from mqtool.formats.csq1logp.bulk import MODES
+        from mqtool.formats.csq1logp.extract import parse_size
+        from mqtool.io.uris import OPTION_KEYS
+
         opts = {k.lower(): v for k, v in options.items()}
         self.framing = str(opts.get("framing", "auto")).lower()
         self.codepage = str(opts.get("codepage", "cp037"))
         self.mode = str(opts.get("mode", "PERMISSIVE")).upper()
-        from mqtool.formats.csq1logp.bulk import MODES
-        from mqtool.formats.csq1logp.extract import parse_size
-
         if self.mode not in MODES:
-            raise ValueError(f"mqtool.csq1logp: mode must be one of {', '.join(MODES)}")
+            raise ValueError(f"{NAME}: mode must be one of {', '.join(MODES)}")
         if self.framing not in ("auto", "rdw", "bdw", "none"):
-            raise ValueError("mqtool.csq1logp: framing must be auto, rdw, bdw or none")
-        self.split_size = parse_size(str(opts.get("splitsize", DEFAULT_SPLIT)))
+            raise ValueError(f"{NAME}: framing must be auto, rdw, bdw or none")
+        try:
+            self.split_size = parse_size(str(opts.get("splitsize", DEFAULT_SPLIT)))
+            self.filters = filters_from(opts)
+        except ValueError as e:
+            raise ValueError(f"{NAME}: {e}") from None
         paths = [p for p in str(opts.get("paths", "")).split(",") if p]
         if opts.get("path"):
             paths.insert(0, str(opts["path"]))
         self.paths = paths
-        self.splits = json.loads(opts["_splits"]) if opts.get("_splits") else None
-        self.names = json.loads(opts["_names"]) if opts.get("_names") else {}
+        self.fs_options = {k: str(v) for k, v in opts.items() if k in OPTION_KEYS}
 
     def partitions(self) -> list[InputPartition]:
-        if self.splits is not None:  # planned by the job (it needed the header pass anyway)
-            return [SplitPartition(*s) for s in self.splits]
-        from mqtool.formats.csq1logp.framing import sparse_index
-
-        files = expand(self.paths)
-        if not files:
-            raise ValueError("mqtool.csq1logp: no input files (load(path) or option paths)")
-        parts: list[InputPartition] = []
-        for f in files:
-            ix = sparse_index(f, self.framing, self.codepage, self.split_size)
-            parts += [SplitPartition(s.path, s.start, s.end, s.rec_no, s.framing) for s in ix.splits]
-        return parts
+        if not self.paths:
+            raise ValueError(f"{NAME}: no input (load(path) or option paths)")
+        return [RangePartition(p, uri, a, b, size)
+                for p, uri, a, b, size in plan_ranges(self.paths, self.split_size, self.fs_options)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        from mqtool.formats.csq1logp.bulk import batches
-        from mqtool.formats.csq1logp.framing import Split, split_frames
+        from mqtool.formats.csq1logp.extract import decode_range
 
-        p: SplitPartition = partition  # type: ignore[assignment]
-        split = Split(p.path, p.start, p.end, p.rec_no, p.framing)
-        name = self.names.get(p.path, p.path)
-        yield from batches(name, split_frames(split, self.codepage), self.codepage, self.mode)
+        p: RangePartition = partition  # type: ignore[assignment]
+        for batch in decode_range(p.path, p.start, p.end, p.size, self.framing, self.codepage,
+                                  self.mode, p.name, self.fs_options):
+            if self.filters:
+                batch = self.filters.apply(pa.Table.from_batches([batch]))
+                yield from batch.to_batches()
+            else:
+                yield batch
 
 
 def register(spark: Any) -> None:

@@ -7,18 +7,20 @@ through spark-submit with this file as the application::
         .../mqtool/spark/job.py INPUT... -o OUTDIR [--messages] [--mode ...]
 
 mqtool goes to the executors as a zip of the package (``SparkContext.addPyFile`` in
-process, ``--py-files`` / ``spark.submit.pyFiles`` with spark-submit). The driver does the
-header pass (sparse index: splits and counts by reason); then, by default, each executor
-task decodes its split and writes its own ``records/log_date=.../part-N.parquet`` with
-pyarrow (``direct.py``: one core per task, nothing but a stats row crosses into the JVM);
-with ``--writer spark`` the executors decode through the DataSource and Spark's writer
-produces ``records/``. ``messages/`` (with ``--messages``) is always Spark's: only the
-multi-segment records are shuffled.
+process, ``--py-files`` / ``spark.submit.pyFiles`` with spark-submit). Everything that can
+be checked is checked before the JVM starts (``preflight``). The driver only lists the
+inputs and their sizes and cuts them into byte ranges; each executor task finds the records
+of its range itself, decodes them and writes its own files with pyarrow
+(``arrow_writer.py``): ``records/log_date=YYYY-MM-DD/``, ``errors/`` and, with
+``--messages``, ``messages/`` (only the multi-segment records are shuffled). With
+``--writer spark`` the DataSource and Spark's writer produce the same layout. Everything is
+written in a scratch folder inside OUTDIR and moved into place when the job succeeded.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -28,17 +30,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mqtool.errors import DecodeError, EnvError, InputError, MqtoolError
+from mqtool.errors import EnvError, ExitStatus, InputError, MqtoolError
 
 PACKAGE = Path(__file__).resolve().parent.parent  # .../mqtool
 TUNING = {
-    "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
@@ -46,6 +48,9 @@ TUNING = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.python.worker.reuse": "true",
 }
+
+
+FILTERS = ("queue", "verb", "urid", "qmgr", "since", "until", "status")
 
 
 @dataclass
@@ -59,8 +64,10 @@ class JobOptions:
     messages: bool = False
     max_seg: int = 32552
     force: bool = False
-    writer: str = "arrow"  # "arrow": executors write with pyarrow (direct.py); "spark"
-    extra: dict[str, Any] = field(default_factory=dict)
+    writer: str = "arrow"  # "arrow": executors write with pyarrow (arrow_writer.py); "spark"
+    filters: dict[str, str] = field(default_factory=dict)  # queue, verb, ... (lists: a,b)
+    fs_options: dict[str, str] = field(default_factory=dict)  # s3.endpoint, ...
+    verbose: bool = False
 
     def argv(self) -> list[str]:
         out = [*self.inputs, "-o", self.outdir, "--framing", self.framing, "--codepage",
@@ -72,6 +79,9 @@ class JobOptions:
             out.append("--messages")
         if self.force:
             out.append("--force")
+        for k, v in self.filters.items():
+            if v:
+                out += [f"--{k}", v]
         return out
 
 
@@ -130,16 +140,19 @@ def package_zip() -> str:
     return str(target)
 
 
-def _conf(master: str, conf: dict[str, str]) -> dict[str, str]:
+def _conf(master: str, conf: dict[str, str], verbose: bool = False) -> dict[str, str]:
     out = dict(TUNING)
-    if master.startswith("local"):
+    local = master.startswith("local")
+    if not verbose:
         log4j = PACKAGE / "spark" / "log4j2.properties"
         out["spark.driver.extraJavaOptions"] = f"-Dlog4j.configurationFile=file:{log4j}"
+    out["spark.ui.enabled"] = "false" if local else "true"  # a cluster's UI stays on
+    if local:
         out["spark.pyspark.python"] = sys.executable
         out["spark.pyspark.driver.python"] = sys.executable
         out["spark.sql.shuffle.partitions"] = "8"
         # local mode: the driver JVM is the executor; at the default 1 GB heap two Parquet
-        # writers spend their time in GC (bench/extract.py: 83 -> 97 MB/s with 2 GB)
+        # writers spend their time in GC
         out["spark.driver.memory"] = "2g"
     out.update(conf)
     return out
@@ -155,8 +168,10 @@ def submit_line(master: str, conf: dict[str, str], opts: JobOptions) -> str:
     return " \\\n  ".join(lines)
 
 
-def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract") -> Any:
-    """A Spark session for the job: tuned, mqtool shipped, the DataSource registered."""
+def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract",
+            verbose: bool = False) -> Any:
+    """A Spark session for the job: tuned, mqtool shipped, the DataSource registered. The
+    JVM's own output (start-up notes, log lines) goes to a file unless ``verbose``."""
     pyspark_check()
     java_check()
     from pyspark.sql import SparkSession
@@ -166,11 +181,31 @@ def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract"
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     b = SparkSession.builder.master(master).appName(app)
-    for k, v in _conf(master, conf).items():
+    for k, v in _conf(master, conf, verbose).items():
         b = b.config(k, v)
-    spark = b.getOrCreate()
+    with _quiet_fd2(not verbose):
+        spark = b.getOrCreate()
     prepare(spark)
     return spark
+
+
+@contextlib.contextmanager
+def _quiet_fd2(quiet: bool) -> Any:
+    """While the JVM starts, file descriptor 2 points at a log file (the JVM keeps it)."""
+    if not quiet:
+        yield
+        return
+    log = Path(tempfile.gettempdir()) / f"mqtool-spark-{os.getpid()}.log"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.dup2(fd, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
 
 
 def prepare(spark: Any) -> None:
@@ -184,6 +219,77 @@ def prepare(spark: Any) -> None:
     register(spark)
 
 
+# --------------------------------------------------------------------------- checks
+
+
+_MASTER = re.compile(
+    r"^(local(\[(\*|\d+)(,\d+)?\])?"
+    r"|local-cluster\[\d+,\d+,\d+\]"
+    r"|spark://[A-Za-z0-9._-]+:\d{1,5}(,[A-Za-z0-9._-]+:\d{1,5})*"
+    r"|yarn"
+    r"|k8s://(https?://)?[A-Za-z0-9._-]+(:\d{1,5})?(/.*)?"
+    r"|mesos://.+)$")
+OUTPUTS = ("records", "errors", "messages", "_summary.json")
+
+
+def check_master(master: str) -> None:
+    """A well-formed master URL, and for ``spark://`` a master that answers (2 s), before
+    a JVM is started."""
+    from mqtool.errors import InputError
+
+    if not _MASTER.match(master):
+        raise InputError(f"--master: {master!r} is not a Spark master URL (local[N], "
+                         "local-cluster[W,C,MB], spark://HOST:PORT, yarn, k8s://https://HOST:PORT)")
+    if master.startswith("spark://"):
+        import socket
+
+        errors = []
+        for hostport in master.removeprefix("spark://").split(","):
+            host, _, port = hostport.rpartition(":")
+            try:
+                with socket.create_connection((host, int(port)), timeout=2):
+                    return
+            except OSError as e:
+                errors.append(e.strerror or str(e))
+        raise EnvError(f"spark-extract: master {master} unreachable ({'; '.join(errors)})")
+
+
+def check_output(outdir: str, force: bool) -> None:
+    """OUTDIR holds none of the outputs (unless --force) and can be created and written."""
+    from mqtool.io.outputs import OutputExistsError
+    from mqtool.io.uris import is_uri
+
+    if is_uri(outdir) and not outdir.startswith("file://"):
+        return  # checked by Spark's writer (--writer spark)
+    root = Path(outdir.removeprefix("file://"))
+    if root.exists() and not root.is_dir():
+        raise OutputExistsError(f"{outdir}: exists and is not a directory")
+    if root.is_dir() and not force:
+        there = [n for n in OUTPUTS if (root / n).exists()]
+        if there:
+            raise OutputExistsError(f"{root / there[0]} exists (use --force to replace it)")
+    probe = root
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise EnvError(f"{outdir}: cannot create output directory: {probe} is not writable")
+
+
+def preflight(master: str, opts: JobOptions) -> list[tuple[str, str, int, int, int]]:
+    """Everything that can be checked before the JVM starts; nothing is created. Returns
+    the byte ranges (a listing of the inputs, no data read)."""
+    from mqtool.spark.datasource import plan_ranges
+
+    if "-" in opts.inputs:
+        raise InputError("spark-extract: stdin (-) cannot be split across executors; "
+                         "give files, directories, globs or URIs")
+    check_output(opts.outdir, opts.force)
+    check_master(master)
+    pyspark_check()
+    java_check()
+    return plan_ranges(opts.inputs, opts.split_size or MAX_SPLIT, opts.fs_options)
+
+
 # --------------------------------------------------------------------------- the job
 
 
@@ -192,117 +298,239 @@ MIN_SPLIT, MAX_SPLIT = 64 << 20, 128 << 20
 
 def auto_split(total: int, parallelism: int) -> int:
     """About one split per core, between 64 MB and 128 MB: every task pays ~0.15 s for its
-    Python worker, so finer splits cost more than they balance (bench/extract.py: 4 splits
-    per core ran at 82 MB/s on local[2], 1 per core at 129 MB/s). Large inputs still get
-    many 128 MB splits, so one big file keeps every core busy."""
+    Python worker, so finer splits cost more than they balance. Large inputs still get many
+    128 MB splits, so one big file keeps every core busy."""
     return max(MIN_SPLIT, min(MAX_SPLIT, -(-total // max(1, parallelism))))
 
 
-def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None) -> dict[str, Any]:
-    """Run the job (in this process); returns the summary written to ``_summary.json``."""
+def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
+        progress: Any = None, started: Any = None) -> dict[str, Any]:
+    """Check, start Spark, run the job (in this process); returns the summary written to
+    ``_summary.json``. Spark failures are EnvError naming the master (exit 4).
+    ``started(spark)`` is called once the session is up; ``progress(done, total, bytes)``
+    while tasks run."""
+    preflight(master, opts)
     own = spark is None
-    spark = spark or session(master, conf)
     try:
-        return run_job(spark, opts, master)
+        spark = spark or session(master, conf, verbose=opts.verbose)
+    except MqtoolError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
+        raise _spark_error(e, master) from None
+    if started is not None:
+        started(spark)
+    try:
+        return run_job(spark, opts, master, progress)
     finally:
         if own:
-            spark.stop()
+            with contextlib.suppress(Exception):
+                spark.stop()
 
 
-def run_job(spark: Any, opts: JobOptions, master: str = "") -> dict[str, Any]:
-    from pyspark.errors import PySparkException
-
-    from mqtool.formats.csq1logp.extract import Summary, plan
-    from mqtool.io.outputs import OutputDir
-    from mqtool.spark.datasource import NAME, expand
+def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None) -> dict[str, Any]:
+    from mqtool.formats.csq1logp.extract import Summary
+    from mqtool.spark.datasource import filters_from, plan_ranges
 
     t0 = time.perf_counter()
-    files = expand(opts.inputs)
-    if not files:
-        raise InputError("spark-extract: no input files")
-    out = OutputDir(opts.outdir, opts.force)
-    targets = ["records", *(["messages"] if opts.messages else [])]
-    for t in targets:
-        if out.path(t).exists() and not opts.force:
-            raise MqtoolError(f"{out.path(t)} exists (use --force to replace it)")
-    total = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
-    split = opts.split_size or auto_split(total, spark.sparkContext.defaultParallelism)
-    indexes = plan(files, opts.framing, opts.codepage, split, index_all=True)
-    summary = Summary(mode=opts.mode)
-    splits = []
-    for ix in indexes:
-        summary.files.append({"file": ix.path, "bytes": ix.size, "framing": ix.framing,
-                              "framing_reason": ix.framing_reason, "splits": len(ix.splits)})
-        summary.bytes += ix.size
-        summary.records += ix.records
-        summary.errors.update(ix.errors)
-        if ix.first_error is not None and not summary.first_error:
-            fr = ix.first_error
-            summary.first_error = (f"{fr.error}: {fr.detail} at {fr.path}, offset X'{fr.offset:04X}' "
-                                   f"({fr.offset}) in {ix.path}")
-            if opts.mode == "FAILFAST":
-                raise DecodeError("csq1logp", fr.path, fr.offset,
-                                  f"{fr.error}: {fr.detail} in {ix.path} (mode FAILFAST)")
-        splits += [[s.path, s.start, s.end, s.rec_no, s.framing] for s in ix.splits]
-    if opts.mode == "DROPMALFORMED":
-        summary.dropped = sum(summary.errors.values())
-    write_mode = "overwrite" if opts.force else "errorifexists"
-    try:
-        if opts.writer == "arrow":  # the executors decode and write (direct.py)
-            from mqtool.spark.arrow_writer import write_records
+    master = master or spark.sparkContext.master
+    check_output(opts.outdir, opts.force)
+    from mqtool.io.uris import driver_settings
 
-            rec_dir = out.path("records")
-            if rec_dir.exists():
-                shutil.rmtree(rec_dir)  # --force was checked above
-            rec_dir.mkdir(parents=True)
-            _rows, problems = write_records(spark, splits, {}, str(rec_dir), opts.codepage,
-                                            opts.mode)
-            summary.corrupt_fields.update(problems)
-            records = spark.read.parquet(str(rec_dir)) if opts.messages else None
-        else:  # Spark's own writer, through the DataSource
-            reader = (spark.read.format(NAME).option("framing", opts.framing)
-                      .option("codepage", opts.codepage).option("mode", opts.mode)
-                      .option("_splits", json.dumps(splits)))
-            records = reader.load()
-            if opts.messages:
-                records = records.persist()
-            obs = _write(records, write_mode, str(out.path("records")), CORRUPT_COUNTS)
-            summary.corrupt_fields.update({k: v for k, v in obs.items() if v})
-        summary.rows = summary.records + (sum(summary.errors.values())
-                                          if opts.mode == "PERMISSIVE" else 0)
-        if opts.messages:
-            obs = _write(messages_frame(records, opts.max_seg), write_mode,
-                         str(out.path("messages")), MESSAGE_COUNTS)
-            if opts.writer != "arrow":
-                records.unpersist()
-            summary.messages, summary.incomplete = obs.pop("_messages"), obs.pop("_incomplete")
-            summary.message_problems.update({k: v for k, v in obs.items() if v})
-    except PySparkException as e:
-        raise _spark_error(e) from None
-    except Exception as e:
-        if type(e).__module__.startswith(("py4j", "pyspark")):
-            raise _spark_error(e) from None
+    opts.fs_options = {**driver_settings(), **opts.fs_options}  # endpoint, region: not secrets
+    try:
+        filters = filters_from(opts.filters)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    listed = plan_ranges(opts.inputs, MAX_SPLIT, opts.fs_options)
+    files: dict[str, int] = {}
+    for path, _uri, _a, _b, size in listed:
+        files[path] = size
+    total = sum(files.values())
+    split = opts.split_size or auto_split(total, spark.sparkContext.defaultParallelism)
+    ranges = plan_ranges(list(files), split, opts.fs_options) if files else []
+    t_plan = time.perf_counter() - t0
+    summary = Summary(mode=opts.mode)
+    for path, size in files.items():
+        summary.files.append({"file": path, "bytes": size,
+                              "ranges": sum(1 for r in ranges if r[0] == path)})
+    summary.bytes = total
+    root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
+    created = not root.exists()
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
+    try:
+        t_jobs = time.perf_counter()
+        try:
+            if opts.writer == "arrow":
+                stats = _arrow_job(spark, ranges, opts, filters, scratch, progress)
+            else:
+                stats = _spark_writer_job(spark, opts, scratch)
+            t_jobs = time.perf_counter() - t_jobs
+        except MqtoolError:
+            raise
+        except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
+            raise _spark_error(e, master) from None
+        for st in stats:
+            summary.records += st["records"]
+            summary.errors.update(json.loads(st["errors"]))
+            summary.corrupt_fields.update(json.loads(st["problems"]))
+            summary.rows += st["rows"]
+            summary.messages += st["messages"]
+            summary.incomplete += st["incomplete"]
+            summary.message_problems.update(json.loads(st["mproblems"]))
+            if st["first"] and not summary.first_error:
+                summary.first_error = st["first"]
+        if opts.mode == "DROPMALFORMED":
+            summary.dropped = sum(summary.errors.values())
+        shutil.rmtree(scratch / "multi", ignore_errors=True)
+        if summary.rows and not (scratch / "records").exists() and not (scratch / "errors").exists():
+            raise EnvError(f"spark-extract: the executors wrote {summary.rows} rows but none "
+                           f"reached {root}: is it on a file system they share? (else --writer spark)")
+        for name in ("records", "errors", "messages"):
+            target = root / name
+            if (scratch / name).exists() or target.exists():
+                if target.exists():
+                    shutil.rmtree(target)  # --force was checked
+                (scratch / name).mkdir(exist_ok=True)
+                os.replace(scratch / name, target)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if created:
+            shutil.rmtree(root, ignore_errors=True)
         raise
+    shutil.rmtree(scratch, ignore_errors=True)
     info = summary.to_json()
-    info["output"] = str(out.root)
-    info["master"] = master or spark.sparkContext.master
+    info["output"] = str(root.resolve())
+    info["master"] = master
     info["split_size"] = split
+    info["ranges"] = len(ranges)
+    info["planning_s"] = round(t_plan, 3)
+    info["spark_jobs_s"] = round(t_jobs, 3)  # the rest of elapsed_s is the driver's own work
     info["elapsed_s"] = round(time.perf_counter() - t0, 3)
-    with open(out.path("_summary.json"), "w", encoding="utf-8") as f:
+    with open(root / "_summary.json", "w", encoding="utf-8") as f:
         json.dump(info, f, indent=2)
         f.write("\n")
     return info
 
 
-def _spark_error(e: Exception) -> MqtoolError:
+def _arrow_job(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
+               filters: Any, scratch: Path, progress: Any) -> list[dict[str, Any]]:
+    from mqtool.spark.arrow_writer import WriteOptions, run_ranges, run_reassembly
+
+    wo = WriteOptions(str(scratch), opts.framing, opts.codepage, opts.mode, filters or None,
+                      opts.messages, opts.max_seg, dict(opts.fs_options))
+    total = sum(r[3] - r[2] for r in ranges)
+    with _Tracker(spark, progress, total):
+        stats = run_ranges(spark, ranges, wo)
+        if opts.messages:
+            stats += run_reassembly(spark, wo)
+    return stats
+
+
+def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[str, Any]]:
+    """``--writer spark``: the DataSource and Spark's own Parquet writer."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    from mqtool.formats.csq1logp.framing import REASONS
+    from mqtool.spark.datasource import NAME
+
+    reader = (spark.read.format(NAME).option("framing", opts.framing)
+              .option("codepage", opts.codepage)
+              .option("mode", "FAILFAST" if opts.mode == "FAILFAST" else "PERMISSIVE")
+              .option("paths", ",".join(opts.inputs)))
+    for k, v in {**opts.filters, **opts.fs_options}.items():
+        if v:
+            reader = reader.option(k, v)
+    if opts.split_size:
+        reader = reader.option("splitSize", str(opts.split_size))
+    df = reader.load().persist()
+    try:
+        counts = {"records": F.sum(F.col("_error").isNull().cast("long")), **CORRUPT_COUNTS()}
+        counts.update({r: F.sum((F.col("_error") == r).cast("long")) for r in REASONS})
+        got = df.agg(*[c.alias(n) for n, c in counts.items()]).collect()[0].asDict()
+        problems = _count_fields(got.pop(PROBLEM_LISTS) or [])
+        records = df.filter("_error IS NULL")
+        writer_opts = {"parquet.enable.dictionary": "false"}
+        (records.write.options(**writer_opts).partitionBy("log_date")
+         .parquet(str(scratch / "records")))
+        errors = {r: int(got[r] or 0) for r in REASONS if got[r]}
+        if opts.mode == "PERMISSIVE" and errors:
+            df.filter("_error IS NOT NULL").drop("log_date").write.options(**writer_opts) \
+                .parquet(str(scratch / "errors"))
+        first = df.filter("_error IS NOT NULL").orderBy("file", "offset").limit(1).collect()
+        stats = {"records": int(got["records"] or 0),
+                 "rows": int(got["records"] or 0) + (sum(errors.values())
+                                                     if opts.mode == "PERMISSIVE" else 0),
+                 "errors": json.dumps(errors), "problems": json.dumps(problems), "messages": 0,
+                 "incomplete": 0,
+                 "mproblems": "{}",
+                 "first": (f"{first[0]['_error']}: {first[0]['_error_detail']}, offset "
+                           f"X'{first[0]['offset']:04X}' ({first[0]['offset']}) in "
+                           f"{first[0]['file']}") if first else ""}
+        if opts.messages:
+            msgs = messages_frame(records, opts.max_seg)
+            obs = _write(msgs, "errorifexists", str(scratch / "messages"), MESSAGE_COUNTS)
+            stats["messages"], stats["incomplete"] = obs.pop("_messages"), obs.pop("_incomplete")
+            stats["mproblems"] = json.dumps({k: v for k, v in obs.items() if v})
+        return [stats]
+    finally:
+        df.unpersist()
+
+
+class _Tracker:
+    """Feeds ``progress(done, total, bytes)`` from Spark's status tracker while a job runs
+    (bytes: the input share of the tasks done)."""
+
+    def __init__(self, spark: Any, progress: Any, total_bytes: int = 0) -> None:
+        self.spark, self.progress, self.total_bytes = spark, progress, total_bytes
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> _Tracker:
+        if self.progress is not None:
+            self.thread = threading.Thread(target=self._poll, daemon=True)
+            self.thread.start()
+        return self
+
+    def _poll(self) -> None:
+        tracker = self.spark.sparkContext.statusTracker()
+        while not self.stop.wait(0.25):
+            try:
+                done = total = 0
+                for sid in tracker.getActiveStageIds():
+                    info = tracker.getStageInfo(sid)
+                    if info is not None:
+                        done += info.numCompletedTasks
+                        total += info.numTasks
+                if total:
+                    self.progress(done, total, self.total_bytes * done // total)
+            except Exception:  # noqa: BLE001 (progress is best effort)
+                return
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=2)
+
+
+def _spark_error(e: Exception, master: str = "") -> MqtoolError:
+    """One line for a Spark failure: FAILFAST's bad span (exit 2), else EnvError naming the
+    master (exit 4). The Java stack trace only with MQTOOL_DEBUG=1."""
     text = str(e)
+    if os.environ.get("MQTOOL_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exception(e, file=sys.stderr)
     m = re.search(r"MalformedError: (csq1logp: .*?\(mode FAILFAST\))", text)
     if m:
         err = MqtoolError(m.group(1))
-        err.status = DecodeError.status  # type: ignore[misc]
+        err.status = ExitStatus.DECODE  # type: ignore[misc]
         return err
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(e).__name__)
-    return EnvError(f"spark-extract: Spark failed: {first[:500]}")
+    m = re.search(r"(?:MqtoolError|InputError|DecodeError): (.+)", text)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = m.group(1) if m else next(
+        (ln for ln in lines if "Exception" in ln or "Error" in ln), lines[0] if lines else type(e).__name__)
+    return EnvError(f"spark-extract: Spark failed on master {master or '?'}: {first[:300]}")
 
 
 def _write(df: Any, mode: str, path: str, counts: Any) -> dict[str, int]:
@@ -368,7 +596,7 @@ def MESSAGE_COUNTS() -> dict[str, Any]:  # noqa: N802
 
 def messages_frame(records: Any, max_seg: int) -> Any:
     """Message rows: standalone records mapped in place, only the others shuffled (by file,
-    sorted by rec_no) and reassembled with the same ``Reassembler`` as the local path."""
+    sorted by offset) and reassembled with the same ``Reassembler`` as the local path."""
     from pyspark.sql import functions as F  # noqa: N812
 
     from mqtool.formats.csq1logp.segments import message_schema, standalone_sql
@@ -377,7 +605,7 @@ def messages_frame(records: Any, max_seg: int) -> Any:
     schema = spark_schema(message_schema())
     alone = F.expr(standalone_sql(max_seg))
     singles = records.filter(alone).mapInArrow(_singles, schema)
-    multi = (records.filter(~alone).repartition("file").sortWithinPartitions("file", "rec_no")
+    multi = (records.filter(~alone).repartition("file").sortWithinPartitions("file", "offset")
              .mapInArrow(_Reassemble(max_seg), schema))
     return singles.unionByName(multi)
 
@@ -427,13 +655,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-segment", type=int, default=32552)
     p.add_argument("--force", action="store_true")
     p.add_argument("--writer", default="arrow", choices=["arrow", "spark"])
+    for k in FILTERS:
+        p.add_argument(f"--{k}", default="")
     a = p.parse_args(argv)
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.appName("mqtool spark-extract").getOrCreate()
     prepare(spark)
     opts = JobOptions(a.inputs, a.output, a.framing, a.codepage, a.mode, a.split_size, a.messages,
-                      a.max_segment, a.force, a.writer)
+                      a.max_segment, a.force, a.writer, {k: getattr(a, k) for k in FILTERS})
     try:
         info = run_job(spark, opts)
     except MqtoolError as e:

@@ -44,9 +44,10 @@ def _file_params() -> list[tuple[str, click.Parameter]]:
 def test_every_file_parameter_is_a_path() -> None:
     params = _file_params()
     names = {n for n, _ in params}
-    assert {"mqtool decode urb file", "mqtool extract files", "mqtool extract output",
+    assert {"mqtool decode urb file", "mqtool extract csq1logp files",
+            "mqtool extract csq1logp output", "mqtool extract urb inputs",
             "mqtool reassemble attachment dump", "mqtool build-request urb from_file",
-            "mqtool spark-extract inputs", "mqtool layouts output"} <= names
+            "mqtool spark-extract csq1logp inputs", "mqtool layouts output"} <= names
     wrong = [n for n, p in params if not isinstance(p.type, click.Path)]
     assert not wrong, f"file parameters without click.Path: {wrong}"
 

@@ -1,24 +1,24 @@
-"""The DataSource and spark-extract: identical rows to the local extract, exact error rows
-per mode, partitioned Parquet output, message reassembly, and a real multi-process cluster."""
+"""The DataSource and spark-extract: the same rows as the local extract (byte ranges cut
+anywhere, no driver pass), exact error rows per mode, filters in the scan, the output layout
+(Hive log_date folders read back as dates, errors/ apart, messages/ written alike)."""
 
 from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
 from mqtool.formats.csq1logp.extract import extract
 from mqtool.testing import csq1logp_gen
-from tests.helpers import ROOT
 
 pytestmark = pytest.mark.spark
+DATE_PARTITIONS = ds.partitioning(pa.schema([("log_date", pa.date32())]), flavor="hive")
 
 
 def damaged_file(tmp_path: Path, framing: str = "rdw") -> Path:
@@ -38,110 +38,144 @@ def damaged_file(tmp_path: Path, framing: str = "rdw") -> Path:
 
 
 def local_rows(path: Path, **kw: Any) -> list[dict[str, Any]]:
-    import pyarrow as pa
-
+    """The local extract's rows, ``file`` as the absolute URI and ``rec_no`` dropped (a
+    byte range does not know it), as Spark gives them."""
     from mqtool.formats.csq1logp.extract import decoded_tables, plan
 
-    return pa.concat_tables(decoded_tables(plan([str(path)]), **kw)).to_pylist()
+    rows = pa.concat_tables(decoded_tables(plan([str(path)]), **kw)).to_pylist()
+    return [norm(r, path.resolve().as_uri()) for r in rows]
 
 
-def by_rec(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(rows, key=lambda r: (r["file"], r["rec_no"]))
+def norm(row: dict[str, Any], uri: str | None = None) -> dict[str, Any]:
+    row = {k: v for k, v in row.items() if k != "rec_no"}
+    if uri is not None:
+        row["file"] = uri
+    return row
+
+
+def by_offset(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted((norm(r) for r in rows), key=lambda r: (r["file"], r["offset"]))
 
 
 @pytest.mark.parametrize("framing", ["rdw", "bdw", "none"])
 def test_datasource_rows_equal_local_extract(spark: Any, tmp_path: Path, framing: str) -> None:
     p = damaged_file(tmp_path, framing)
-    df = spark.read.format("mqtool.csq1logp").option("splitSize", "64k").load(str(p))
-    assert df.rdd.getNumPartitions() > 4  # one file, cut at record boundaries
-    spark_rows = by_rec(df.toArrow().to_pylist())
-    assert spark_rows == by_rec(local_rows(p))
+    df = spark.read.format("mqtool.csq1logp").option("splitSize", "150k").load(str(p))
+    assert df.rdd.getNumPartitions() == -(-p.stat().st_size // (150 << 10))  # ranges, no pass
+    rows = df.toArrow().to_pylist()
+    assert {r["rec_no"] for r in rows} == {None}
+    spark_rows = by_offset(rows)
+    assert spark_rows == by_offset(local_rows(p))
     assert len(spark_rows) > 350
 
 
-def test_permissive_error_rows_exact(spark: Any, tmp_path: Path) -> None:
+def test_permissive_dropmalformed_failfast(spark: Any, tmp_path: Path) -> None:
     p = damaged_file(tmp_path)
     df = spark.read.format("mqtool.csq1logp").option("splitSize", "100k").load(str(p))
     counts = df.filter("_error IS NOT NULL").groupBy("_error").count().collect()
-    errs = {r["_error"]: r["count"] for r in counts}
-    assert errs == {"bad-rdw": 2, "truncated-record": 1}
+    assert {r["_error"]: r["count"] for r in counts} == {"bad-rdw": 2, "truncated-record": 1}
     bad = df.filter("_error = 'bad-rdw'").orderBy("offset").collect()
     first = int.from_bytes(p.read_bytes()[:2], "big")
-    assert bad[0]["offset"] == first and bad[0]["rec_no"] == 1 and bad[0]["_raw_hex"].startswith("0000")
+    assert bad[0]["offset"] == first and bad[0]["_raw_hex"].startswith("0000")
     assert bad[0]["csqueuename"] is None and bad[0]["dtodout"] is None
     dropped = spark.read.format("mqtool.csq1logp").option("mode", "DROPMALFORMED").load(str(p))
     assert dropped.filter("_error IS NOT NULL").count() == 0
     assert dropped.count() == df.count() - 3
-
-
-def test_failfast_fails_the_job(spark: Any, tmp_path: Path) -> None:
-    p = damaged_file(tmp_path)
-    df = spark.read.format("mqtool.csq1logp").option("mode", "FAILFAST").load(str(p))
+    failing = spark.read.format("mqtool.csq1logp").option("mode", "FAILFAST").load(str(p))
     with pytest.raises(Exception, match=r"bad-rdw.*FAILFAST"):
-        df.collect()
+        failing.collect()
+
+
+def test_filters_are_datasource_options(spark: Any, tmp_path: Path) -> None:
+    p = damaged_file(tmp_path)
+    df = (spark.read.format("mqtool.csq1logp").option("queue", "PAYROLL.*")
+          .option("verb", "MQPUT,MQGET").load(str(p)))
+    rows = df.toArrow().to_pylist()
+    want = [r for r in local_rows(p) if r["_error"] or (
+        (r["csqueuename"] or "").startswith("PAYROLL.") and r["csverb"] in ("MQPUT", "MQGET"))]
+    assert by_offset(rows) == by_offset(want) and 20 < len(want) < 300
+    with pytest.raises(Exception, match="--urid"):
+        spark.read.format("mqtool.csq1logp").option("urid", "xyz").load(str(p)).collect()
+
+
+def test_a_file_that_is_no_extract_is_one_error_row(spark: Any, tmp_path: Path) -> None:
+    d = tmp_path / "in"
+    d.mkdir()
+    recs = csq1logp_gen.records(csq1logp_gen.Spec(count=12, avg_data=300, seed=2))
+    (d / "a.bin").write_bytes(csq1logp_gen.damage(b"".join(recs), len(recs[0]), "zero-length"))
+    (d / "blank.bin").write_bytes(b"\x40" * 5000)  # D6: a glob with it still reads
+    df = spark.read.format("mqtool.csq1logp").option("splitSize", "1k").load(str(d / "*.bin"))
+    assert df.rdd.getNumPartitions() == -(-(d / "a.bin").stat().st_size // 1024) + 5
+    errs = df.filter("_error = 'not-csq1logp'").collect()
+    assert len(errs) == 1 and errs[0]["file"].endswith("/blank.bin") and errs[0]["rec_len"] == 5000
+    assert df.filter("_error IS NULL").count() == sum(1 for r in local_rows(d / "a.bin")
+                                                      if not r["_error"])
 
 
 @pytest.mark.parametrize("writer", ["arrow", "spark"])
-def test_spark_extract_job_outputs(spark: Any, tmp_path: Path, writer: str) -> None:
+def test_spark_extract_outputs(spark: Any, tmp_path: Path, writer: str) -> None:
     from mqtool.spark.job import JobOptions, run_job
 
     p = damaged_file(tmp_path, "bdw")
     out = tmp_path / "out"
-    info = run_job(spark, JobOptions([str(p)], str(out), messages=True, split_size=1 << 20,
+    info = run_job(spark, JobOptions([str(p)], str(out), messages=True, split_size=300 << 10,
                                      writer=writer))
     local = local_rows(p)
-    # records/: every row, every value, as the local extract has them (log_date from the path)
-    written = by_rec(spark.read.parquet(str(out / "records")).toArrow().to_pylist())
-    assert written == by_rec(local)
-    reasons: dict[str, int] = {}
-    for r in local:
-        if r["_error"]:
-            reasons[r["_error"]] = reasons.get(r["_error"], 0) + 1
-    assert info["errors_by_reason"] == reasons and sum(reasons.values()) >= 3
-    assert info["rows_written"] == len(local)
-    assert info["records"] == sum(1 for r in local if r["_error"] is None)
-    summary = json.loads((out / "_summary.json").read_text())
-    assert summary["bad_spans"] == sum(1 for r in local if r["_error"])
-    dates = sorted(d.name for d in (out / "records").iterdir() if d.is_dir())
-    assert dates == ["log_date=2024-03-15", "log_date=__HIVE_DEFAULT_PARTITION__"]
+    good = [r for r in local if r["_error"] is None]
+    bad = [r for r in local if r["_error"]]
+    # records/: Hive folders, a date column for Spark and for pyarrow (one-liner in README)
+    sdf = spark.read.parquet(str(out / "records"))
+    assert dict(sdf.dtypes)["log_date"] == "date"
+    written = by_offset(sdf.toArrow().to_pylist())
+    assert written == by_offset(good)
+    table = ds.dataset(out / "records", format="parquet", partitioning=DATE_PARTITIONS).to_table()
+    assert table.schema.field("log_date").type == pa.date32()
+    assert table.group_by("log_date").aggregate([("offset", "count")]).num_rows >= 1
+    assert sorted(d.name for d in (out / "records").iterdir() if d.is_dir()) == \
+        ["log_date=2024-03-15", "log_date=__HIVE_DEFAULT_PARTITION__"]  # a record whose dtodout is bad
     f = next((out / "records" / "log_date=2024-03-15").glob("*.parquet"))
+    assert "log_date" not in pq.read_schema(f).names
     col = pq.ParquetFile(f).schema.column(pq.read_schema(f).get_field_index("dtodout"))
     assert "isAdjustedToUTC=true" in str(col.logical_type) and "microseconds" in str(col.logical_type)
-    # messages/: the same rows as the local extract --messages
+    # errors/: the bad spans, apart
+    errors = by_offset(pq.read_table(out / "errors").to_pylist())
+    assert errors == by_offset([{k: v for k, v in r.items() if k != "log_date"} for r in bad])
+    assert info["errors_by_reason"] == {"bad-bdw": 1, "no-record-date": 1, "truncated-record": 1} \
+        or sum(info["errors_by_reason"].values()) == len(bad)
+    assert info["rows_written"] == len(local) and info["records"] == len(good)
+    want_fields: dict[str, int] = {}
+    for r in good:
+        for name in {e.split(":", 1)[0] for e in r["_corrupt_fields"] or []}:
+            want_fields[name] = want_fields.get(name, 0) + 1
+    assert info["corrupt_fields"] == want_fields != {}
+    summary = json.loads((out / "_summary.json").read_text())
+    assert summary["bad_spans"] == len(bad) and summary["ranges"] == -(-p.stat().st_size // (300 << 10))
+    assert [x.name for x in out.iterdir() if x.name.startswith(".")] == []  # no scratch left
+    # messages/: the same messages as the local extract --messages
     buf = io.BytesIO()
     s = extract([str(p)], buf, messages=True)
-    local_msgs = by_rec([json.loads(x) for x in buf.getvalue().splitlines()])
-    spark_msgs = by_rec(spark.read.parquet(str(out / "messages")).toArrow().to_pylist())
-    assert len(spark_msgs) == len(local_msgs) and s.to_json()["messages"] == summary["messages"]
-    assert summary["corrupt_fields"] == s.to_json()["corrupt_fields"] != {}
-    for a, b in zip(spark_msgs, local_msgs, strict=True):
-        assert (a["rec_no"], a["segments"], a["complete"], a["problems"]) == \
-            (b["rec_no"], b["segments"], b["complete"], b["problems"])
-        assert (a["csvardata"] or b"").hex().upper() == (b["csvardata"] or "")
+    local_msgs = sorted((m for m in (json.loads(x) for x in buf.getvalue().splitlines())
+                         if not m["_error"]), key=lambda r: r["offset"])
+    spark_msgs = sorted(pq.read_table(out / "messages").to_pylist(), key=lambda r: r["offset"])
+    assert [(m["offset"], m["segments"], m["complete"], m["problems"]) for m in spark_msgs] == \
+        [(m["offset"], m["segments"], m["complete"], m["problems"]) for m in local_msgs]
+    assert [(m["csvardata"] or b"").hex().upper() for m in spark_msgs] == \
+        [m["csvardata"] or "" for m in local_msgs]
+    assert s.to_json()["messages"] == summary["messages"] and summary["messages"]["total"] > 300
     assert any(m["segments"] > 1 for m in spark_msgs)
+    if writer == "arrow":  # written alike: no .crc in one folder only
+        assert not list(out.rglob("*.crc"))
+    # the local extract to a directory writes the same layout and rows
+    from tests.helpers import mq
 
-
-def test_spark_extract_on_a_local_cluster(tmp_path: Path) -> None:
-    """Executors in separate processes: mqtool reaches them only as the shipped zip."""
-    pytest.importorskip("pyspark")
-    from mqtool.errors import EnvError
-    from mqtool.spark.job import java_check
-
-    try:
-        java_check()
-    except EnvError as e:
-        pytest.skip(str(e))
-    p = damaged_file(tmp_path)
-    out = tmp_path / "cluster"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SPARK_LOCAL_IP": "127.0.0.1"}
-    r = subprocess.run([sys.executable, "-m", "mqtool", "spark-extract", str(p), "-o", str(out),
-                        "--master", "local-cluster[2,1,1024]", "--split-size", "128k",
-                        "--conf", "spark.executor.memory=512m"],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 2, r.stderr[-3000:]  # bad spans were met; the rows were written
-    assert "3 bad spans (bad-rdw 2, truncated-record 1)" in r.stderr
-    summary = json.loads((out / "_summary.json").read_text())
-    assert summary["master"] == "local-cluster[2,1,1024]"
-    assert summary["files"][0]["splits"] > 4
-    rows = pq.read_table(out / "records").num_rows
-    assert rows == summary["rows_written"] == len(local_rows(p))
+    assert mq("extract", p, "-o", f"{tmp_path / 'local'}/", "--messages").status == 2
+    for sub in ("records", "errors", "messages"):
+        a = ds.dataset(out / sub, partitioning=DATE_PARTITIONS if sub != "errors" else None).to_table()
+        b = ds.dataset(tmp_path / "local" / sub,
+                       partitioning=DATE_PARTITIONS if sub != "errors" else None).to_table()
+        assert a.schema == b.schema, sub
+        key = sorted(range(a.num_rows), key=lambda i: a.column("offset")[i].as_py())
+        key_b = sorted(range(b.num_rows), key=lambda i: b.column("offset")[i].as_py())
+        strip = ("file", "rec_no")
+        assert [{k: v for k, v in a.slice(i, 1).to_pylist()[0].items() if k not in strip} for i in key] == \
+            [{k: v for k, v in b.slice(i, 1).to_pylist()[0].items() if k not in strip} for i in key_b], sub

@@ -246,7 +246,7 @@ def decode_batch(file: str, records: list[Frame], bad: list[Frame] = (),  # type
     if len(parts) == 1:
         return parts[0]
     table = pa.Table.from_batches(parts).combine_chunks()
-    order = np.argsort(table.column("rec_no").to_numpy(), kind="stable")
+    order = np.argsort(table.column("offset").to_numpy(), kind="stable")
     return table.take(order).to_batches()[0]
 
 
@@ -296,19 +296,15 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
     problems.append(("lsegment", csq_layout.BAD_SEGMENT, seg < 1))
     # variable part: the 199/200 decision and the data slice, per record (spec §3.2, §4)
     avail = rec_len - hdr
-    fixed = np.where(avail == csq_layout.FIXED_BORA + ld, csq_layout.FIXED_BORA,
-                     np.where(avail == csq_layout.FIXED + ld, csq_layout.FIXED,
-                              np.where(avail < csq_layout.FIXED_BORA, csq_layout.FIXED,
-                                       csq_layout.FIXED_BORA)))
-    sl = avail - fixed
-    take = np.where((ld < 0) | (sl <= ld), sl, ld)
+    fixed = csq_layout.fixed_size(avail, ld)
+    take = csq_layout.data_take(avail, fixed, ld)
     has_bora = fixed == csq_layout.FIXED_BORA
     bora_raw = u8[np.minimum(start + csq_layout.FIXED, len(u8) - 1)][:, None]
     bora = text.strings(bora_raw, has_bora)
     alter = _as_int(rec["csverb"]) == np.uint64(_encoded("ALTER", 8, codec_name(codepage)))
     bora_ok = np.isin(bora_raw[:, 0], [_ord(ch, codepage) for ch in csq_layout.BORA])
     problems.append(("csbora", csq_layout.BAD_ENUM, has_bora & alter & ~bora_ok))
-    problems.append(("csvardata", csq_layout.TRAILING, (ld >= 0) & (sl > ld)))
+    problems.append(("csvardata", csq_layout.TRAILING, (ld >= 0) & (avail - fixed > ld)))
     data_at = start + fixed
     mv = memoryview(buf)
     data = b"".join([mv[s:s + t] for s, t in zip(data_at.tolist(), take.tolist(), strict=True)])
@@ -320,7 +316,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
     arrays = {
         "file": _repeat(file, n),
         "offset": numeric(offset),
-        "rec_no": numeric(rec_no),
+        "rec_no": numeric(rec_no, rec_no >= 0),  # -1: unknown (a byte range's reader)
         "rec_len": numeric(rec_len.astype(np.int32)),
         "log_date": pa.Array.from_buffers(pa.date32(), n, [_bitmap(set_)[0], pa.py_buffer(days)]),
         **cols,
@@ -425,7 +421,7 @@ def _errors(file: str, bad: list[Frame], schema: pa.Schema) -> pa.RecordBatch:
     cols = {f.name: pa.nulls(n, f.type) for f in schema}
     cols["file"] = _repeat(file, n)
     cols["offset"] = pa.array([f.offset for f in bad], pa.int64())
-    cols["rec_no"] = pa.array([f.rec_no for f in bad], pa.int64())
+    cols["rec_no"] = pa.array([f.rec_no if f.rec_no >= 0 else None for f in bad], pa.int64())
     cols["rec_len"] = pa.array([f.length for f in bad], pa.int32())
     cols["_error"] = pa.array([f.error for f in bad], pa.string())
     cols["_error_detail"] = pa.array([f.detail for f in bad], pa.string())

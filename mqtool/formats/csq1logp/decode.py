@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from mqtool.errors import DecodeError
@@ -48,6 +48,40 @@ def decode(data: bytes, framing: str = "auto", codepage: str = "cp037", *,
                                 rec_no=fr.rec_no, block=fr.block, leap_seconds=leap_seconds)
 
 
+def decode_stream(chunks: Iterable[bytes], head: bytes, framing: str = "auto",
+                  codepage: str = "cp037", *, leap_seconds: int = 0,
+                  final: bool = True) -> Iterator[tuple[Decoded, bytes]]:
+    """``decode`` of a stream of chunks (a file of any size, read piece by piece): each unit
+    with its own bytes, offsets in the input. ``head`` is the first bytes (for ``auto``)."""
+    from mqtool.formats.csq1logp.framing import frames, resolve_framing
+
+    chosen, _reason = resolve_framing(head, framing, codepage, final=final)
+    for fr in frames(chunks, chosen, codepage):
+        if fr.error:
+            yield _bad_unit(fr, chosen, codepage), bytes(fr.head)
+            continue
+        base = fr.offset - fr.pos  # file offset of the framer's buffer
+        unit = decode_record(fr.buf, fr.pos, fr.length, fr.hdr, codepage, framing=chosen,
+                             rec_no=fr.rec_no, block=fr.block, leap_seconds=leap_seconds,
+                             base=base)
+        yield _shift(unit, base), bytes(fr.buf[fr.pos:fr.pos + fr.length])
+
+
+def _shift(unit: Decoded, delta: int) -> Decoded:
+    """Offsets of a unit decoded from a buffer that starts ``delta`` bytes into the input."""
+    if not delta:
+        return unit
+    unit.offset += delta
+    for el in unit.elements:
+        el.offset += delta
+        el.spans = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
+        if el.data_offset is not None:
+            el.data_offset += delta
+    unit.errors = [Problem(p.path, p.offset + delta, p.reason) for p in unit.errors]
+    unit.problems = [Problem(p.path, p.offset + delta, p.reason) for p in unit.problems]
+    return unit
+
+
 def _bad_unit(fr: Any, framing: str, codepage: str) -> Decoded:
     unit = Decoded(FORMAT, fr.offset, fr.length,
                    attrs={"framing": framing, "rec_no": fr.rec_no, "codepage": codepage,
@@ -59,15 +93,17 @@ def _bad_unit(fr: Any, framing: str, codepage: str) -> Decoded:
 
 def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = "cp037", *,
                   framing: str = "rdw", rec_no: int = 0, block: int = -1,
-                  leap_seconds: int = 0) -> Decoded:
-    """One framed record at ``buf[pos:pos+rec_len]`` (``hdr`` = 4 with an RDW, else 0)."""
+                  leap_seconds: int = 0, base: int = 0) -> Decoded:
+    """One framed record at ``buf[pos:pos+rec_len]`` (``hdr`` = 4 with an RDW, else 0);
+    ``buf`` starts ``base`` bytes into the input (titles say input offsets; ``_shift``
+    moves the rest)."""
     lay = layouts(codepage)
     unit = Decoded(FORMAT, pos, rec_len,
                    attrs={"framing": framing, "rec_no": rec_no, "rec_len": rec_len,
                           "codepage": lay.codepage})
     if block >= 0:
         unit.attrs["block"] = block
-    title = f"Record {rec_no} at offset X'{pos:04X}', {rec_len} bytes"
+    title = f"Record {rec_no} at offset X'{base + pos:04X}', {rec_len} bytes"
     if hdr:
         unit.elements.append(lay.rdw.parse(buf, pos, prefix="rdw", fmt=FORMAT))
     start = pos + hdr
@@ -80,7 +116,7 @@ def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = 
         unit.errors.append(Problem(e.path, e.offset, e.reason))
         unit.title = title
         return unit
-    el.title = f"CSQ4LOGD fixed part at offset X'{start:04X}'"
+    el.title = f"CSQ4LOGD fixed part at offset X'{base + start:04X}'"
     unit.elements.append(el)
     f = el.fields
     ld = int(f["ldatalen"])

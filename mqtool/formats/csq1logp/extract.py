@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from mqtool.errors import DecodeError, InputError
 from mqtool.formats.csq1logp.bulk import MODES, MalformedError, batches, numeric, record_schema
 from mqtool.formats.csq1logp.framing import (
+    Frame,
     Index,
     IndexPass,
     Split,
@@ -37,10 +38,12 @@ from mqtool.formats.csq1logp.framing import (
     split_frames,
 )
 from mqtool.formats.csq1logp.layout import COMMIT_STATUS, MAX_SEGMENT
+from mqtool.io.uris import is_uri
 
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
            ".parquet": "parquet", ".pq": "parquet"}
 SPLIT_SIZE = 32 << 20
+MIN_SPLIT = 1 << 10
 STATUS_WORDS = {"committed": "C", "backed-out": "B", "backedout": "B", "inflight": "I",
                 "in-flight": "I"} | {k: k for k in COMMIT_STATUS}
 
@@ -173,27 +176,110 @@ class Summary:
 
 
 def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
-         split_size: int = SPLIT_SIZE, index_all: bool = False) -> list[Index]:
+         split_size: int = SPLIT_SIZE, index_all: bool = False,
+         options: Mapping[str, str] | None = None) -> list[Index]:
     """Framing and splits of every input. With ``index_all`` every file gets the header
-    pass (splits, counts); otherwise each file is one split (counted while decoding)."""
+    pass (splits, counts); otherwise each file is one split (counted while decoding).
+
+    A file that cannot be read or is no CSQ1LOGP extract is not fatal: its Index has no
+    splits and one bad span (``unreadable-file`` / ``not-csq1logp``) naming the file."""
     out = []
     for path in paths:
-        size = _check_file(path)
-        if index_all:
-            out.append(sparse_index(path, framing, codepage, split_size))
+        size, head = 0, b""
+        try:
+            size = _check_file(path, options)
+            head = head_of(path, options=options)
+            chosen, reason = resolve_framing(head, framing, codepage, final=len(head) == size)
+        except (InputError, DecodeError) as e:
+            out.append(file_problem(path, e, size, head))
             continue
-        head = head_of(path)
-        chosen, reason = resolve_framing(head, framing, codepage, final=len(head) == size)
+        if index_all and not is_uri(path):
+            out.append(sparse_index(path, chosen, codepage, split_size))
+            out[-1].framing_reason = reason
+            continue
         out.append(Index(path, size, chosen, reason, [Split(path, 0, size, 0, chosen)], -1, {},
                          None))
     return out
 
 
-def _check_file(path: str) -> int:
+def file_problem(path: str, e: Exception, size: int = 0, head: bytes = b"") -> Index:
+    """The Index of a file that is unreadable or no CSQ1LOGP extract: one bad span."""
+    from mqtool.formats.csq1logp.framing import NOT_CSQ1LOGP, UNREADABLE, Frame
+
+    if isinstance(e, DecodeError):
+        reason, detail, where = NOT_CSQ1LOGP, e.reason, e.path
+    else:
+        reason, detail, where = UNREADABLE, str(e), "file"
+    fr = Frame(0, size, 0, 0, b"", 0, -1, -1, reason, detail, where, head[:256])
+    return Index(path, size, "", detail, [], 0, {reason: 1}, fr)
+
+
+def _check_file(path: str, options: Mapping[str, str] | None = None) -> int:
+    if is_uri(path):
+        from mqtool.io.uris import list_files
+
+        ((_, size),) = list_files([path], options)[:1] or [(path, 0)]
+        return size
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{path}: no such file" if not p.exists() else f"{path}: not a regular file")
+    if not os.access(p, os.R_OK):
+        raise InputError(f"{path}: permission denied")
     return p.stat().st_size
+
+
+# --------------------------------------------------------------------------- byte ranges
+
+
+@dataclass
+class RangeStats:
+    """What decoding one byte range met: records, bad spans by reason, the first one."""
+
+    records: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    first: str = ""
+
+    def count(self, frames: Iterable[Frame], name: str) -> Iterator[Frame]:
+        for fr in frames:
+            if fr.error:
+                self.errors[fr.error] += 1
+                if not self.first:
+                    self.first = describe(fr, name)
+            else:
+                self.records += 1
+            yield fr
+
+
+def describe(fr: Frame, name: str) -> str:
+    return f"{fr.error}: {fr.detail} at {fr.path}, offset X'{fr.offset:04X}' ({fr.offset}) in {name}"
+
+
+def decode_range(path: str, start: int, end: int, size: int, framing: str = "auto",
+                 codepage: str = "cp037", mode: str = "PERMISSIVE", name: str | None = None,
+                 options: Mapping[str, str] | None = None,
+                 stats: RangeStats | None = None) -> Iterator[pa.RecordBatch]:
+    """Record batches of one byte range of a file or URI (``framing.range_frames``): what a
+    Spark task runs. ``auto`` framing is resolved from the file's head by every range; a
+    file that cannot be framed is one bad span, yielded by the range that starts at 0."""
+    from mqtool.formats.csq1logp.framing import ByteRange, read_range_frames
+
+    name = name or path
+    stats = stats if stats is not None else RangeStats()
+    chosen = framing
+    if framing == "auto" or start == 0:
+        try:
+            head = head_of(path, options=options)
+            chosen, _ = resolve_framing(head, framing, codepage, final=len(head) >= size)
+        except (InputError, DecodeError) as e:
+            if start != 0:
+                return
+            fr = file_problem(path, e, size).first_error
+            assert fr is not None
+            yield from batches(name, stats.count([fr], name), codepage, mode)
+            return
+    rng = ByteRange(path, start, end, chosen)
+    yield from batches(name, stats.count(read_range_frames(rng, codepage, options), name), codepage,
+                       mode)
 
 
 def _decode_split(split: Split, codepage: str, mode: str, name: str,
@@ -269,7 +355,19 @@ def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "P
         summary.files.append({"file": name, "bytes": ix.size, "framing": ix.framing,
                               "framing_reason": ix.framing_reason})
         summary.bytes += ix.size
-        if pool is None or workers < 2 or ix.size <= 2 * split_size:
+        if not ix.splits and ix.first_error is not None:  # unreadable, or no CSQ1LOGP extract
+            fr = ix.first_error
+            info = {"records": 0, "errors": {fr.error: 1}, "first": describe(fr, name)}
+            if mode == "FAILFAST":
+                info["failfast"] = (fr.path, fr.offset, f"{fr.error}: {fr.detail} in {name} "
+                                                        "(mode FAILFAST)")
+            table = pa.Table.from_batches(list(batches(name, [fr], codepage, "PERMISSIVE"
+                                                       if mode == "FAILFAST" else mode)),
+                                          record_schema())
+            yield from _account(table if mode != "FAILFAST" else table.slice(0, 0), info,
+                                Split(ix.path, 0, ix.size, 0, ""), summary, progress)
+            continue
+        if pool is None or workers < 2 or ix.size <= 2 * split_size or is_uri(ix.path):
             for split in ix.splits:
                 table, info = _decode_split(split, codepage, mode, name)
                 yield from _account(table, info, split, summary, progress)
@@ -427,24 +525,60 @@ def output_format(output: str | None, to: str | None) -> str:
 # --------------------------------------------------------------------------- the whole job
 
 
+def check_output(path: str, force: bool = False) -> None:
+    """Refuse before any work: an existing output without ``force`` (exit 1), a missing or
+    read-only directory (EnvError, exit 4)."""
+    from mqtool.errors import EnvError
+    from mqtool.io.outputs import OutputExistsError
+
+    p = Path(path)
+    if p.is_dir():
+        raise OutputExistsError(f"{path}: is a directory")
+    if p.exists() and not force:
+        raise OutputExistsError(f"{path} exists (use --force to overwrite)")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise EnvError(f"{path}: cannot write: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise EnvError(f"{path}: cannot write: directory {parent} is not writable")
+
+
+def temp_beside(path: str) -> str:
+    """A temporary name in the output's directory: written, then renamed into place."""
+    p = Path(path)
+    return str(p.with_name(f".{p.name}.mqtool-{os.getpid()}.tmp"))
+
+
 def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", framing: str = "auto",
             codepage: str = "cp037", mode: str = "PERMISSIVE", filters: Filters | None = None,
             messages: bool = False, max_seg: int = MAX_SEGMENT, workers: int | None = None,
             split_size: int = SPLIT_SIZE, progress: Callable[[int], None] | None = None,
-            names: dict[str, str] | None = None) -> Summary:
-    """Decode ``paths`` and write rows to ``out`` (a path or a binary stream)."""
+            names: dict[str, str] | None = None, summary: Summary | None = None,
+            options: Mapping[str, str] | None = None) -> Summary:
+    """Decode ``paths`` (files or URIs) and write rows to ``out`` (a path or a binary
+    stream). ``summary`` is filled as the work goes, so a failed run still has its counts."""
     from mqtool.formats.csq1logp.segments import message_schema
     from mqtool.formats.csq1logp.segments import messages as reassemble
 
     filters = filters or Filters()
     mode = mode.upper()
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    summary = Summary(mode=mode)
-    indexes = plan(paths, framing, codepage, split_size, index_all=False)
+    summary = summary if summary is not None else Summary(mode=mode)
+    summary.mode = mode
+    indexes = plan(paths, framing, codepage, split_size, index_all=False, options=options)
     big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
     pool = _pool(workers) if big else None  # before this process starts any Arrow thread
     schema = message_schema() if messages else record_schema()
     writer = None
+    if fmt == "dir":
+        try:
+            _extract_to_dir(str(out), decoded_tables(indexes, codepage, mode, workers, summary,
+                                                     progress, names, split_size, pool),
+                            filters, messages, max_seg, summary)
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+        return summary
     try:
         writer = Writer(fmt, out, schema)
         tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
@@ -465,6 +599,61 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     return summary
 
 
+def _extract_to_dir(root: str, tables: Iterable[pa.Table], filters: Filters, messages: bool,
+                    max_seg: int, summary: Summary) -> None:
+    """``spark-extract``'s layout in ``root``: records/ in log_date folders, errors/, and
+    with ``messages`` messages/ (the same rows as the other writers)."""
+    from mqtool.formats.csq1logp.outdir import PartitionedWriter
+    from mqtool.formats.csq1logp.segments import messages as reassemble
+
+    name = "part-00000.parquet"
+    records = PartitionedWriter(os.path.join(root, "records"), name)
+    errors = PartitionedWriter(os.path.join(root, "errors"), name, by=None)
+    msgs = PartitionedWriter(os.path.join(root, "messages"), name) if messages else None
+
+    def split(tables: Iterable[pa.Table]) -> Iterator[pa.RecordBatch]:
+        for t in tables:
+            bad = t.column("_error").is_valid()
+            if pc.any(bad).as_py():
+                errs = t.filter(bad)
+                errors.write(errs)
+                summary.rows += errs.num_rows
+                t = t.filter(pc.invert(bad))
+            kept = filters.apply(t)
+            if kept.num_rows:
+                records.write(kept)
+                summary.count_rows(kept)
+            if messages:
+                yield from t.to_batches()
+
+    writers = [w for w in (records, errors, msgs) if w is not None]
+    try:
+        if msgs is None:
+            for _ in split(tables):
+                pass
+        else:
+            for m in reassemble(split(tables), max_seg):
+                m = filters.apply(m)
+                if m.num_rows:
+                    msgs.write(m)
+                    ok = m.column("complete")
+                    summary.messages += m.num_rows
+                    summary.incomplete += m.num_rows - (pc.sum(ok.cast(pa.int64())).as_py() or 0)
+                    for p in pc.list_flatten(m.column("problems")).to_pylist():
+                        summary.message_problems[p.split(":", 1)[0]] += 1
+    except BaseException:
+        for w in writers:
+            w.abort()
+        raise
+    for w in writers:
+        w.close()
+
+
+def is_dir_output(output: str | None) -> bool:
+    """``-o DIR/`` (a trailing slash, or an existing directory): the Spark layout."""
+    return bool(output) and output != "-" and (output.endswith(("/", os.sep)) or os.path.isdir(output))  # type: ignore[union-attr]
+
+
 def parse_size(text: str | int) -> int:
     """``64m``, ``1g``, ``4096`` -> bytes."""
     if isinstance(text, int):
@@ -475,6 +664,6 @@ def parse_size(text: str | int) -> int:
         n = int(float(t[:-1] if mult > 1 else t) * mult)
     except ValueError:
         raise ValueError(f"{text!r} is not a size (e.g. 64m, 1g, 1048576)") from None
-    if n < 1 << 16:
-        raise ValueError(f"{text!r}: a split must be at least 64k")
+    if n < MIN_SPLIT:
+        raise ValueError(f"{text!r}: a split must be at least 1k")
     return n

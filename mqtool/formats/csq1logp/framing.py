@@ -6,37 +6,49 @@ Framings (CSQ1LOGP spec §2): ``rdw`` (FTP ``quote site rdw``: RDW + record), ``
 boundaries recomputed from ``ldatalen``, resynchronised on the EBCDIC ``yyyy.ddd`` date that
 starts every record). A text-mode (ASCII) transfer is recognised and refused.
 
-A bad span (damaged descriptor, no record date where one must be, truncated tail) becomes
-one ``Frame`` with ``error`` set; scanning resumes at the next position that holds a valid
-descriptor followed by a record date. ``sparse_index`` does one header pass and returns the
-positions where a scan can restart, so a big file can be cut into splits at record
-boundaries and every split frames exactly as the whole file does.
+An RDW length is believed when it agrees with the record's own fixed part and ``ldatalen``
+(199 or 200 + ``ldatalen``), or when the next record date follows where it ends — and never
+when it covers the start of a confirmed record. A bad span (damaged or implausible
+descriptor, no record date where one must be, truncated tail) becomes one ``Frame`` with
+``error`` set; scanning resumes at the next *confirmed* record (``_record_ok``,
+``_block_ok``): a valid descriptor, a record date, and a length the same checks believe.
+
+Two ways to cut a file: ``sparse_index`` (one header pass, restart points at record
+boundaries; the local ``extract``'s pool) and ``byte_ranges`` + ``range_frames`` (cut
+anywhere, no pass: each range's reader starts at the first confirmed record at or after its
+start and stops at the first one at or after its end; the Spark tasks). Both give exactly
+what a whole-file scan gives.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
-from mqtool.codepages import codec_name
 from mqtool.errors import DecodeError
-from mqtool.formats.csq1logp.layout import layouts as _layouts
+from mqtool.formats.csq1logp import layout as _lay
 
 FRAMINGS = ("auto", "rdw", "bdw", "none")
-FIXED = 199  # CSQ4LOGD fixed part without csbora
-MIN_REC = 4 + FIXED  # smallest RDW length of a record
-MAX_RDW = 32760
-MAX_DATA = 32752  # largest ldatalen that fits one record
-DATE_LEN = 21
+FIXED = _lay.FIXED
+MIN_REC = _lay.MIN_RECORD
+MAX_RDW = _lay.MAX_RDW
+MAX_DATA = _lay.MAX_DATA
+DATE_LEN = _lay.DATE_LEN
+RDW = _lay.RDW_LEN
+BDW = _lay.BDW_LEN
 HEAD = 256  # bytes of a bad span kept for its error row
 KEEP = 40  # bytes kept across chunks while looking for a resync point
-_HH = struct.Struct(_layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
-_L = struct.Struct(">" + _layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
-LDATALEN_AT = _layouts().logd.offset_of("ldatalen")
+SNIFF = 65536  # bytes auto framing looks at
+_HH = struct.Struct(_lay.layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
+_L = struct.Struct(">" + _lay.layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
+LDATALEN_AT = _lay.layouts().logd.offset_of("ldatalen")
+_SPAN_AT = _lay.layouts().rdw.offset_of("spanning")  # RDW bytes 2-3: zero in CSQ1LOGP
+_NO_SPAN = bytes(RDW - _SPAN_AT)
+_FIXED_SIZES = (_lay.FIXED, _lay.FIXED_BORA)
 
 # error reasons (the summary counts by these)
 BAD_RDW = "bad-rdw"
@@ -44,22 +56,11 @@ BAD_BDW = "bad-bdw"
 NO_DATE = "no-record-date"
 TRUNCATED = "truncated-record"
 CROSSES = "record-crosses-block"
+NOT_CSQ1LOGP = "not-csq1logp"
+UNREADABLE = "unreadable-file"
+REASONS = (BAD_RDW, BAD_BDW, NO_DATE, TRUNCATED, CROSSES, NOT_CSQ1LOGP, UNREADABLE)
 
-
-@lru_cache(maxsize=16)
-def date_pattern(codepage: str = "cp037") -> re.Pattern[bytes]:
-    """``yyyy.ddd hh:mm:ss.thm`` in a code page (EBCDIC: ``F1|F2 Fx Fx Fx 4B ...``)."""
-    cp = codec_name(codepage)
-
-    def enc(s: str) -> bytes:
-        return re.escape(s.encode(cp))
-
-    d = b"[" + b"".join(enc(c) for c in "0123456789") + b"]"
-    y = b"[" + enc("1") + enc("2") + b"]"
-    return re.compile(y + d * 3 + enc(".") + d * 3 + enc(" ") + d * 2 + enc(":") + d * 2
-                      + enc(":") + d * 2 + enc(".") + d * 3, re.S)
-
-
+date_pattern = _lay.date_pattern
 ASCII_DATE = date_pattern("latin-1")
 
 
@@ -86,6 +87,7 @@ def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str
     Raises DecodeError for an ASCII (text-mode) transfer: binary fields are corrupted.
     """
     pat = date_pattern(codepage)
+    _PATTERN_CP[pat] = codepage
     for at in (0, 4, 8):
         if ASCII_DATE.match(head, at) and not pat.match(head, at):
             raise DecodeError(
@@ -103,7 +105,41 @@ def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str
         return "rdw", f"RDW X'{head[:4].hex().upper()}' ({_rdw_len(head, 0)}), record date at +4"
     if pat.match(head, 0):
         return "none", "record date at +0 and no descriptor: boundaries recomputed from ldatalen"
-    return None
+    return _sniff_later(head, pat, final)
+
+
+def _sniff_later(head: bytes, pat: re.Pattern[bytes], final: bool) -> tuple[str, str] | None:
+    """A damaged first record: the framings under which the first record date further on
+    starts a confirmed record; when several fit, the one that frames most records."""
+    found: dict[str, str] = {}
+    for k, m in enumerate(pat.finditer(head, 1)):
+        if k >= 64 or "bdw" in found:
+            break
+        at = m.start()
+        where = f"first record damaged; record date at +{at}"
+        if at >= RDW + BDW and _block_ok(head, at - RDW - BDW, pat, final) is True:
+            found.setdefault("bdw", f"{where} after a BDW and an RDW")
+        if at >= RDW and _rdw_len(head, at - RDW) and _record_ok(head, at - RDW, pat, final) is True:
+            found.setdefault("rdw", f"{where} after a valid RDW")
+        if _unframed_ok(head, at, pat, final) is True:
+            found.setdefault("none", f"{where}, no descriptor, ldatalen leads to the next record")
+    if "rdw" in found:  # a valid RDW before the date: the data is framed
+        found.pop("none", None)
+    if len(found) > 1:
+        def score(framing: str) -> tuple[int, int, bool]:
+            got = [bool(f.error) for f in frames([head], framing, codepage_of(pat))]
+            return -sum(got), len(got) - sum(got), framing == "rdw"
+
+        best = max(found, key=score)  # fewest bad spans, then most records
+        return best, found[best]
+    return next(iter(found.items()), None)
+
+
+_PATTERN_CP: dict[re.Pattern[bytes], str] = {}
+
+
+def codepage_of(pat: re.Pattern[bytes]) -> str:
+    return _PATTERN_CP.get(pat, "cp037")
 
 
 def resolve_framing(head: bytes, framing: str, codepage: str, final: bool = True) -> tuple[str, str]:
@@ -138,11 +174,118 @@ def _bdw_len(b: bytes, at: int) -> int:
     """Length of a valid BDW at ``at`` (2-byte form, or 4-byte extended form), else 0."""
     if len(b) < at + 4:
         return 0
-    if b[at] & 0x80:
-        n = int.from_bytes(b[at:at + 4], "big") & 0x7FFFFFFF
-        return n if n >= 4 + MIN_REC else 0
+    if b[at] & _lay.EXTENDED_BDW:
+        n = int.from_bytes(b[at:at + BDW], "big") & 0x7FFFFFFF
+        return n if _lay.MIN_BLOCK <= n <= _lay.MAX_BLOCK else 0
     n, z = _HH.unpack_from(b, at)
-    return n if z == 0 and 4 + MIN_REC <= n <= MAX_RDW else 0
+    return n if z == 0 and _lay.MIN_BLOCK <= n <= MAX_RDW else 0
+
+
+# --------------------------------------------------------------------------- record checks
+
+
+def _fits_ldatalen(buf: bytes, at: int, rlen: int) -> bool:
+    """The RDW length agrees with the record's own fixed part and ``ldatalen`` (199/200 rule)."""
+    (ld,) = _L.unpack_from(buf, at + RDW + LDATALEN_AT)
+    return rlen - RDW - ld in _FIXED_SIZES
+
+
+def _record_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool,
+               limit: int | None = None) -> object:
+    """Is the RDW length of the record at ``at`` (valid RDW, record date at +4) confirmed?
+
+    True when it agrees with ``ldatalen`` (199/200 + ldatalen), or when the record ends at
+    the end of the data / of its block, or where the next record date follows; False when
+    none holds (a plausible but wrong length); ``_MORE`` when more data is needed. A record
+    running past the end of complete data is confirmed too (a truncated tail).
+    """
+    rlen = _rdw_len(buf, at)
+    end = at + rlen
+    if end > len(buf):
+        return True if final else _MORE
+    if _fits_ldatalen(buf, at, rlen) or end == limit:
+        return True
+    (ld,) = _L.unpack_from(buf, at + RDW + LDATALEN_AT)
+    for size in _FIXED_SIZES:  # a record where ldatalen says this one ends: the RDW is wrong
+        inner = at + RDW + size + ld
+        if ld >= 0 and inner + MIN_REC <= end and pat.match(buf, inner + RDW):
+            return False
+    lead = RDW + BDW if limit is not None and end == limit else RDW
+    if end == len(buf):
+        return True if final else _MORE
+    if end + lead + DATE_LEN > len(buf):
+        return True if final else _MORE  # a short tail: reported on its own
+    return pat.match(buf, end + RDW) is not None
+
+
+def _block_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool) -> object:
+    """A block at ``at`` whose first record is confirmed (``_record_ok`` within the block)."""
+    if len(buf) < at + BDW + RDW + DATE_LEN:
+        return False if final else _MORE
+    blen, rlen = _bdw_len(buf, at), _rdw_len(buf, at + BDW)
+    if not (blen and rlen and rlen + BDW <= blen):
+        return False
+    if len(buf) < at + BDW + RDW + DATE_LEN:
+        return False if final else _MORE
+    if not pat.match(buf, at + BDW + RDW):
+        return False
+    return _record_ok(buf, at + BDW, pat, final, at + blen)
+
+
+def _unframed_ok(buf: bytes, at: int, pat: re.Pattern[bytes], final: bool) -> object:
+    """An unframed record at ``at`` whose ``ldatalen`` leads to the next record date (or to
+    the end of the data)."""
+    left = len(buf) - at
+    if left < FIXED:
+        return False if final else _MORE
+    if not pat.match(buf, at):
+        return False
+    (ld,) = _L.unpack_from(buf, at + LDATALEN_AT)
+    if not 0 <= ld <= MAX_DATA:
+        return False
+    for size in _FIXED_SIZES:
+        cand = size + ld
+        if cand == left and final:
+            return True
+        if cand + DATE_LEN <= left:
+            if pat.match(buf, at + cand):
+                return True
+        elif not final:
+            return _MORE
+    return False
+
+
+def _covers(buf: bytes, at: int, length: int, framing: str, pat: re.Pattern[bytes],
+            final: bool) -> object:
+    """Where a confirmed record (block) starts inside ``at+1 .. at+length`` when what follows
+    the record (block) is not the start of another; else None (``_MORE``: need more data).
+    A record shortened by lost bytes must not swallow the start of the next one."""
+    end = at + length
+    lead = RDW + (BDW if framing == "bdw" else 0)
+    if end + lead + DATE_LEN > len(buf):
+        if not final:
+            return _MORE
+        if end >= len(buf):
+            return None
+    elif pat.match(buf, end + lead) and buf[end + lead - RDW + _SPAN_AT:end + lead] == _NO_SPAN:
+        return None
+    q = _resync(buf, at + 1, framing, pat, final, stop=end)
+    return q if not isinstance(q, tuple) else _MORE
+
+
+def _sync_ok(buf: bytes, at: int, framing: str, pat: re.Pattern[bytes], final: bool) -> object:
+    """Does a confirmed record (``bdw``: block) start at ``at``? The test a byte-range reader
+    uses to find its first record and to stop after its last; ``_resync`` finds the same
+    positions, so every reader agrees with a whole-file scan."""
+    if framing == "rdw":
+        if len(buf) - at < RDW + DATE_LEN:
+            return False if final else _MORE
+        if not _rdw_len(buf, at) or not pat.match(buf, at + RDW):
+            return False
+        return _record_ok(buf, at, pat, final)
+    if framing == "bdw":
+        return _block_ok(buf, at, pat, final)
+    return _unframed_ok(buf, at, pat, final)
 
 
 # --------------------------------------------------------------------------- scanning
@@ -160,16 +303,22 @@ class _Bad:
 
 
 def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, base: int = 0,
-           rec_no: int = 0, end: int | None = None, block: int = -1) -> Iterator[Frame]:
+           rec_no: int = 0, end: int | None = None, block: int = -1,
+           sync_end: bool = False) -> Iterator[Frame]:
     """Frames of a stream of chunks that starts at file offset ``base``.
 
     ``framing`` is ``rdw``, ``bdw`` or ``none`` (resolve ``auto`` first). Stops at file
-    offset ``end`` (a restart point from ``sparse_index``) or at the end of the data.
+    offset ``end`` (a restart point from ``sparse_index``) or at the end of the data; with
+    ``sync_end`` at the first confirmed record start at or after ``end`` (``_sync_ok``: where
+    the next byte range's reader starts). ``rec_no`` -1: record numbers unknown (all -1).
     """
+    step = 0 if rec_no < 0 else 1
+    checked = -1  # the last position past ``end`` found not to be a sync point
     if framing not in ("rdw", "bdw", "none"):
         raise ValueError(f"frames() needs a resolved framing, not {framing!r}")
     pat = date_pattern(codepage)
-    match, unpack = pat.match, _HH.unpack_from
+    match, unpack, unpack_l = pat.match, _HH.unpack_from, _L.unpack_from
+    ld_at = RDW + LDATALEN_AT
     it = iter(chunks)
     buf = b""
     bstart = base  # file offset of buf[0]
@@ -199,7 +348,16 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
         here = bstart + pos
         clean = bad is None and (framing != "bdw" or block_end < 0 or here == block_end)
         if clean and end is not None and here >= end:
-            return
+            if not sync_end:
+                return
+            if checked != here:
+                ok = _sync_ok(buf, pos, framing, pat, final)
+                if ok is _MORE:
+                    more()
+                    continue
+                if ok:
+                    return
+                checked = here
         left = len(buf) - pos
         if left == 0 and not final:
             more()
@@ -207,7 +365,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
         if left == 0 and final:
             if bad is not None:
                 yield _span(bad, here, n)
-                n += 1
+                n += step
             return
         # ---------------------------------------------------------- resynchronising
         if bad is not None:
@@ -215,14 +373,13 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 k = bad.start + len(bad.head) - bstart
                 bad.head += buf[k:k + HEAD - len(bad.head)]
             q = _resync(buf, pos, framing, pat, final)
-            if q is _MORE:
-                # drop what was searched, keep a little for a pattern across chunks
-                pos = max(pos, len(buf) - KEEP)
+            if isinstance(q, tuple):
+                pos = max(pos, q[1])  # drop what was searched, keep what is still needed
                 more()
                 continue
             stop = len(buf) if q is None else q
             yield _span(bad, bstart + stop, n)
-            n += 1
+            n += step
             bad = None
             pos = stop
             block_end = -1
@@ -239,6 +396,16 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                     "is not followed by an RDW and a record date"
                 bad = _Bad(here, buf[pos:pos + HEAD], BAD_BDW,
                            f"BDW X'{buf[pos:pos + 4].hex().upper()}' {what}", "bdw.length")
+                pos += 1
+                continue
+            inner = _covers(buf, pos, blen, "bdw", pat, final)
+            if inner is _MORE:
+                more()
+                continue
+            if inner is not None:
+                bad = _Bad(here, buf[pos:pos + HEAD], BAD_BDW,
+                           f"BDW X'{buf[pos:pos + 4].hex().upper()}' ({blen}) covers the start of a "
+                           f"block at X'{bstart + inner:X}'", "bdw.length")  # type: ignore[operator]
                 pos += 1
                 continue
             cur_block = block_resume = here
@@ -262,7 +429,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 pos += 1
                 continue
             yield Frame(here, length, 0, n, buf, pos, -1, resume)
-            n += 1
+            n += step
             pos += length
             continue
         # ---------------------------------------------------------- RDW records
@@ -271,18 +438,24 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             size = len(buf)
             while pos + 4 + DATE_LEN <= size:
                 rlen, spanning = unpack(buf, pos)
-                if (spanning or rlen < MIN_REC or rlen > MAX_RDW or pos + rlen > size
-                        or not match(buf, pos + 4)):
+                nxt = pos + rlen
+                if (spanning or rlen < MIN_REC or rlen > MAX_RDW or nxt + RDW + DATE_LEN > size
+                        or not match(buf, pos + 4)
+                        or rlen - RDW - unpack_l(buf, pos + ld_at)[0] not in _FIXED_SIZES
+                        or buf[nxt + _SPAN_AT:nxt + RDW] != _NO_SPAN or not match(buf, nxt + RDW)):
                     break
                 here = bstart + pos
                 if end is not None and here >= end:
                     return
                 yield Frame(here, rlen, 4, n, buf, pos, -1, here)
-                n += 1
+                n += step
                 pos += rlen
             here = bstart + pos
             if end is not None and here >= end:
-                return
+                if not sync_end:
+                    return
+                if checked != here:
+                    continue
             left = size - pos
             if left == 0:
                 continue
@@ -296,7 +469,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             yield Frame(here, stop, 4, n, b"", 0, cur_block, resume, BAD_RDW,
                         f"{stop} bytes left in the block, too few for an RDW", "rdw.length",
                         buf[pos:pos + stop])
-            n += 1
+            n += step
             pos += stop
             continue
         if left < 4 + DATE_LEN and not final:
@@ -321,7 +494,36 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                 block_resume = resume if framing == "bdw" else -1
                 more()
                 continue
-            err, detail = TRUNCATED, f"RDW length {rlen}, only {left} bytes left in the file"
+            inner = _resync(buf, pos + 1, "rdw", pat, True) if limit is None else None
+            if inner is not None:  # a record starts inside: the length is wrong, not the file short
+                err, detail = BAD_RDW, (f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) runs past "
+                                        f"the end of the file; a record starts at "
+                                        f"X'{bstart + inner:X}'")  # type: ignore[operator]
+            else:
+                err, detail = TRUNCATED, f"RDW length {rlen}, only {left} bytes left in the file"
+        else:
+            ok = _record_ok(buf, pos, pat, final, None if limit is None else limit - bstart)
+            if ok is _MORE:
+                block_resume = resume if framing == "bdw" else -1
+                more()
+                continue
+            inner = _covers(buf, pos, rlen, "rdw", pat, final) if ok and limit is None else None
+            if inner is _MORE:
+                more()
+                continue
+            if inner is not None:
+                err, detail = BAD_RDW, (f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen}) covers the "
+                                        f"start of a record at X'{bstart + inner:X}'")  # type: ignore[operator]
+            elif not ok:
+                (ld,) = _L.unpack_from(buf, pos + ld_at)
+                rdw = f"RDW X'{buf[pos:pos + 4].hex().upper()}' ({rlen})"
+                inside = [pos + RDW + size + ld for size in _FIXED_SIZES
+                          if ld >= 0 and pat.match(buf, pos + 2 * RDW + size + ld)]
+                err, detail = BAD_RDW, (
+                    f"{rdw} disagrees with ldatalen {ld}: a record starts at "
+                    f"X'{bstart + inside[0]:X}' where ldatalen says this one ends" if inside else
+                    f"{rdw} is neither 199 nor 200 + ldatalen {ld} and no record date follows "
+                    f"at X'{here + rlen:X}'")
         if err:
             if framing == "bdw" and err in (BAD_RDW, NO_DATE, CROSSES):
                 # the block descriptor is trusted: the rest of the block is one bad span
@@ -332,13 +534,13 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
                     continue
                 yield Frame(here, stop, 4, n, b"", 0, cur_block, resume, err, detail,
                             "rdw.length", buf[pos:pos + min(stop, HEAD)])
-                n += 1
+                n += step
                 pos += stop
                 continue
             if err == TRUNCATED:
                 yield Frame(here, left, 4, n, b"", 0, cur_block, resume, err, detail,
                             "rdw.length", buf[pos:pos + HEAD])
-                n += 1
+                n += step
                 pos += left
                 continue
             bad = _Bad(here, buf[pos:pos + HEAD], err, detail,
@@ -346,7 +548,7 @@ def frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, ba
             pos += 1
             continue
         yield Frame(here, rlen, 4, n, buf, pos, cur_block, resume)
-        n += 1
+        n += step
         pos += rlen
 
 
@@ -362,24 +564,33 @@ def _rdw_detail(buf: bytes, pos: int, rlen: int, spanning: int) -> str:
     return f"RDW X'{rdw}': length {rlen} outside {MIN_REC}..{MAX_RDW}"
 
 
-def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: bool) -> object:
-    """Next position after ``pos`` where a record (or block) starts; None at the end of the
-    data, ``_MORE`` when more data is needed to tell."""
-    lead = {"rdw": 4, "bdw": 8, "none": 0}[framing]
+def _resync(buf: bytes, pos: int, framing: str, pat: re.Pattern[bytes], final: bool,
+            strict: bool = False, stop: int | None = None) -> object:
+    """Next position at or after ``pos`` where a confirmed record (``rdw``: ``_record_ok``;
+    ``bdw``: ``_block_ok``; ``none``: any record date, or with ``strict`` one whose
+    ``ldatalen`` leads to the next) starts; None at the end of the data; ``(_MORE, keep)``
+    when more data is needed to tell, ``keep`` the first byte still needed."""
+    lead = {"rdw": RDW, "bdw": RDW + BDW, "none": 0}[framing]
     at = pos + lead
     while True:
         m = pat.search(buf, at)
         if m is None:
-            return None if final else _MORE
+            return None if final else (_MORE, max(pos, len(buf) - KEEP))
         q = m.start() - lead
         at = m.start() + 1
+        if stop is not None and q >= stop:
+            return None
         if q < pos:
             continue
-        if framing == "rdw" and _rdw_len(buf, q):
-            return q
-        if framing == "bdw" and _bdw_len(buf, q) and _rdw_len(buf, q + 4):
-            return q
-        if framing == "none":
+        if framing == "rdw":
+            ok = _record_ok(buf, q, pat, final) if _rdw_len(buf, q) else False
+        elif framing == "bdw":
+            ok = _block_ok(buf, q, pat, final)
+        else:
+            ok = _unframed_ok(buf, q, pat, final) if strict else True
+        if ok is _MORE:
+            return _MORE, q
+        if ok:
             return q
 
 
@@ -388,6 +599,8 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
     left = len(buf) - pos
     if left < DATE_LEN and not final:
         return _MORE
+    if left < DATE_LEN:
+        return 0, TRUNCATED, f"{left} bytes at the end, too few for a record"
     if not pat.match(buf, pos):
         return 0, NO_DATE, "no yyyy.ddd record date where a record must start"
     if left < FIXED:
@@ -395,8 +608,10 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
             return _MORE
         return 0, TRUNCATED, f"{left} bytes at the end, the fixed part needs {FIXED}"
     (ld,) = _L.unpack_from(buf, pos + LDATALEN_AT)
-    if 0 <= ld <= MAX_DATA:
-        for cand in (FIXED + 1 + ld, FIXED + ld):
+    plausible = 0 <= ld <= MAX_DATA
+    if plausible:
+        for size in reversed(_FIXED_SIZES):
+            cand = size + ld
             if cand == left and final:
                 return cand, "", ""
             if cand + DATE_LEN <= left:
@@ -404,13 +619,20 @@ def _unframed(buf: bytes, pos: int, pat: re.Pattern[bytes], final: bool) -> obje
                     return cand, "", ""
             elif not final:
                 return _MORE
+        for size in reversed(_FIXED_SIZES):
+            if final and size + ld < left < size + ld + DATE_LEN:
+                return size + ld, "", ""  # a tail too short for a record follows
     # ldatalen does not lead to the next record: resynchronise on the next record date
-    m = pat.search(buf, pos + FIXED)
-    while m is not None and m.start() + DATE_LEN > len(buf):
-        m = None
+    m = pat.search(buf, pos + DATE_LEN)
+    if m is not None and m.start() - pos < FIXED:
+        return 0, TRUNCATED, (f"{m.start() - pos} bytes before the next record date, the fixed "
+                              f"part needs {FIXED}")
     if m is None:
         if not final:
             return _MORE
+        for size in reversed(_FIXED_SIZES):
+            if plausible and size + ld < left:
+                return size + ld, "", ""  # what follows is no record: a bad span
         return left, "", ""
     return m.start() - pos, "", ""
 
@@ -448,16 +670,20 @@ class Index:
 
 
 def read_chunks(path: str, start: int = 0, end: int | None = None,
-                chunk: int = 4 << 20) -> Iterator[bytes]:
-    """Bytes ``start..end`` of a file in chunks."""
+                chunk: int = 4 << 20, options: Mapping[str, str] | None = None) -> Iterator[bytes]:
+    """Bytes ``start..end`` of a file or URI in chunks (ranged reads)."""
+    from mqtool.io.uris import is_uri, read_range
+
+    if is_uri(path):
+        return read_range(path, start, end, chunk, options)
     from mqtool.io.inputs import iter_chunks
 
     return iter_chunks(path, start, None if end is None else end - start, chunk)
 
 
-def head_of(path: str, n: int = 65536) -> bytes:
-    with open(path, "rb") as f:
-        return f.read(n)
+def head_of(path: str, n: int = SNIFF, options: Mapping[str, str] | None = None) -> bytes:
+    """The first ``n`` bytes of a file or URI (what auto framing looks at)."""
+    return b"".join(read_chunks(path, 0, n, n, options))
 
 
 class IndexPass:
@@ -510,3 +736,65 @@ def split_frames(split: Split, codepage: str = "cp037", chunk: int = 4 << 20) ->
     """The frames of one split (reads only its byte range)."""
     return frames(read_chunks(split.path, split.start, split.end, chunk), split.framing, codepage,
                   base=split.start, rec_no=split.rec_no, end=split.end)
+
+
+# --------------------------------------------------------------------------- byte ranges
+
+
+@dataclass(frozen=True)
+class ByteRange:
+    """A byte range of one file, cut anywhere (no pass over the data needed): its reader
+    frames the records that start at a confirmed position inside it (``range_frames``)."""
+
+    path: str  # a path or URI
+    start: int
+    end: int
+    framing: str
+
+
+def byte_ranges(path: str, size: int, framing: str, split_size: int) -> list[ByteRange]:
+    """``size`` bytes cut every ``split_size`` bytes: O(1) per range, nothing read."""
+    if size <= 0:
+        return [ByteRange(path, 0, 0, framing)]
+    return [ByteRange(path, a, min(a + split_size, size), framing)
+            for a in range(0, size, max(1, split_size))]
+
+
+def range_frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, start: int,
+                 end: int) -> Iterator[Frame]:
+    """The frames a byte range ``[start, end)`` owns, reading ``chunks`` (the file from
+    ``start`` on, as far as needed): from the first confirmed record start at or after
+    ``start`` (the file's first byte when ``start`` is 0) up to, not including, the first
+    confirmed record start at or after ``end``; the bad spans between included. Ranges that
+    cover a file yield together exactly what a whole-file scan yields, each frame once (as
+    Hadoop's line reader does for lines). Record numbers are unknown (``rec_no`` -1)."""
+    if framing not in ("rdw", "bdw", "none"):
+        raise ValueError(f"range_frames() needs a resolved framing, not {framing!r}")
+    it = iter(chunks)
+    if start == 0:
+        yield from frames(it, framing, codepage, base=0, rec_no=-1, end=end, sync_end=True)
+        return
+    pat = date_pattern(codepage)
+    buf, bstart, final = b"", start, False
+    while True:
+        q = _resync(buf, 0, framing, pat, final, strict=True)
+        if not isinstance(q, tuple):
+            break
+        keep = q[1]
+        chunk = next(it, None)
+        final = chunk is None
+        buf = buf[keep:] + (chunk or b"")
+        bstart += keep
+    if q is None or bstart + q >= end:  # type: ignore[operator]
+        return
+    rest = itertools.chain([buf[q:]], it)  # type: ignore[index]
+    yield from frames(rest, framing, codepage, base=bstart + q, rec_no=-1, end=end,  # type: ignore[operator]
+                      sync_end=True)
+
+
+def read_range_frames(rng: ByteRange, codepage: str = "cp037",
+                      options: Mapping[str, str] | None = None) -> Iterator[Frame]:
+    """``range_frames`` of a ``ByteRange``, read by ranged reads from its file or URI."""
+    chunk = max(1 << 16, min(4 << 20, rng.end - rng.start + (1 << 16)))
+    return range_frames(read_chunks(rng.path, rng.start, None, chunk, options), rng.framing,
+                        codepage, start=rng.start, end=rng.end)

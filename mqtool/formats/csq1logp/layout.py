@@ -32,6 +32,14 @@ MIN_RECORD = RDW_LEN + FIXED  # 203: smallest RDW length of a valid record
 MAX_RDW = 32760  # an RDW length never exceeds the block size
 LRECL = 32756  # CSQ1LOGP's LRECL (includes the RDW)
 MAX_SEGMENT = LRECL - RDW_LEN - FIXED_BORA  # 32552 data bytes per record (spec §4)
+MAX_DATA = MAX_RDW - 2 * RDW_LEN  # 32752: the largest data slice framing believes in
+BDW_LEN = 4  # a block descriptor (RECFM=U copies)
+MIN_BLOCK = BDW_LEN + MIN_RECORD  # smallest BDW length of a valid block
+EXTENDED_BDW = 0x80  # first BDW byte: the 4-byte extended form (31-bit length)
+MAX_BLOCK = 256 << 10  # the largest block of the large block interface (tape)
+# The record-date sync pattern: every record starts with ``csrecorddate`` in this format.
+RECORD_DATE = "yyyy.ddd hh:mm:ss.thm"
+DATE_LEN = len(RECORD_DATE)  # 21, the size of ``csrecorddate``
 
 # ------------------------------------------------------------------ meaning tables
 
@@ -130,6 +138,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
     )
     bora = dsect("CSBORA", "csbora" / Means(v.text(1), BORA_MEANING))
     assert logd.size == FIXED, logd.size
+    assert logd.field("csrecorddate").size == DATE_LEN
     return Layouts(v.codepage, rdw, bdw, logd, bora)
 
 
@@ -143,7 +152,33 @@ ROW_BLANK_KEY = {"cssqdmcp", "csdmcp"}  # hex; null when blank
 
 # ------------------------------------------------------------------ text helpers
 
-_DATE_RE = re.compile(r"^(\d{4})\.(\d{3}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$", re.ASCII)
+# RECORD_DATE with each run of letters a captured group of digits
+_DATE_RE = re.compile("^" + re.sub(r"[a-z]+", lambda m: f"(\\d{{{len(m.group())}}})",
+                                   RECORD_DATE.replace(".", "\\.")) + "$", re.ASCII)
+
+
+@lru_cache(maxsize=16)
+def date_pattern(codepage: str = "cp037") -> re.Pattern[bytes]:
+    """``RECORD_DATE`` as bytes of a code page (EBCDIC: ``F1|F2 Fx Fx Fx 4B ...``): the
+    pattern framing resynchronises on; ``parse_recorddate`` then checks the values."""
+    cp = codec_name(codepage)
+
+    def enc(s: str) -> bytes:
+        return re.escape(s.encode(cp))
+
+    digit = b"[" + b"".join(enc(c) for c in "0123456789") + b"]"
+    parts = {"y": b"[" + enc("1") + enc("2") + b"]", "d": digit, "h": digit, "m": digit,
+             "s": digit, "t": digit}
+    out, first = b"", True
+    for ch in RECORD_DATE:
+        if ch == "y" and first:
+            out += parts["y"]
+            first = False
+        elif ch in parts:
+            out += digit
+        else:
+            out += enc(ch)
+    return re.compile(out, re.S)
 
 
 def parse_recorddate(text: str) -> datetime:
@@ -175,25 +210,45 @@ def parse_timedelta(text: str) -> int | None:
     return int(body)
 
 
+def fixed_size(avail: Any, ldatalen: Any) -> Any:
+    """The 199/200 rule (spec §3.2), on ints or numpy arrays (the bulk path): 200 when the
+    bytes after the RDW are 200 + ldatalen, 199 when 199 + ldatalen, 199 when there is no
+    room for ``csbora``, else 200."""
+    import numpy as np
+
+    return np.where(avail == FIXED_BORA + ldatalen, FIXED_BORA,
+                    np.where(avail == FIXED + ldatalen, FIXED,
+                             np.where(avail < FIXED_BORA, FIXED, FIXED_BORA)))
+
+
+def data_take(avail: Any, fixed: Any, ldatalen: Any) -> Any:
+    """csvardata bytes taken (spec §4), on ints or numpy arrays: the whole slice, or
+    ``ldatalen`` when fewer (bytes after it are a field problem)."""
+    import numpy as np
+
+    sl = avail - fixed
+    return np.where((ldatalen < 0) | (sl <= ldatalen), sl, ldatalen)
+
+
 def resolve_fixed(avail: int, ldatalen: int) -> tuple[int, str]:
-    """Fixed-part size of a record whose bytes after the RDW number ``avail`` (spec §3.2)."""
-    if avail == FIXED_BORA + ldatalen:
-        return FIXED_BORA, f"{avail} bytes = 200 + ldatalen {ldatalen}: csbora present"
-    if avail == FIXED + ldatalen:
-        return FIXED, f"{avail} bytes = 199 + ldatalen {ldatalen}: no csbora byte"
-    if avail < FIXED_BORA:
+    """Fixed-part size of a record whose bytes after the RDW number ``avail`` (spec §3.2),
+    and why (``fixed_size`` decides)."""
+    fixed = int(fixed_size(avail, ldatalen))
+    if avail == fixed + ldatalen:
+        return fixed, (f"{avail} bytes = {fixed} + ldatalen {ldatalen}: "
+                       + ("csbora present" if fixed == FIXED_BORA else "no csbora byte"))
+    if fixed == FIXED:
         return FIXED, f"{avail} bytes: no room for csbora"
     return FIXED_BORA, (f"{avail} bytes is neither 199 nor 200 + ldatalen {ldatalen}: "
                         "csbora assumed present")
 
 
 def data_slice(avail: int, fixed: int, ldatalen: int) -> tuple[int, str]:
-    """How many csvardata bytes to take, and the ldatalen reading used (spec §4)."""
+    """How many csvardata bytes to take (``data_take``), and the ldatalen reading (spec §4)."""
+    take = int(data_take(avail, fixed, ldatalen))
     sl = avail - fixed
     if ldatalen < 0 or sl == ldatalen:
-        return sl, "A"
-    if sl < ldatalen:
-        return sl, "B"
-    return ldatalen, "trailing-bytes"
+        return take, "A"
+    return take, "B" if sl < ldatalen else "trailing-bytes"
 
 

@@ -3,13 +3,14 @@
 Records of one message are consecutive in file order: it starts at ``lsegment == 1``; a
 record continues it when ``lsegment`` = previous + 1 and ``csqmgrname``, ``csurid``,
 ``csqueuename``, ``csdmcp``, ``cssqdmcp`` and ``csverb`` are equal (``cslogrba`` may differ).
-Data is concatenated in segment order. Anomalies are reported in ``problems`` and
-``complete`` is false; nothing is dropped:
+Data is concatenated in segment order. Places are file offsets (a byte range's reader does not
+know record numbers), so the local and the Spark paths word problems alike. Anomalies are
+reported in ``problems`` and ``complete`` is false; nothing is dropped:
 
 * ``gap``: a segment number was skipped (the data that is there is still joined);
 * ``duplicate-segment``: a segment number seen again (its data is left out, its record named);
 * ``orphan-segment``: a segment > 1 without a start;
-* ``interleaved``: other records sit between two segments (still reassembled);
+* ``interleaved``: other records (or bad spans) sit between two segments (still reassembled);
 * ``missing-tail``: the input ended (or the key was reused) before a last segment;
 * ``length-mismatch``: reading B (``ldatalen`` = message total) and the sum differs.
 
@@ -31,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mqtool.formats.csq1logp.bulk import numeric, record_schema
-from mqtool.formats.csq1logp.layout import MAX_SEGMENT
+from mqtool.formats.csq1logp.layout import BDW_LEN, MAX_SEGMENT
 
 KEY = ("csqmgrname", "csurid", "csqueuename", "csdmcp", "cssqdmcp", "csverb")
 MESSAGE_EXTRA = [
@@ -82,7 +83,7 @@ class _Group:
     first: dict[str, Any]
     parts: list[bytes]
     last_seg: int
-    last_rec: int
+    last_end: int  # file offset just after the last segment's record
     total: int | None  # reading B: the message total
     problems: list[str] = field(default_factory=list)
     started: bool = True
@@ -92,6 +93,10 @@ class _Group:
     @property
     def size(self) -> int:
         return sum(len(p) for p in self.parts)
+
+
+def _end(row: dict[str, Any]) -> int:
+    return int(row["offset"]) + int(row["rec_len"])
 
 
 class Reassembler:
@@ -109,29 +114,29 @@ class Reassembler:
         g = self.open.get(key)
         if seg <= 1 or g is None:
             if g is not None:
-                g.problems.append(f"missing-tail: key reused by a new message at rec_no {row['rec_no']}")
+                g.problems.append(f"missing-tail: key reused by a new message at offset {row['offset']}")
                 out.append(self._close(self.open.pop(key)))
             total = row["ldatalen"] if row["ldatalen"] > len(data) else None
-            g = _Group(row, [data], seg, row["rec_no"], total)
+            g = _Group(row, [data], seg, _end(row), total)
             if seg != 1:
                 g.started = False
-                g.problems.append(f"orphan-segment: first segment seen is {seg} (rec_no {row['rec_no']})")
+                g.problems.append(f"orphan-segment: first segment seen is {seg} (offset {row['offset']})")
             self.open[key] = g
         else:
-            if row["rec_no"] != g.last_rec + 1:
-                g.problems.append(f"interleaved: rec_no {g.last_rec + 1}..{row['rec_no'] - 1} "
+            if not 0 <= row["offset"] - g.last_end <= BDW_LEN:  # adjacent, or a block descriptor between
+                g.problems.append(f"interleaved: offset {g.last_end}..{row['offset'] - 1} "
                                   "between segments")
             if seg <= g.last_seg:
-                g.problems.append(f"duplicate-segment: segment {seg} again at rec_no {row['rec_no']}")
-                g.last_rec = row["rec_no"]
+                g.problems.append(f"duplicate-segment: segment {seg} again at offset {row['offset']}")
+                g.last_end = _end(row)
                 return out
             if seg > g.last_seg + 1:
                 g.gaps = True
                 missing = (f"{g.last_seg + 1}" if seg == g.last_seg + 2
                            else f"{g.last_seg + 1}..{seg - 1}")
-                g.problems.append(f"gap: segment {missing} missing before rec_no {row['rec_no']}")
+                g.problems.append(f"gap: segment {missing} missing before offset {row['offset']}")
             g.parts.append(data)
-            g.last_seg, g.last_rec = seg, row["rec_no"]
+            g.last_seg, g.last_end = seg, _end(row)
         if (g.total is not None and g.size >= g.total) or (g.total is None and len(data) < self.max_seg):
             g.ended = True
             out.append(self._close(self.open.pop(key)))

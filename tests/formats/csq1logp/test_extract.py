@@ -147,8 +147,9 @@ def test_parquet_and_csv(tmp_path: Path) -> None:
 
 def test_parse_size() -> None:
     assert parse_size("64m") == 64 << 20 and parse_size("1g") == 1 << 30 and parse_size("70000") == 70000
-    with pytest.raises(ValueError):
-        parse_size("1k")
+    assert parse_size("1k") == 1024
+    with pytest.raises(ValueError, match="at least 1k"):
+        parse_size("1000")
 
 
 # --------------------------------------------------------------------------- messages
@@ -180,27 +181,29 @@ def test_82_reassembly_40000_bytes(tmp_path: Path) -> None:
 def test_82_segment_two_only_is_an_orphan(tmp_path: Path) -> None:
     recs = csq_build.build_message(VALUES_81, b"\x00" * 40000)
     (m,) = run(tmp_path, recs[1], messages=True)[0]
-    assert not m["complete"] and m["problems"] == ["orphan-segment: first segment seen is 2 (rec_no 0)"]
+    assert not m["complete"] and m["problems"] == ["orphan-segment: first segment seen is 2 (offset 0)"]
 
 
 def test_gap_duplicate_interleaved_and_tail(tmp_path: Path) -> None:
     other = seg(1, b"y", csqueuename="OTHER")
-    rows = msgs(tmp_path, seg(1, FULL), seg(2, FULL), seg(2, FULL), other, seg(4, FULL), seg(5, b"end"))
+    recs = [seg(1, FULL), seg(2, FULL), seg(2, FULL), other, seg(4, FULL), seg(5, b"end")]
+    at = [sum(len(r) for r in recs[:i]) for i in range(len(recs))]  # record offsets
+    rows = msgs(tmp_path, *recs)
     (single, m) = sorted(rows, key=lambda r: r["rec_no"], reverse=True)
     assert single["csqueuename"] == "OTHER" and single["segments"] == 1 and single["complete"]
     assert m["rec_no"] == 0 and m["segments"] == 4 and not m["complete"]
     assert bytes.fromhex(m["csvardata"]) == FULL * 3 + b"end"
     assert m["problems"] == [
-        "duplicate-segment: segment 2 again at rec_no 2",
-        "interleaved: rec_no 3..3 between segments",
-        "gap: segment 3 missing before rec_no 4",
+        f"duplicate-segment: segment 2 again at offset {at[2]}",
+        f"interleaved: offset {at[3]}..{at[4] - 1} between segments",
+        f"gap: segment 3 missing before offset {at[4]}",
     ]
 
 
 def test_missing_tail_and_key_reuse(tmp_path: Path) -> None:
     rows = msgs(tmp_path, seg(1, FULL), seg(1, FULL), seg(2, b"z"))
     assert [(r["rec_no"], r["segments"], r["complete"], r["problems"]) for r in rows] == [
-        (0, 1, False, ["missing-tail: key reused by a new message at rec_no 1"]),
+        (0, 1, False, [f"missing-tail: key reused by a new message at offset {len(seg(1, FULL))}"]),
         (1, 2, True, None),
     ]
     (m,) = msgs(tmp_path, seg(1, FULL), seg(2, FULL))
@@ -211,8 +214,10 @@ def test_reading_b_length_mismatch() -> None:
     r = Reassembler(max_seg=40)
     base = {"file": "f", "csqmgrname": "Q", "csurid": "1", "csqueuename": "A", "csdmcp": "K",
             "cssqdmcp": None, "csverb": "MQPUT"}
-    assert r.feed({**base, "rec_no": 0, "lsegment": 1, "ldatalen": 100, "csvardata": FULL}) == []
-    (m,) = r.feed({**base, "rec_no": 1, "lsegment": 2, "ldatalen": 100, "csvardata": FULL * 2})
+    assert r.feed({**base, "offset": 0, "rec_len": 244, "lsegment": 1, "ldatalen": 100,
+                   "csvardata": FULL}) == []
+    (m,) = r.feed({**base, "offset": 244, "rec_len": 284, "lsegment": 2, "ldatalen": 100,
+                   "csvardata": FULL * 2})
     assert m["problems"] == ["length-mismatch: ldatalen 100 (reading B), 120 bytes joined"]
     assert not m["complete"] and m["segments"] == 2
 

@@ -1,0 +1,69 @@
+"""An output directory in the layout Spark readers expect, written with pyarrow: Hive-style
+``log_date=YYYY-MM-DD`` folders (the column not repeated inside the files), bad spans in
+``errors/``. Used by the local ``extract -o DIR/`` and by every ``spark-extract`` task."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Spark's) folder for a null value
+
+
+class PartitionedWriter:
+    """Parquet files under ``root``: one per ``log_date`` value in Hive-style folders (the
+    column dropped from the data), or one flat file (``by=None``; ``keep`` keeps every
+    column). Written under a temporary name, renamed into place on close."""
+
+    def __init__(self, root: str, name: str, by: str | None = "log_date", keep: bool = False) -> None:
+        self.root, self.name, self.by, self.keep = root, name, by, keep
+        self.open: dict[object, tuple[Any, str, str]] = {}
+
+    def write(self, table: Any) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if table.num_rows == 0:
+            return
+        if self.by is None:
+            data = table if self.keep else table.drop_columns(["log_date"])
+            self._writer(None, data.schema).write_table(data)
+            return
+        dates = table.column(self.by)
+        data = table.drop_columns([self.by])
+        bounds = pc.min_max(dates)
+        if dates.null_count == 0 and bounds["min"] == bounds["max"]:
+            self._writer(bounds["min"].as_py(), data.schema).write_table(data)  # one date: no copy
+            return
+        for d in pc.unique(dates).to_pylist():
+            mask = pc.is_null(dates) if d is None else pc.equal(dates, pa.scalar(d, dates.type))
+            self._writer(d, data.schema).write_table(data.filter(pc.fill_null(mask, False)))
+
+    def _writer(self, value: object, schema: Any) -> Any:
+        import pyarrow.parquet as pq
+
+        if value not in self.open:
+            part = NULL_PARTITION if value is None else value
+            folder = self.root if self.by is None else os.path.join(self.root, f"{self.by}={part}")
+            os.makedirs(folder, exist_ok=True)
+            final = os.path.join(folder, self.name)
+            tmp = os.path.join(folder, f".{self.name}.{os.getpid()}.tmp")
+            w = pq.ParquetWriter(tmp, schema, use_dictionary=False, coerce_timestamps="us",
+                                 allow_truncated_timestamps=False)
+            self.open[value] = (w, tmp, final)
+        return self.open[value][0]
+
+    def close(self) -> None:
+        for w, tmp, final in self.open.values():
+            w.close()
+            os.replace(tmp, final)
+        self.open.clear()
+
+    def abort(self) -> None:
+        for w, tmp, _ in self.open.values():
+            try:
+                w.close()
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+        self.open.clear()

@@ -1,0 +1,178 @@
+"""Inputs named by URI, read with ``pyarrow.fs``: local paths, ``file://``, ``s3://``, ``gs://``,
+``hdfs://`` (where libhdfs exists). Listing gives files and sizes; reading is ranged and
+streamed (a file is never read whole).
+
+S3 settings come from ``options`` (``s3.endpoint``, ``s3.region``, ``s3.access_key``,
+``s3.secret_key``, ``s3.scheme``) or the standard environment (``AWS_ENDPOINT_URL``,
+``AWS_REGION`` / ``AWS_DEFAULT_REGION``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from mqtool.errors import EnvError, InputError
+
+SCHEMES = ("file", "s3", "gs", "gcs", "hdfs")
+CHUNK = 4 << 20
+OPTION_KEYS = ("s3.endpoint", "s3.region", "s3.access_key", "s3.secret_key", "s3.scheme")
+
+
+def is_uri(name: str) -> bool:
+    """``scheme://...`` with a scheme pyarrow.fs reads (a Windows drive letter is no URI)."""
+    scheme = urlsplit(name).scheme.lower()
+    return "://" in name and scheme in SCHEMES
+
+
+def absolute(name: str) -> str:
+    """The absolute URI of a path or URI (``file:///abs/path`` for local files)."""
+    if is_uri(name):
+        return name
+    from pathlib import Path
+
+    return Path(name).resolve().as_uri()
+
+
+def _settings(options: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
+    opts = {k.lower(): v for k, v in (options or {}).items() if k.lower() in OPTION_KEYS and v}
+    env = os.environ
+    opts.setdefault("s3.endpoint", env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL", ""))
+    opts.setdefault("s3.region", env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION", ""))
+    return tuple(sorted((k, v) for k, v in opts.items() if v))
+
+
+def driver_settings() -> dict[str, str]:
+    """The endpoint and region this process's environment names (no credentials): handed
+    to executors whose environment may not have them."""
+    return {k: v for k, v in _settings(None) if k in ("s3.endpoint", "s3.region")}
+
+
+@lru_cache(maxsize=32)
+def _filesystem(scheme: str, netloc: str, settings: tuple[tuple[str, str], ...]) -> Any:
+    import pyarrow.fs as pafs
+
+    opts = dict(settings)
+    if scheme in ("", "file"):
+        return pafs.LocalFileSystem()
+    if scheme == "s3":
+        kw: dict[str, Any] = {}
+        endpoint = opts.get("s3.endpoint", "")
+        if endpoint:
+            parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+            kw["endpoint_override"] = parts.netloc
+            kw["scheme"] = opts.get("s3.scheme") or parts.scheme
+        if opts.get("s3.region"):
+            kw["region"] = opts["s3.region"]
+        if opts.get("s3.access_key"):
+            kw["access_key"] = opts["s3.access_key"]
+            kw["secret_key"] = opts.get("s3.secret_key", "")
+        return pafs.S3FileSystem(**kw)
+    if scheme in ("gs", "gcs"):
+        return pafs.GcsFileSystem()
+    if scheme == "hdfs":
+        host, _, port = netloc.partition(":")
+        try:
+            return pafs.HadoopFileSystem(host or "default", int(port or 0))
+        except (OSError, ImportError) as e:
+            raise EnvError(f"hdfs://{netloc}: cannot reach HDFS ({e}); libhdfs and "
+                           "HADOOP_HOME/CLASSPATH are needed") from None
+    raise InputError(f"{scheme}://: not a supported scheme ({', '.join(SCHEMES)})")
+
+
+def resolve(name: str, options: Mapping[str, str] | None = None) -> tuple[Any, str]:
+    """``(filesystem, path inside it)`` of a path or URI."""
+    if not is_uri(name):
+        return _filesystem("", "", ()), os.path.abspath(name)
+    parts = urlsplit(name)
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        return _filesystem("", "", ()), parts.path
+    fs = _filesystem(scheme, parts.netloc, _settings(options))
+    if scheme == "hdfs":
+        return fs, parts.path
+    return fs, f"{parts.netloc}{parts.path}"
+
+
+def _join(name: str, child: str) -> str:
+    if is_uri(name):
+        parts = urlsplit(name)
+        scheme = parts.scheme.lower()
+        if scheme == "file":
+            return f"file://{child}"
+        if scheme == "hdfs":
+            return f"hdfs://{parts.netloc}{child}"
+        return f"{parts.scheme}://{child}"
+    return child
+
+
+def list_files(names: list[str], options: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
+    """``(uri or path, size)`` of every regular file the names stand for: files,
+    directories (their files, not hidden, not ``_``-prefixed, sorted) and globs
+    (``*``, ``?``, ``[``: matched on the base name inside their directory). Missing names
+    raise InputError naming them; nothing is read."""
+    import fnmatch
+
+    import pyarrow.fs as pafs
+
+    out: list[tuple[str, int]] = []
+    for name in names:
+        if name == "-":
+            raise InputError("-: stdin cannot be split across tasks; give a file or a URI")
+        fs, path = resolve(name, options)
+        glob = any(ch in posixpath.basename(path) for ch in "*?[")
+        target = posixpath.dirname(path) if glob else path
+        try:
+            info = fs.get_file_info(target)
+        except OSError as e:
+            raise InputError(f"{name}: cannot list ({str(e).splitlines()[0]})") from None
+        if info.type == pafs.FileType.NotFound:
+            raise InputError(f"{name}: no such file or directory")
+        if info.type == pafs.FileType.File and not glob:
+            out.append((name if is_uri(name) else path, info.size))
+            continue
+        if info.type != pafs.FileType.Directory:
+            raise InputError(f"{name}: not a regular file or directory")
+        pattern = posixpath.basename(path) if glob else None
+        try:
+            infos = fs.get_file_info(pafs.FileSelector(target, recursive=False))
+        except OSError as e:
+            raise InputError(f"{name}: cannot list ({str(e).splitlines()[0]})") from None
+        found = sorted(
+            (i.path, i.size) for i in infos
+            if i.type == pafs.FileType.File and not i.base_name.startswith((".", "_"))
+            and (pattern is None or fnmatch.fnmatchcase(i.base_name, pattern)))
+        if glob and not found:
+            raise InputError(f"{name}: no file matches")
+        out += [(_join(name, p) if is_uri(name) else p, size) for p, size in found]
+    return out
+
+
+def read_range(name: str, start: int = 0, end: int | None = None, chunk: int = CHUNK,
+               options: Mapping[str, str] | None = None) -> Iterator[bytes]:
+    """Bytes ``start..end`` (to the end of the file when ``end`` is None) in chunks, by
+    ranged reads."""
+    fs, path = resolve(name, options)
+    try:
+        f = fs.open_input_file(path)
+    except FileNotFoundError:
+        raise InputError(f"{name}: no such file") from None
+    except OSError as e:
+        raise InputError(f"{name}: cannot open ({str(e).splitlines()[0]})") from None
+    try:
+        size = f.size()
+        stop = size if end is None else min(end, size)
+        at = start
+        while at < stop:
+            n = min(chunk, stop - at)
+            data = f.read_at(n, at)
+            if not data:
+                break
+            at += len(data)
+            yield data
+    finally:
+        f.close()
