@@ -10,11 +10,13 @@ module that owns the work, so this file stays a map of what mqtool can do.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from mqtool.model import Decoded
+from mqtool.model import Decoded, Detection
 
 if TYPE_CHECKING:
+    from mqtool.formats.csq1logp.extract import Filters
+    from mqtool.formats.csq1logp.extract import Summary as CsqSummary
     from mqtool.formats.mq.dumps.read import Message, QueueDump
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.layout import Settings
@@ -52,7 +54,7 @@ def undump(text: str) -> bytes:
     return _undump(text)
 
 
-def identify(data: bytes) -> list[Any]:
+def identify(data: bytes) -> list[Detection]:
     """Detections for a blob, best first (``codecs.registry.Detection``)."""
     from mqtool.registry import identify as _identify
 
@@ -106,11 +108,23 @@ def build_sas_attachment(request: Request | Mapping[str, Any], *, settings: Sett
                     straddle=straddle, seq_order=seq_order, correlid=correlid, seed=seed)
 
 
-def extract(*args: Any, **kwargs: Any) -> Any:
-    """CSQ1LOGP records to rows / files (``extract.extract``)."""
+def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", framing: str = "auto",
+            codepage: str = "cp037", mode: str = "PERMISSIVE", filters: Filters | None = None,
+            messages: bool = False, workers: int | None = None,
+            progress: Callable[[int], None] | None = None,
+            options: Mapping[str, str] | None = None) -> CsqSummary:
+    """CSQ1LOGP records of ``paths`` (files or URIs: ``s3://``, ``gs://``, ``hdfs://``,
+    ``file://``; ``options`` their credentials/endpoint) to ``out``: a binary stream or a
+    path for ``fmt`` ``jsonl``/``csv``/``parquet``, or a directory (``fmt="dir"``:
+    ``records/log_date=YYYY-MM-DD/``, ``errors/``, ``messages/``). ``mode``: PERMISSIVE
+    (bad spans become error rows), DROPMALFORMED, FAILFAST (``DecodeError`` at the first,
+    nothing written); ``messages`` gives one row per logical message. The returned
+    ``formats.csq1logp.extract.Summary`` counts records, bad spans by reason and rows."""
     from mqtool.formats.csq1logp.extract import extract as _extract
 
-    return _extract(*args, **kwargs)
+    return _extract(paths, out, fmt=fmt, framing=framing, codepage=codepage, mode=mode,
+                    filters=filters, messages=messages, workers=workers, progress=progress,
+                    options=options)
 
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
