@@ -48,7 +48,7 @@ def check_clean(name: str, data: bytes, **options: object) -> None:
         return
     for unit in units:
         assert isinstance(unit, Decoded) and unit.format == name
-        assert 0 <= unit.offset <= len(data) and unit.offset + unit.length <= len(data) + 0
+        assert 0 <= unit.offset <= len(data) and unit.offset + unit.length <= len(data)
         for p in unit.errors + unit.problems:
             assert 0 <= p.offset <= len(data), (p, len(data))
             assert p.reason

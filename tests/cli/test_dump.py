@@ -105,7 +105,8 @@ def test_reverse_of_bad_word(tmp_path: Path) -> None:
     p = tmp_path / "bad.txt"
     p.write_text("0000 E4D9C2C8 00000040\n0010 0000ZZ01\n0020 00000000\n")
     r = mq("dump", "-r", p)
-    assert (r.status != 0 and "line 1, column" in r.stderr) or "line 2" in r.stderr
+    assert r.status == 2
+    assert "line 2, column 6: '0000ZZ01' is not a hex word" in r.stderr
 
 
 def test_usage_errors_exit_1() -> None:
