@@ -89,5 +89,7 @@ def test_bash_completes_commands_and_options() -> None:
 
 def test_zsh_and_fish_complete_file_names() -> None:
     assert _complete("zsh", "mqtool identify test", 2) == ["file", "test", "_"]
-    assert _complete("fish", "mqtool dump testdata/dump/ra", "testdata/dump/ra") == [
-        "file", "testdata/dump/ra", "_"]  # fish passes the word being completed
+    # fish passes the word being completed; click 8.4 answers "file", "WORD", "_" on three
+    # lines, click 8.5 "file,WORD" on one: the same answer, a file completion of WORD
+    fish = _complete("fish", "mqtool dump testdata/dump/ra", "testdata/dump/ra")
+    assert fish in (["file", "testdata/dump/ra", "_"], ["file,testdata/dump/ra"])
