@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump
-from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError, NoMessagesError
+from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump, report_dump
+from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError
 
 HEAD = 1 << 20  # identify judges this much of a larger input: memory stays bounded
 TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
@@ -77,9 +77,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
                      "its bytes point to")
         status = emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                             strict_problems=strict)
-        if dump.count == 0:
-            raise NoMessagesError(file, dump.format)
-        return status
+        return ExitStatus.DECODE if report_dump(env, dump, file) else status
     data = stdin_data if stdin_data is not None else _read(file, hex_text)
     if not data:
         raise EmptyInputError("auto", file)

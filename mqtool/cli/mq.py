@@ -110,15 +110,15 @@ def parse_property(text: str) -> tuple[str, str, Any, str | None]:
     return folder, prop, v, dt or None
 
 
-def _check_fields(type_: str, fields: dict[str, Any], option: str) -> None:
+def _unknown_fields(type_: str, fields: dict[str, Any], option: str) -> list[str]:
+    """One refusal per field name the header does not have (all of them, not the first)."""
     from mqtool.formats.mq.layout import header_layout
 
     names = header_layout(type_).names
-    for name in fields:
-        if name not in names:
-            raise click.BadParameter(f"{type_} has no field {name!r}; fields: "
-                                     f"{', '.join(n for n in names if n != 'strucid')}",
-                                     param_hint=option)
+    return [click.BadParameter(f"{type_} has no field {name!r}; fields: "
+                               f"{', '.join(n for n in names if n != 'strucid')}",
+                               param_hint=option).format_message()
+            for name in fields if name not in names]
 
 
 def _from_json(path: str) -> dict[str, Any]:
@@ -217,8 +217,13 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
     given = {"xqh": xqh, "dlh": dlh, "mde": mde, "cih": cih, "iih": iih, "wih": wih, "tm": tm}
     props: dict[str, dict[str, Any]] = {}
     dts: dict[str, dict[str, str]] = {}
+    refused: list[str] = []  # every bad option value, reported all at once
     for text in rfh2_props:
-        folder, prop, value, dt = parse_property(text)
+        try:
+            folder, prop, value, dt = parse_property(text)
+        except click.BadParameter as e:
+            refused.append(e.format_message())
+            continue
         props.setdefault(folder, {})[prop] = value
         if dt:
             dts.setdefault(folder, {})[prop] = dt
@@ -231,9 +236,19 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
         text = given[option]
         if text is None:
             continue
-        fields = parse_assignments(text, f"--{option}")
-        _check_fields(type_, fields, f"--{option}")
-        headers.append({"type": type_, "fields": fields})
+        try:
+            fields = parse_assignments(text, f"--{option}")
+        except click.BadParameter as e:
+            refused.append(e.format_message())
+            continue
+        bad = _unknown_fields(type_, fields, f"--{option}")
+        refused += bad
+        if not bad:
+            headers.append({"type": type_, "fields": fields})
+    if refused:
+        for line in refused:
+            env.error(line)
+        return ExitStatus.USAGE
     if not headers:
         raise click.UsageError("give at least one header (--dlh, --rfh2, --xqh, ...) or --from")
     if encoding is not None:

@@ -131,7 +131,9 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
         raise EmptyInputError("sas-attachment", file)
     if f is None and input_format == "message":
-        raise InputError(f"{file}: is a directory, not one message body")
+        from mqtool.cli._common import refuse_directory
+
+        refuse_directory(file)
     try:
         if input_format == "auto":
             from mqtool.formats.mq.dumps.read import sniff
@@ -150,9 +152,9 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
         stream = None if f is None or file != "-" else _Prefixed(consumed, f)
         dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
         status = _emit(env, decode_messages(iter(dump), hints), json_out, raw, annotate, tz)
-        if dump.count == 0:
-            env.error(f"{file}: no messages in this {dump.format} dump")
-        return status
+        from mqtool.cli._common import report_dump
+
+        return ExitStatus.DECODE if report_dump(env, dump, file) else status
     finally:
         if f is not None and f is not sys.stdin.buffer:
             f.close()
