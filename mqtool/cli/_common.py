@@ -184,16 +184,30 @@ def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
     if value in (None, "", "UTC", "utc", "Z"):
         return None
-    if value.lower() == "local":  # the machine's zone (TZ, else /etc/localtime)
-        from datetime import datetime
-
-        return datetime.now().astimezone().tzinfo
+    if value.lower() == "local":
+        return _local_zone()
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         return ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
         raise click.BadParameter(f"unknown time zone {value!r} (e.g. UTC, local, Europe/Berlin)") from None
+
+
+def _local_zone() -> tzinfo | None:
+    """The machine's zone with its rules (summer time of the date shown, not of today's):
+    ``TZ``, else ``/etc/localtime``, else today's offset."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    name = os.environ.get("TZ", "").lstrip(":")
+    try:
+        if name:
+            return ZoneInfo(name)
+        with open("/etc/localtime", "rb") as f:
+            return ZoneInfo.from_file(f, key="localtime")
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return datetime.now().astimezone().tzinfo
 
 
 def tz_option(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -180,7 +180,7 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
              payload_format: str | None, encoding: int | None, ccsid: int | None,
              payload_ccsid: int | None, wrap_file: str | None, with_mqmd: bool, as_dump: bool,
              output: str | None, force: bool) -> int:
-    """Wrap a payload in a chain of IBM MQ headers. Each header announces the next (Format,
+    """Build a payload wrapped in a chain of IBM MQ headers. Each header announces the next (Format,
     Encoding, CodedCharSetId) and its StrucLength is computed; fields not given are
     blank or zero. The chain is built in the order MQXQH, MQDLH, MQMDE, MQCIH, MQIIH,
     MQWIH, MQRFH2, MQTM; --from takes any chain 'decode mq --json' printed and rebuilds it

@@ -385,7 +385,7 @@ def _report_json(env: Env, report: Any) -> None:
               help="Description to write for the attachments, in the order of -a. Repeatable.")
 @click.option("--message", "message_text", metavar="TEXT",
               help="The application message to write (encoded in the sender's code page).")
-@click.option("--message-file", metavar="FILE", type=click.Path(),
+@click.option("--message-file", metavar="FILE", type=click.Path(allow_dash=True),
               help="The application message to write, bytes as is.")
 @click.option("--from", "request_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Build from a request in YAML or JSON (all of the above and more; see the "
