@@ -281,12 +281,35 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
 
         payload = read_bytes(payload_file)
     req["headers"], req["payload"] = headers, payload or b""
+    if not from_file:  # each header and field on its own: every refusal at once
+        refused = _header_refusals(mq.build, req)
+        if len(refused) > 1:
+            for line in refused:
+                env.error(line)
+            return ExitStatus.USAGE
     data = mq.build(req)
     if with_mqmd:
         data = _mqmd_for(headers, req) + data
     from mqtool.formats.mq.chain import header_codepage
 
     return _write(env, data, as_dump, output, force, header_codepage(int(req.get("ccsid") or 819)))
+
+
+def _header_refusals(build: Any, req: dict[str, Any]) -> list[str]:
+    """What building each header of the chain alone — each of its fields alone — refuses,
+    named by its option."""
+    from mqtool.errors import BuildError
+
+    option = {type_: f"--{name}" for name, type_ in HEADER_OPTIONS}
+    out = []
+    for h in req["headers"]:
+        fields = h.get("fields") or {}
+        for one in ([{**h, "fields": {k: v}} for k, v in fields.items()] if fields else [h]):
+            try:
+                build({**req, "headers": [one], "payload": b""})
+            except BuildError as e:
+                out.append(f"{option.get(str(h.get('type')), 'header')}: {e}")
+    return out
 
 
 def _first_format(headers: list[dict[str, Any]]) -> str:

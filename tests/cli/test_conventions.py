@@ -20,6 +20,8 @@ from typing import Any
 
 import click
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mqtool.cli import BUILD, cli
 from mqtool.cli._common import Env
@@ -221,6 +223,41 @@ def test_builders_refuse_everything_at_once(command: str, tmp_path: Path) -> Non
     assert not (tmp_path / "out").exists()
 
 
+# values a builder cannot use at all (before its rules): every one said, each on its line
+VALUE_REFUSALS = {
+    "matqmsg --from": (["build-request", "matqmsg", "--from", "{req}"],
+                       '{"selection_type": "bogus", "text_bytes": "x", "mode": "fast", '
+                       '"key_relationship": "~"}',
+                       ["matqmsg: text_bytes: must be an integer, not str 'x'",
+                        "matqmsg: selection_type: 'bogus' is not all, first, last or keyed",
+                        "matqmsg: key_relationship: '~' is not one of >",
+                        "matqmsg: mode: 'fast' is not blocked or concurrent"]),
+    "matqmsg --from elements": (["build-request", "matqmsg", "--from", "{req}"],
+                                '{"elements": [{"type": "SELECTION", "fields": '
+                                '{"selection_type": 5, "key_bytes": "a"}}]}',
+                                ["elements[0].fields.selection_type: must be text, not int 5",
+                                 "elements[0].fields.key_bytes: must be an integer, not str 'a'"]),
+    "mq options": (["build-request", "mq", "--dlh", "reason=x,destqname=" + "Q" * 49,
+                    "--xqh", "remoteqname=" + "R" * 49, "--text", "hi"], "",
+                   ["--dlh: mq: reason: value 'x' does not fit",
+                    "--dlh: mq: destqname: value '" + "Q" * 49, "the field holds 48",
+                    "--xqh: mq: remoteqname: value '" + "R" * 49]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_REFUSALS))
+def test_builders_refuse_every_unusable_value_at_once(case: str, tmp_path: Path) -> None:
+    argv, request, said = VALUE_REFUSALS[case]
+    req = tmp_path / "req.json"
+    req.write_text(request + "\n")
+    r = mq(*[a.format(req=req) for a in argv], "-o", tmp_path / "out")
+    assert r.status == ExitStatus.USAGE, r.stderr
+    for s in said:
+        assert s in r.stderr, (s, r.stderr)
+    assert len(r.stderr.splitlines()) == len([s for s in said if not s.startswith("the ")])
+    assert not (tmp_path / "out").exists()
+
+
 # ------------------------------------------------------------------ --json
 
 # print JSON lines with --json (a flag); extract chooses among formats with --to
@@ -397,3 +434,43 @@ def test_an_output_extension_that_names_no_format_is_refused(tmp_path: Path) -> 
 def test_mqtool_errors_are_one_line_without_usage_block() -> None:
     """The refusals of this file are MqtoolErrors, shown by run() as one 'mqtool:' line."""
     assert issubclass(InputError, MqtoolError) and not issubclass(InputError, click.ClickException)
+
+
+# ------------------------------------------------------------------ property: refusals
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.floats(allow_nan=False),
+                    st.text(max_size=12), st.lists(st.integers(), max_size=2))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fields=st.dictionaries(st.sampled_from(["selection_type", "key_relationship", "key_bytes",
+                                               "text_bytes", "mode", "key", "key_hex", "other"]),
+                              _VALUES, max_size=6),
+       nested=st.booleans())
+def test_matqmsg_request_values_are_refused_in_lines_never_a_crash(fields: dict[str, Any],
+                                                                   nested: bool,
+                                                                   tmp_path: Path) -> None:
+    obj = {"elements": [{"type": "SELECTION", "fields": fields}]} if nested else fields
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps(obj) + "\n")
+    r = mq("build-request", "matqmsg", "--from", req, "--dump")
+    assert r.status in (ExitStatus.OK, ExitStatus.USAGE), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    if r.status:
+        assert r.stdout == b""
+        assert all(x.startswith("mqtool: ") or x.startswith("  ") or x.startswith("Usage:")
+                   or x.startswith("Try ") or x.startswith("Error: ") or not x
+                   for x in r.stderr.splitlines()), r.stderr
+
+
+@settings(max_examples=100, deadline=None)
+@given(dlh=st.dictionaries(st.sampled_from(["reason", "destqname", "format", "putappltype", "bogus"]),
+                           st.one_of(st.integers(-2**40, 2**40),
+                                     st.text(st.characters(blacklist_characters=",="), max_size=60)),
+                           max_size=4))
+def test_mq_option_values_are_refused_in_lines_never_a_crash(dlh: dict[str, Any]) -> None:
+    text = ",".join(f"{k}={v}" for k, v in dlh.items()) or "reason=1"
+    r = mq("build-request", "mq", "--dlh", text, "--xqh", "remoteqname=Q", "--text", "x", "--dump")
+    assert r.status in (ExitStatus.OK, ExitStatus.USAGE), r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
