@@ -71,11 +71,14 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     env = get_env()
     dump, stdin_data = (None, None) if hex_text else open_queue_dump(file)
     if dump is not None:  # each message with the codec its MsgType names or its body suggests
-        units = registry.decode_messages(dump)
-        if not json_out:
-            env.line("format queue dump: each message decoded with the codec its MsgType or "
-                     "its bytes point to")
-        status = emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+        def units():  # type: ignore[no-untyped-def]
+            for k, unit in enumerate(registry.decode_messages(dump)):
+                if k == 0 and not json_out:  # said once there is a message (not for an empty dir)
+                    env.line("format queue dump: each message decoded with the codec its "
+                             "MsgType or its bytes point to")
+                yield unit
+
+        status = emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                             strict_problems=strict)
         return ExitStatus.DECODE if report_dump(env, dump, file) else status
     data = stdin_data if stdin_data is not None else _read(file, hex_text)
