@@ -18,7 +18,14 @@ from typing import IO, Any
 
 import click
 
-from mqtool.errors import EmptyInputError, ExitStatus, InputError, NoMessagesError, WrongFormatError
+from mqtool.errors import (
+    DecodeError,
+    EmptyInputError,
+    ExitStatus,
+    InputError,
+    NoMessagesError,
+    WrongFormatError,
+)
 from mqtool.model import Decoded
 
 
@@ -70,10 +77,7 @@ class Env:
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
-        if self.stdout_isatty:
-            raise click.UsageError(
-                "refusing to write binary data to a terminal: use -o FILE or a pipe"
-            )
+        refuse_binary_to_terminal(self)
 
 
 class _TextOut:
@@ -98,6 +102,49 @@ def _isatty(stream: object) -> bool:
         return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         return False
+
+
+def refuse_binary_to_terminal(env: Env) -> None:
+    """The one rule for binary output: never to a terminal. One line, exit status 1, saying
+    how to get it (``--dump`` named only where the running command has it)."""
+    if not env.stdout_isatty:
+        return
+    ctx = click.get_current_context(silent=True)
+    has_dump = ctx is not None and any("--dump" in getattr(p, "opts", ()) for p in ctx.command.params)
+    how = "use -o FILE, a pipe, or --dump for a hex dump" if has_dump else "use -o FILE or a pipe"
+    raise InputError(f"refusing to write binary data to a terminal: {how}")
+
+
+def refuse_directory(file: str) -> None:
+    """The one rule for directories given to a command that does not read queue dumps:
+    ``FILE: is a directory`` (exit status 1), as ``io.inputs`` says it for every input."""
+    if file != "-" and Path(file).is_dir():
+        raise InputError(f"{file}: is a directory")
+
+
+class DumpProblemsError(DecodeError):
+    """Some files or messages of a queue dump could not be read (each said on stderr first);
+    the rest was decoded: exit status 2."""
+
+    def __init__(self, source: str, count: int) -> None:
+        super().__init__("queue-dump", "", 0, f"{source}: {count} file(s) or message(s) of this "
+                                             "dump could not be read (listed above)")
+
+    def describe(self) -> str:
+        return f"{self.format}: {self.reason}"
+
+
+def report_dump(env: Env, dump: Any, source: str) -> int:
+    """After reading a queue dump: each unreadable file or message on stderr (one line, the
+    first 50); returns how many. No message at all is ``NoMessagesError`` (exit 2)."""
+    bad = list(dump.errors)
+    for p in bad[:50]:
+        env.error(f"{p.path}: {p.reason}")
+    if len(bad) > 50:
+        env.error(f"{source}: ... and {len(bad) - 50} more problems")
+    if dump.count == 0:
+        raise NoMessagesError(source, dump.format)
+    return len(bad)
 
 
 def get_env() -> Env:
@@ -137,18 +184,36 @@ def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
     if value in (None, "", "UTC", "utc", "Z"):
         return None
+    if value.lower() == "local":
+        return _local_zone()
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         return ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
-        raise click.BadParameter(f"unknown time zone {value!r} (e.g. UTC, Europe/Berlin)") from None
+        raise click.BadParameter(f"unknown time zone {value!r} (e.g. UTC, local, Europe/Berlin)") from None
+
+
+def _local_zone() -> tzinfo | None:
+    """The machine's zone with its rules (summer time of the date shown, not of today's):
+    ``TZ``, else ``/etc/localtime``, else today's offset."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    name = os.environ.get("TZ", "").lstrip(":")
+    try:
+        if name:
+            return ZoneInfo(name)
+        with open("/etc/localtime", "rb") as f:
+            return ZoneInfo.from_file(f, key="localtime")
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return datetime.now().astimezone().tzinfo
 
 
 def tz_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--tz", "tz", default=None, metavar="ZONE", callback=_tz,
-                        help="Time zone for timestamps in listings (default UTC; JSON is "
-                             "always UTC).")(f)
+                        help="Time zone for timestamps in listings: a zone name, or local for the "
+                             "machine's (default UTC; JSON is always UTC).")(f)
 
 
 def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -279,8 +344,9 @@ def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
         if dump is not None:
             for msg in dump:
                 yield Source(msg.body, msg)
-            if dump.count == 0:
-                raise NoMessagesError(file, dump.format)
+            bad = report_dump(get_env(), dump, file)
+            if bad:
+                raise DumpProblemsError(file, bad)
             return
         yield Source(read_unit_input(file, hex_text, data))
         return

@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump
-from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError, NoMessagesError
+from mqtool.cli._common import decoder_options, emit_units, get_env, open_queue_dump, report_dump
+from mqtool.errors import DecodeError, EmptyInputError, ExitStatus, InputError, MqtoolError
 
 HEAD = 1 << 20  # identify judges this much of a larger input: memory stays bounded
 TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
@@ -71,15 +71,16 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     env = get_env()
     dump, stdin_data = (None, None) if hex_text else open_queue_dump(file)
     if dump is not None:  # each message with the codec its MsgType names or its body suggests
-        units = registry.decode_messages(dump)
-        if not json_out:
-            env.line("format queue dump: each message decoded with the codec its MsgType or "
-                     "its bytes point to")
-        status = emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+        def units():  # type: ignore[no-untyped-def]
+            for k, unit in enumerate(registry.decode_messages(dump)):
+                if k == 0 and not json_out:  # said once there is a message (not for an empty dir)
+                    env.line("format queue dump: each message decoded with the codec its "
+                             "MsgType or its bytes point to")
+                yield unit
+
+        status = emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                             strict_problems=strict)
-        if dump.count == 0:
-            raise NoMessagesError(file, dump.format)
-        return status
+        return ExitStatus.DECODE if report_dump(env, dump, file) else status
     data = stdin_data if stdin_data is not None else _read(file, hex_text)
     if not data:
         raise EmptyInputError("auto", file)

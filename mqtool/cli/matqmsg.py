@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from mqtool.cli._common import (
@@ -15,7 +18,7 @@ from mqtool.cli._common import (
     refuse_other_format,
     write_binary,
 )
-from mqtool.errors import ExitStatus
+from mqtool.errors import BuildError, ExitStatus
 
 
 def _template_bytes(path: str) -> bytes:
@@ -131,8 +134,10 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
 
     env = get_env()
     args: dict[str, object] = {}
+    refused: list[BuildError] = []  # every unusable value, reported at once
     if from_file:
-        args.update(_from(from_file))
+        loaded, refused = _from(from_file)
+        args.update(loaded)
     given = {"selection_type": selection_type, "key_relationship": relation, "key_bytes": key_bytes,
              "text_bytes": text_bytes, "mode": mode}
     args.update({k: v for k, v in given.items() if v is not None})
@@ -145,6 +150,11 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
             args["key"] = bytes.fromhex(key_hex)
         except ValueError:
             raise click.BadParameter(f"{key_hex!r} is not hex", param_hint="--key-hex") from None
+    refused += _value_refusals(args)
+    if refused:
+        for e in refused:
+            env.error(str(e))
+        return ExitStatus.USAGE
     if "selection_type" not in args:
         raise click.UsageError("give --type (all, first, last, keyed) or --from FILE")
     try:
@@ -156,11 +166,61 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
     return _write(env, data, as_dump, output, force)
 
 
-def _from(path: str) -> dict[str, object]:
+def _from(path: str) -> tuple[dict[str, object], list[BuildError]]:
+    """The builder arguments of a request file, or (when a value is unusable) every
+    unusable value: each field is tried on its own."""
+    import json
+
     from mqtool.formats.matqmsg import build as mq_build
     from mqtool.io.inputs import read_text
 
-    return mq_build.selection_request(read_text(path), path)
+    text = read_text(path)
+    try:
+        return mq_build.selection_request(text, path), []
+    except BuildError as first:
+        obj = json.loads(text.strip().splitlines()[0])  # selection_request parsed it
+        fields: Any = obj
+        def wrap(f: dict[str, Any]) -> Any:
+            return f
+        elements = obj.get("elements")
+        for i, el in enumerate(elements if isinstance(elements, list) else ()):
+            if isinstance(el, dict) and el.get("type") == "SELECTION":
+                fields = el.get("fields")
+                def wrap(f: dict[str, Any], i: int = i) -> Any:
+                    return {"elements": [*[{}] * i, {"type": "SELECTION", "fields": f}]}
+                break
+        if not isinstance(fields, dict):
+            return {}, [first]
+        args: dict[str, object] = {}
+        errors: list[BuildError] = []
+        for name, value in fields.items():
+            try:
+                args.update(mq_build.selection_from_json(wrap({name: value})))
+            except BuildError as e:
+                errors.append(e)
+        return args, errors or [first]
+
+
+def _value_refusals(args: dict[str, object]) -> list[BuildError]:
+    """Selection type, relationship and mode values the builder cannot use (each tried on
+    its own, so that all of them are reported; the machine's rules are checked after)."""
+    from mqtool.formats.matqmsg import build as mq_build
+
+    probes: dict[str, Callable[[Any], object]] = {
+        "selection_type": lambda v: mq_build.build_selection(selection_type=v),
+        "key_relationship": mq_build.normalise_relation,
+        "mode": lambda v: mq_build.build_selection(mode=v),
+    }
+    errors = []
+    for name, probe in probes.items():
+        if name in args:
+            try:
+                probe(args[name])
+            except mq_build.SelectionRefusedError:
+                pass  # a rule, not a value: reported with the others when building
+            except BuildError as e:
+                errors.append(e)
+    return errors
 
 
 def _write(env: Env, data: bytes, as_dump: bool, output: str | None, force: bool) -> int:

@@ -110,15 +110,15 @@ def parse_property(text: str) -> tuple[str, str, Any, str | None]:
     return folder, prop, v, dt or None
 
 
-def _check_fields(type_: str, fields: dict[str, Any], option: str) -> None:
+def _unknown_fields(type_: str, fields: dict[str, Any], option: str) -> list[str]:
+    """One refusal per field name the header does not have (all of them, not the first)."""
     from mqtool.formats.mq.layout import header_layout
 
     names = header_layout(type_).names
-    for name in fields:
-        if name not in names:
-            raise click.BadParameter(f"{type_} has no field {name!r}; fields: "
-                                     f"{', '.join(n for n in names if n != 'strucid')}",
-                                     param_hint=option)
+    return [click.BadParameter(f"{type_} has no field {name!r}; fields: "
+                               f"{', '.join(n for n in names if n != 'strucid')}",
+                               param_hint=option).format_message()
+            for name in fields if name not in names]
 
 
 def _from_json(path: str) -> dict[str, Any]:
@@ -180,7 +180,7 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
              payload_format: str | None, encoding: int | None, ccsid: int | None,
              payload_ccsid: int | None, wrap_file: str | None, with_mqmd: bool, as_dump: bool,
              output: str | None, force: bool) -> int:
-    """Wrap a payload in a chain of IBM MQ headers. Each header announces the next (Format,
+    """Build a payload wrapped in a chain of IBM MQ headers. Each header announces the next (Format,
     Encoding, CodedCharSetId) and its StrucLength is computed; fields not given are
     blank or zero. The chain is built in the order MQXQH, MQDLH, MQMDE, MQCIH, MQIIH,
     MQWIH, MQRFH2, MQTM; --from takes any chain 'decode mq --json' printed and rebuilds it
@@ -217,8 +217,13 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
     given = {"xqh": xqh, "dlh": dlh, "mde": mde, "cih": cih, "iih": iih, "wih": wih, "tm": tm}
     props: dict[str, dict[str, Any]] = {}
     dts: dict[str, dict[str, str]] = {}
+    refused: list[str] = []  # every bad option value, reported all at once
     for text in rfh2_props:
-        folder, prop, value, dt = parse_property(text)
+        try:
+            folder, prop, value, dt = parse_property(text)
+        except click.BadParameter as e:
+            refused.append(e.format_message())
+            continue
         props.setdefault(folder, {})[prop] = value
         if dt:
             dts.setdefault(folder, {})[prop] = dt
@@ -231,9 +236,19 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
         text = given[option]
         if text is None:
             continue
-        fields = parse_assignments(text, f"--{option}")
-        _check_fields(type_, fields, f"--{option}")
-        headers.append({"type": type_, "fields": fields})
+        try:
+            fields = parse_assignments(text, f"--{option}")
+        except click.BadParameter as e:
+            refused.append(e.format_message())
+            continue
+        bad = _unknown_fields(type_, fields, f"--{option}")
+        refused += bad
+        if not bad:
+            headers.append({"type": type_, "fields": fields})
+    if refused:
+        for line in refused:
+            env.error(line)
+        return ExitStatus.USAGE
     if not headers:
         raise click.UsageError("give at least one header (--dlh, --rfh2, --xqh, ...) or --from")
     if encoding is not None:
@@ -266,12 +281,35 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
 
         payload = read_bytes(payload_file)
     req["headers"], req["payload"] = headers, payload or b""
+    if not from_file:  # each header and field on its own: every refusal at once
+        refused = _header_refusals(mq.build, req)
+        if len(refused) > 1:
+            for line in refused:
+                env.error(line)
+            return ExitStatus.USAGE
     data = mq.build(req)
     if with_mqmd:
         data = _mqmd_for(headers, req) + data
     from mqtool.formats.mq.chain import header_codepage
 
     return _write(env, data, as_dump, output, force, header_codepage(int(req.get("ccsid") or 819)))
+
+
+def _header_refusals(build: Any, req: dict[str, Any]) -> list[str]:
+    """What building each header of the chain alone — each of its fields alone — refuses,
+    named by its option."""
+    from mqtool.errors import BuildError
+
+    option = {type_: f"--{name}" for name, type_ in HEADER_OPTIONS}
+    out = []
+    for h in req["headers"]:
+        fields = h.get("fields") or {}
+        for one in ([{**h, "fields": {k: v}} for k, v in fields.items()] if fields else [h]):
+            try:
+                build({**req, "headers": [one], "payload": b""})
+            except BuildError as e:
+                out.append(f"{option.get(str(h.get('type')), 'header')}: {e}")
+    return out
 
 
 def _first_format(headers: list[dict[str, Any]]) -> str:

@@ -131,7 +131,9 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
         raise EmptyInputError("sas-attachment", file)
     if f is None and input_format == "message":
-        raise InputError(f"{file}: is a directory, not one message body")
+        from mqtool.cli._common import refuse_directory
+
+        refuse_directory(file)
     try:
         if input_format == "auto":
             from mqtool.formats.mq.dumps.read import sniff
@@ -150,9 +152,9 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
         stream = None if f is None or file != "-" else _Prefixed(consumed, f)
         dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
         status = _emit(env, decode_messages(iter(dump), hints), json_out, raw, annotate, tz)
-        if dump.count == 0:
-            env.error(f"{file}: no messages in this {dump.format} dump")
-        return status
+        from mqtool.cli._common import report_dump
+
+        return ExitStatus.DECODE if report_dump(env, dump, file) else status
     finally:
         if f is not None and f is not sys.stdin.buffer:
             f.close()
@@ -383,7 +385,7 @@ def _report_json(env: Env, report: Any) -> None:
               help="Description to write for the attachments, in the order of -a. Repeatable.")
 @click.option("--message", "message_text", metavar="TEXT",
               help="The application message to write (encoded in the sender's code page).")
-@click.option("--message-file", metavar="FILE", type=click.Path(),
+@click.option("--message-file", metavar="FILE", type=click.Path(allow_dash=True),
               help="The application message to write, bytes as is.")
 @click.option("--from", "request_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Build from a request in YAML or JSON (all of the above and more; see the "

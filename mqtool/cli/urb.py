@@ -208,6 +208,8 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
               default=None, help="data: urbrtyp of every record (default U; R with --initial-state).")
 @click.option("--initial-state", is_flag=True, help="data: initial-state data (urbtinst Y, records R).")
 @click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write the message to FILE.")
+@click.option("--dump", "as_dump", is_flag=True,
+              help="Print a hex dump of what was built instead of the bytes.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
 def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], sender: str | None,
@@ -215,7 +217,7 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
               byte_order: str | None, align: int | None, output: str | None, force: bool,
               status: str | None, answers: str | None, rsp: str | None, subcode: str | None,
               images: tuple[str, ...], befores: tuple[str, ...], record_type: str | None,
-              initial_state: bool, **per_urbi: tuple[str, ...]) -> int:
+              initial_state: bool, as_dump: bool, **per_urbi: tuple[str, ...]) -> int:
     """Build an Event Replicator input request: a URBH and one or more URBIs.
 
     \b
@@ -233,8 +235,8 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
     Per-URBI options may be repeated: given once they apply to every URBI, given N times
     they describe N URBIs in order. Several URBIs with different data (an ISN list per
     file) come from a --from file. Everything is checked before building: request-type
-    rules, ISN-list rules, field sizes. The message goes to -o FILE or a pipe; on a
-    terminal its dump is shown instead.
+    rules, ISN-list rules, field sizes. The message goes to -o FILE or a pipe (never to a
+    terminal); --dump prints its hex dump instead.
     """
     from mqtool.formats.urb import build as urb_build
 
@@ -252,7 +254,7 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
                               {"urbhname": sender, "urbhmsnr": msnr, "urbhtime": stck},
                               {"encoding": encoding, "codepage": codepage, "byte_order": byte_order,
                                "align": align})
-        return _write_built(env, [(msg, urb_build.build_message(msg))], output, force)
+        return _write_built(env, [(msg, urb_build.build_message(msg))], output, force, as_dump)
     given = [f"--{k.replace('_', '-')}" for k, v in server.items() if v and not k.startswith("--")]
     given += [k for k, v in server.items() if v and k.startswith("--")]
     if given:
@@ -276,23 +278,26 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
         for w in urb_build.validate(r):
             env.error(f"warning: {w}")
         built.append((r, urb_build.build_request(r)))
-    return _write_built(env, built, output, force)
+    return _write_built(env, built, output, force, as_dump)
 
 
-def _write_built(env, built: list, output: str | None, force: bool) -> int:  # type: ignore[no-untyped-def]
-    data = b"".join(b for _, b in built)
-    if output or not env.stdout_isatty:
+def _write_built(env, built: list, output: str | None, force: bool,  # type: ignore[no-untyped-def]
+                 as_dump: bool = False) -> int:
+    if not as_dump:
         from mqtool.cli._common import write_binary
 
-        write_binary(env, data, output, force)
+        write_binary(env, b"".join(b for _, b in built), output, force)
         return ExitStatus.OK
     from mqtool.render.hexdump import dump_bytes
 
-    for k, (r, b) in enumerate(built):
-        if k:
-            env.line()
-        env.write(dump_bytes(b, codepage=r.cp))
-    env.stdout.flush()
+    text = "\n".join(dump_bytes(b, codepage=r.cp) for r, b in built)
+    if output and output != "-":
+        from mqtool.io.outputs import write_file
+
+        write_file(output, text.encode("utf-8"), force)
+    else:
+        env.write(text)
+        env.stdout.flush()
     return ExitStatus.OK
 
 

@@ -133,12 +133,11 @@ class _Tty:
 
 
 def test_binary_is_never_written_to_a_terminal() -> None:
-    import click
-
     from mqtool.cli._common import Env, write_binary
+    from mqtool.errors import InputError
 
     env = Env(stdout=_Tty())  # type: ignore[arg-type]
-    with pytest.raises(click.UsageError, match="refusing to write binary data to a terminal"):
+    with pytest.raises(InputError, match="refusing to write binary data to a terminal"):
         write_binary(env, b"\x00\x01", None)
     assert env.stdout.buf.getvalue() == b""  # type: ignore[attr-defined]
 

@@ -123,10 +123,15 @@ class _Tty(io.BytesIO):
         return True
 
 
-def test_on_a_terminal_the_dump_of_what_was_built() -> None:
+def test_on_a_terminal_refused_with_dump_the_dump_of_what_was_built() -> None:
+    from mqtool.errors import InputError
+
     env = Env(stdout=_Tty(), stderr=io.StringIO(), color_mode="never")
     args = ["build-request", "urb", *SEED_COMMANDS["inst-employee.request"].split()]
-    status = cli.main(args=args, obj=env, standalone_mode=False, prog_name="mqtool")
+    with pytest.raises(InputError, match="terminal: use -o FILE, a pipe, or --dump"):
+        cli.main(args=args, obj=env, standalone_mode=False, prog_name="mqtool")
+    assert env.stdout.getvalue() == b""  # type: ignore[attr-defined]
+    status = cli.main(args=[*args, "--dump"], obj=env, standalone_mode=False, prog_name="mqtool")
     assert status == 0
     text = env.stdout.getvalue().decode()  # type: ignore[attr-defined]
     data = seed_bytes("urb/inst-employee.request.dump")
