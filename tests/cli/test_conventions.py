@@ -30,7 +30,6 @@ from tests.cli.test_exit_contract import ARGV, COMMANDS, GOOD, good  # noqa: F40
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 BUILDERS = [f"build-request {b}" for b in BUILD]
-EXTRACT_GROUP = "extract: after the extract group lands"
 
 
 def _command(name: str) -> click.Command:
@@ -61,10 +60,10 @@ def test_every_command_is_classified() -> None:
 DIRECTORY_READERS = {"decode urb", "decode sas-attachment", "decode mq", "decode auto",
                      "reassemble attachment", "reassemble-attachment", "messages", "view"}
 # everything else that takes a file: "FILE: is a directory", exit 1
-# layouts reads no file; spark-extract takes directories of extract files (Spark's inputs)
-NO_FILE_ARGUMENT = {c for c in COMMANDS if c == "layouts" or c.startswith("spark-extract")}
-DIRECTORY_REFUSERS = {c: EXTRACT_GROUP if c.startswith("extract") else "" for c in COMMANDS
-                      if c not in DIRECTORY_READERS | NO_FILE_ARGUMENT}
+# layouts reads no file; extract and spark-extract take a directory as the files in it
+# (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
+NO_FILE_ARGUMENT = {c for c in COMMANDS if c == "layouts" or c.startswith(("spark-extract", "extract"))}
+DIRECTORY_REFUSERS = {c: "" for c in COMMANDS if c not in DIRECTORY_READERS | NO_FILE_ARGUMENT}
 
 
 @pytest.mark.parametrize("command", [
@@ -315,7 +314,9 @@ def test_json_output_is_json(command: str) -> None:
 # ------------------------------------------------------------------ - for stdin
 
 # file inputs that do not take '-': view's stdin is the keyboard; spark reads on executors
-NO_STDIN = {("view", "file"): "interactive", ("spark-extract", "inputs"): "executors read files"}
+NO_STDIN = {("view", "file"): "interactive",
+            ("spark-extract csq1logp", "inputs"): "executors read files",
+            ("spark-extract urb", "inputs"): "executors read files"}
 
 
 def test_every_input_file_takes_dash() -> None:
@@ -347,9 +348,7 @@ STDIN_RUNS = {  # {f} read from stdin as '-'
 }
 
 
-@pytest.mark.parametrize("command", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=EXTRACT_GROUP))
-    if c == "extract" else c for c in sorted(STDIN_RUNS)])
+@pytest.mark.parametrize("command", sorted(STDIN_RUNS))
 def test_dash_reads_stdin(command: str, good: dict[str, Path]) -> None:  # noqa: F811
     argv, name = STDIN_RUNS[command]
     data = good[name].read_bytes()
@@ -426,7 +425,6 @@ def test_builder_help_speaks_of_building(command: str) -> None:
 # ------------------------------------------------------------------ output extensions
 
 
-@pytest.mark.xfail(strict=False, reason=EXTRACT_GROUP)
 def test_an_output_extension_that_names_no_format_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "x.bin"
     f.write_bytes(seed_bytes("csq1logp/hello-2seg.dump"))

@@ -184,7 +184,7 @@ def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
     A file that cannot be read or is no CSQ1LOGP extract is not fatal: its Index has no
     splits and one bad span (``unreadable-file`` / ``not-csq1logp``) naming the file."""
     out = []
-    for path in paths:
+    for path in expand_inputs(paths, options):
         size, head = 0, b""
         try:
             size = _check_file(path, options)
@@ -200,6 +200,23 @@ def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
         out.append(Index(path, size, chosen, reason, [Split(path, 0, size, 0, chosen)], -1, {},
                          None))
     return out
+
+
+def expand_inputs(paths: Iterable[str], options: Mapping[str, str] | None = None) -> Iterator[str]:
+    """The inputs as ``spark-extract`` takes them: files and URIs as given, a local directory
+    as its files (sorted; hidden and ``_``-prefixed ones left out), a glob as its matches. A
+    name that cannot be listed is kept, so it becomes an ``unreadable-file`` row."""
+    from mqtool.io.uris import list_files
+
+    for path in paths:
+        glob = any(ch in os.path.basename(path) for ch in "*?[")
+        if glob or (not is_uri(path) and os.path.isdir(path)):
+            try:
+                yield from (name for name, _size in list_files([path], options))
+            except InputError:
+                yield path
+        else:
+            yield path
 
 
 def file_problem(path: str, e: Exception, size: int = 0, head: bytes = b"") -> Index:
@@ -518,7 +535,11 @@ def output_format(output: str | None, to: str | None) -> str:
     if to:
         return {"json": "jsonl", "ndjson": "jsonl", "pq": "parquet"}.get(to, to)
     if output and output != "-":
-        return FORMATS.get(Path(output).suffix.lower(), "jsonl")
+        suffix = Path(output).suffix.lower()
+        if suffix and suffix not in FORMATS:
+            raise InputError(f"{output}: the extension {suffix!r} names no output format "
+                             f"({', '.join(FORMATS)}; or name one with --to)")
+        return FORMATS.get(suffix, "jsonl")
     return "jsonl"
 
 

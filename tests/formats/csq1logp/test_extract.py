@@ -234,3 +234,20 @@ def test_standalone_rows(tmp_path: Path) -> None:
         pa.schema([("_error", pa.string()), ("lsegment", pa.int32()), ("ldatalen", pa.int32()),
                    ("csvardata", pa.binary())]))
     assert standalone(t, max_seg=4).tolist() == [True, False, False, False, True]
+
+
+def test_a_directory_is_the_files_in_it(tmp_path: Path) -> None:
+    """As spark-extract takes it: a directory's files in name order, hidden and
+    _-prefixed ones left out; a glob's matches."""
+    from tests.helpers import mq, seed_bytes
+
+    d = tmp_path / "logs"
+    d.mkdir()
+    data = seed_bytes("csq1logp/hello-2seg.dump")
+    for name in ("b.bin", "a.bin", ".hidden.bin", "_SUCCESS"):
+        (d / name).write_bytes(data)
+    rows = [json.loads(x) for x in mq("extract", d).stdout.splitlines()]
+    assert [(Path(r["file"]).name, r["offset"]) for r in rows] == [
+        ("a.bin", 0), ("a.bin", 212), ("b.bin", 0), ("b.bin", 212)]
+    globbed = [json.loads(x) for x in mq("extract", str(d / "b*")).stdout.splitlines()]
+    assert [Path(r["file"]).name for r in globbed] == ["b.bin", "b.bin"]
