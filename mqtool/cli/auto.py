@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -81,6 +82,10 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
         status = emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                             strict_problems=strict)
         return ExitStatus.DECODE if report_dump(env, dump, file) else status
+    if stdin_data is None and not hex_text and _large_file(file):
+        streamed = _stream_large(env, file, json_out, raw, annotate, tz, strict)
+        if streamed is not None:
+            return streamed
     data = stdin_data if stdin_data is not None else _read(file, hex_text)
     if not data:
         raise EmptyInputError("auto", file)
@@ -98,6 +103,33 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
         env.line(f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}")
     return emit_units(env, units,
                       json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                      strict_problems=strict) or ExitStatus.OK
+
+
+STREAM_FROM = 64 << 20  # larger files a streaming codec decodes piece by piece
+
+
+def _large_file(file: str) -> bool:
+    return file != "-" and os.path.isfile(file) and os.path.getsize(file) > STREAM_FROM
+
+
+def _stream_large(env: Any, file: str, json_out: bool, raw: bool, annotate: bool, tz: Any,
+                  strict: bool) -> int | None:
+    """A large CSQ1LOGP extract decoded as ``decode csq1logp`` does, piece by piece (bounded
+    memory, first line at once); None when the file's head names another codec."""
+    from mqtool import registry
+    from mqtool.formats.csq1logp.decode import decode_stream
+    from mqtool.formats.csq1logp.framing import SNIFF, read_chunks
+
+    head = b"".join(read_chunks(file, 0, SNIFF, SNIFF))
+    choice = registry.best_codec(registry.identify(head))
+    if choice is None or choice.format != "csq1logp" or choice.options.get("hex"):
+        return None
+    framing = str(choice.options.get("framing", "auto"))
+    units = decode_stream(read_chunks(file), head, framing, "cp037", final=False)
+    if not json_out:
+        env.line(f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}")
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK
 
 

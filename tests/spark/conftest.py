@@ -37,10 +37,9 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def spark(s3_server: dict[str, str]) -> Iterator[Any]:
-    """The shared local[2] session. The S3 test server's environment is set before the JVM
-    starts, so executors and the DataSource's planner inherit its credentials as they do on
-    a cluster (an executor without them reads anonymously, which S3 refuses)."""
+def spark() -> Iterator[Any]:
+    """The shared local[2] session (tests that read S3 give the credentials as options: the
+    JVM may predate the test server's environment)."""
     import importlib.util
 
     if importlib.util.find_spec("pyspark") is None:

@@ -43,8 +43,12 @@ def test_local_extract_reads_s3(s3_server: dict[str, str], tmp_path: Path) -> No
 def test_datasource_reads_s3(spark: Any, s3_server: dict[str, str], tmp_path: Path) -> None:
     p = damaged_file(tmp_path, "bdw")
     uri = s3_put("ds/CSQCMT.bin", p.read_bytes())
+    # credentials as options: the shared JVM may have started (an in-process spark-extract
+    # run) before the test server's environment existed, and executors read with its
+    # environment; anonymous reads are refused by S3
     df = (spark.read.format("mqtool.csq1logp").option("splitSize", "200k")
-          .option("s3.endpoint", s3_server["AWS_ENDPOINT_URL"]).load(uri))
+          .option("s3.endpoint", s3_server["AWS_ENDPOINT_URL"])
+          .option("s3.access_key", "testing").option("s3.secret_key", "testing").load(uri))
     assert df.rdd.getNumPartitions() == -(-p.stat().st_size // (200 << 10))
     rows = df.toArrow().to_pylist()
     assert {r["file"] for r in rows} == {uri}
@@ -99,7 +103,8 @@ def test_spark_extract_reads_s3(spark: Any, s3_server: dict[str, str], tmp_path:
 
     p = damaged_file(tmp_path)
     uri = s3_put("job/CSQCMT.bin", p.read_bytes())
-    opts = JobOptions([uri], str(tmp_path / "out"), split_size=100 << 10, messages=True)
+    opts = JobOptions([uri], str(tmp_path / "out"), split_size=100 << 10, messages=True,
+                      fs_options={"s3.access_key": "testing", "s3.secret_key": "testing"})
     ranges = preflight("local[2]", opts)
     assert [(r[1], r[2], r[3]) for r in ranges][:2] == [(uri, 0, 100 << 10), (uri, 100 << 10, 200 << 10)]
     info = run_job(spark, opts, "local[2]")
