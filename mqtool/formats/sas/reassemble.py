@@ -585,6 +585,7 @@ class Report:
     bad_headers: list[str] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    dead_letters: dict[str, int] = field(default_factory=dict)  # "2051 MQRC_..." -> messages
 
     @property
     def incomplete(self) -> bool:
@@ -1000,6 +1001,9 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
         report.errors = list(src.errors)
         report.warnings = list(src.warnings)
     report.warnings.extend(r.chain_warnings)
+    for code, name in r.dead_letters.values():
+        key = f"{code} {name}"
+        report.dead_letters[key] = report.dead_letters.get(key, 0) + 1
     if report.messages and sum(report.unplaceable.values()) == report.messages:
         fields = " and ".join(sorted(report.unplaceable, key=len)[-1].split(", "))
         span = ("message 1" if report.messages == 1 else f"message 1 to message {report.messages}")
@@ -1039,6 +1043,7 @@ def summary_line(report: Report) -> str:
              f"{len(atts) - done} incomplete)",
              f"{report.orphans} orphan{'s' * (report.orphans != 1)}"
              + (f" (saved in {report.orphan_dir}/)" if report.orphan_dir else "")]
+    parts += [f"{n} dead-lettered with reason {reason}" for reason, n in report.dead_letters.items()]
     return ", ".join(parts)
 
 
@@ -1049,7 +1054,8 @@ def summary(report: Report) -> dict[str, Any]:
         "messages": report.messages, "headers": len(report.headers), "attachments": len(atts),
         "complete": sum(1 for a in atts if a.complete), "orphans": report.orphans,
         "orphan_dir": report.orphan_dir, "unplaceable": report.unplaceable,
-        "dump_format": report.dump_format, "status": int(report.status)}}
+        "dump_format": report.dump_format, "dead_letters": report.dead_letters,
+        "status": int(report.status)}}
 
 
 WARNINGS_SHOWN = 10

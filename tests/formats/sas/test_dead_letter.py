@@ -43,6 +43,9 @@ def test_headers_are_stepped_over(tmp_path: Path, chain: tuple[str, ...], reason
     m = manifest_of(tmp_path / "out")
     assert len(m["messages"]) == 6
     assert [e.get("dead_letter_reason") for e in m["messages"]] == [reason] * 6
+    if reason is not None:
+        assert r.stdout.decode().rstrip().endswith(
+            f"6 dead-lettered with reason {reason['reason']} {reason['name']}")
     plain = tmp_path / "plain"
     assert mq("reassemble", "attachment", DUMP, "-o", plain).status == 0
     assert "dead_letter_reason" not in json.dumps(manifest_of(plain))
