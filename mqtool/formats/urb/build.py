@@ -38,13 +38,13 @@ from mqtool.formats.urb.compose import Message, Refusals, build_message
 from mqtool.formats.urb.compose import from_decoded as compose_from_decoded
 from mqtool.formats.urb.layout import (
     DEFAULT_ASCII,
-    DEFAULT_EBCDIC,
     FORMAT,
     ISN_LIST,
     ISN_RANGE,
     URBHL,
     URBHVER1,
     URBIL,
+    VariantChoice,
     codepage_of,
     layouts,
 )
@@ -115,7 +115,7 @@ class Urbi:
 
 
 @dataclass
-class Request:
+class Request(VariantChoice):
     """One message to build."""
 
     encoding: str | None = None
@@ -126,16 +126,6 @@ class Request:
     urbis: list[Urbi] = field(default_factory=list)
     where: str = ""  # "line 2" of a --from file, for messages
     warnings: list[str] = field(default_factory=list)
-
-    @property
-    def cp(self) -> str:
-        if self.codepage:
-            return codepage_of(self.codepage)
-        return DEFAULT_ASCII if self.encoding == "ascii" else DEFAULT_EBCDIC
-
-    @property
-    def big(self) -> bool:
-        return self.byte_order == "big"
 
 
 def _fail(req: Request | None, path: str, reason: str) -> BuildError:

@@ -27,7 +27,7 @@ from mqtool.formats.urb.layout import (
     MESSAGE_LENGTH,
     URBG_TABLE,
     Urb,
-    codepage_of,
+    VariantChoice,
     layouts,
 )
 from mqtool.layout import Layout
@@ -52,7 +52,7 @@ class Part:
 
 
 @dataclass
-class Message:
+class Message(VariantChoice):
     """A URB message to build from element descriptions."""
 
     header: dict[str, Any] = field(default_factory=dict)
@@ -61,16 +61,6 @@ class Message:
     codepage: str | None = None
     byte_order: str = "big"
     where: str = ""
-
-    @property
-    def cp(self) -> str:
-        if self.codepage:
-            return codepage_of(self.codepage)
-        return DEFAULT_ASCII if self.encoding == "ascii" else DEFAULT_EBCDIC
-
-    @property
-    def big(self) -> bool:
-        return self.byte_order == "big"
 
 
 class Refusals:

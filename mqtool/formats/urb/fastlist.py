@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from mqtool.formats.urb.decode import _message
-from mqtool.formats.urb.fastjson import PREFIXES, _Builders, walk
+from mqtool.formats.urb.fastjson import PREFIXES, _Builders, _codec_of, walk
 from mqtool.formats.urb.layout import CODEPAGES, HEADER_PEEK, URBHLENT_AT, layouts
 from mqtool.formats.urb.meanings import SINGLE_BYTE, ecs_codec
 from mqtool.layout import Layout
@@ -113,13 +113,6 @@ def compile_lines(layout: Layout) -> Callable[..., tuple[dict[str, Any], list[st
     body.append("    return fd, out")
     exec(compile("\n".join(body) + "\n", f"<lines {layout.name}>", "exec"), env)  # generated here
     return env["build"]
-
-
-def _codec_of(con: Any) -> str:
-    c = con
-    while not hasattr(c, "codec"):
-        c = c.subcon
-    return c.codec
 
 
 def _table(codec: str) -> bytes | None:

@@ -586,3 +586,22 @@ def _element_charset(eye: bytes) -> str | None:
 def byte_order_of(bord: bytes) -> str | None:
     return {BORD_BIG: "big", BORD_LITTLE: "little"}.get(bord)
 
+
+class VariantChoice:
+    """The code page and byte order a message is built in, from a request's ``encoding``
+    (``ebcdic``/``ascii``), ``codepage`` and ``byte_order`` fields (a mixin of the request
+    dataclasses)."""
+
+    encoding: str | None
+    codepage: str | None
+    byte_order: str
+
+    @property
+    def cp(self) -> str:
+        if self.codepage:
+            return codepage_of(self.codepage)
+        return DEFAULT_ASCII if self.encoding == "ascii" else DEFAULT_EBCDIC
+
+    @property
+    def big(self) -> bool:
+        return self.byte_order == "big"
