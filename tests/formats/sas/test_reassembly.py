@@ -24,7 +24,7 @@ def test_library_summary_and_errors(tmp_path: Path) -> None:
                                     "0 orphans")
     assert summary(report) == {"summary": {
         "messages": 5, "headers": 1, "attachments": 1, "complete": 0, "orphans": 0,
-        "orphan_dir": None, "unplaceable": {}, "dump_format": "", "status": 3}}
+        "orphan_dir": None, "unplaceable": {}, "dump_format": "", "dead_letters": {}, "status": 3}}
     assert report_errors(report) == [f"{HEADER_DIR} attachment 1 (d:\\mytext.txt): incomplete: "
                                      "missing 2"]
 
