@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+
 import click
 
 from mqtool.cli import BUILD, DECODE
@@ -348,10 +354,11 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str, summa
     from mqtool.formats.urb.extract import extract
 
     env = get_env()
-    total = _refuse_empty(inputs)
-    with _extract_progress(env, total) as advance:
-        result = extract(list(inputs), outdir, fmt=fmt, mode=mode.upper(), force=force,
-                         progress=advance, leap_seconds=leap_seconds)
+    with _stdin_spooled(inputs) as paths:
+        total = _refuse_empty(paths)
+        with _extract_progress(env, total) as advance:
+            result = extract(list(paths), outdir, fmt=fmt, mode=mode.upper(), force=force,
+                             progress=advance, leap_seconds=leap_seconds)
     info = result.to_json()
     import json
 
@@ -500,6 +507,21 @@ def _server_message(kind: str, per_urbi: dict, isn: tuple[str, ...], server: dic
 
 
 # --------------------------------------------------------------------------- spark-extract urb
+
+
+@contextlib.contextmanager
+def _stdin_spooled(inputs: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    """``-`` (stdin, once) copied piece by piece to a temporary file the reader can seek in;
+    removed afterwards."""
+    if "-" not in inputs:
+        yield inputs
+        return
+    if inputs.count("-") > 1:
+        raise click.UsageError("stdin (-) can be read once")
+    with tempfile.NamedTemporaryFile(prefix="mqtool-stdin-", suffix=".bin") as tmp:
+        shutil.copyfileobj(sys.stdin.buffer, tmp, 1 << 20)
+        tmp.flush()
+        yield tuple(tmp.name if p == "-" else p for p in inputs)
 
 
 def _refuse_empty(inputs: tuple[str, ...]) -> int:

@@ -4,6 +4,7 @@ the span path, continued transactions stitched, queue dumps with provenance, dam
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -273,3 +274,19 @@ def test_leap_seconds_shift_the_timestamps_not_the_raw_values(tmp_path: Path) ->
                     assert rb[k] == v - timedelta(seconds=27), (name, k)
                 else:
                     assert rb[k] == v, (name, k)
+
+
+def test_stdin_is_read_like_a_file(tmp_path: Path) -> None:
+    """``extract urb -``: the same tables as the file (stdin spooled, then removed)."""
+    from tests.helpers import mq, seed_bytes
+
+    data = seed_bytes("urb/inst-color.data.dump")
+    (tmp_path / "m.bin").write_bytes(data)
+    a = mq("extract", "urb", "-", "-o", tmp_path / "a", "--to", "jsonl", input=data)
+    b = mq("extract", "urb", tmp_path / "m.bin", "-o", tmp_path / "b", "--to", "jsonl")
+    assert a.status == b.status == 0, a.stderr
+    changes_a = (tmp_path / "a" / "changes.jsonl").read_text().splitlines()
+    changes_b = (tmp_path / "b" / "changes.jsonl").read_text().splitlines()
+    assert len(changes_a) == 3
+    strip = [{k: v for k, v in json.loads(x).items() if k != "file"} for x in changes_a]
+    assert strip == [{k: v for k, v in json.loads(x).items() if k != "file"} for x in changes_b]
