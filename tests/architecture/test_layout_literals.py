@@ -115,12 +115,7 @@ def findings(fmt: str) -> list[str]:
 
 
 # formats whose walkers still restate offsets: each entry goes when its package is cleaned
-NOT_YET_CLEAN: set[str] = set()
-
-
-@pytest.mark.parametrize("fmt", [pytest.param(f, marks=pytest.mark.xfail(
-    strict=True, reason="walkers still restate declared offsets")) if f in NOT_YET_CLEAN else f
-    for f in sorted(DECLARATIONS)])
+@pytest.mark.parametrize("fmt", sorted(DECLARATIONS))
 def test_no_declared_offset_is_restated(fmt: str) -> None:
     assert findings(fmt) == []
 

@@ -68,18 +68,6 @@ EMPTY["layouts"] = ExitStatus.OK  # takes no input file: it runs as always
 RANDOM = dict(EMPTY)
 RANDOM["view"] = ExitStatus.USAGE  # not a terminal here
 
-CSQ = "fixed on merge (csq-spark helper, issue 12 D5/D10/F22)"
-# cases other helpers fix in parallel: (command, case) -> reason
-PENDING = {
-}
-
-
-def _cases(case: str, commands: list[str] | None = None) -> list[object]:
-    """The commands as parameters, those another helper is fixing marked xfail (not strict:
-    they pass once merged)."""
-    return [pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=PENDING[(c, case)]))
-            if (c, case) in PENDING else c for c in commands or COMMANDS]
-
 
 def test_every_command_is_covered() -> None:
     assert set(COMMANDS) == set(ARGV), "add the new command to ARGV (and its expected statuses)"
@@ -95,7 +83,7 @@ def _no_crash(r) -> None:  # type: ignore[no-untyped-def]
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("command", _cases("empty"))
+@pytest.mark.parametrize("command", COMMANDS)
 def test_empty_input(command: str, tmp_path: Path) -> None:
     f = tmp_path / "empty.bin"
     f.write_bytes(b"")
@@ -106,7 +94,7 @@ def test_empty_input(command: str, tmp_path: Path) -> None:
         assert "empty" in (r.stderr + r.stdout.decode()), r.stderr
 
 
-@pytest.mark.parametrize("command", _cases("random"))
+@pytest.mark.parametrize("command", COMMANDS)
 def test_random_bytes(command: str, tmp_path: Path) -> None:
     f = tmp_path / "random.bin"
     f.write_bytes(random.Random(12).randbytes(4096))
@@ -168,7 +156,7 @@ def test_every_command_has_a_good_input() -> None:
     assert set(GOOD) == set(COMMANDS)
 
 
-@pytest.mark.parametrize("command", _cases("unwritable", WRITERS))
+@pytest.mark.parametrize("command", WRITERS)
 def test_unwritable_output_is_exit_4_in_one_line(command: str, good: dict[str, Path],
                                                  tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
@@ -298,15 +286,12 @@ def test_dump_r_failure_leaves_no_file(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ special files
 
-FIFO_PENDING: dict[str, str] = {}
 # spark reads on executors; layouts reads no input file
 FIFO_COMMANDS = [c for c in COMMANDS if not c.startswith("spark-extract") and c != "layouts"]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
-@pytest.mark.parametrize("command", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=FIFO_PENDING[c]))
-    if c in FIFO_PENDING else c for c in FIFO_COMMANDS])
+@pytest.mark.parametrize("command", FIFO_COMMANDS)
 def test_a_fifo_is_refused_not_opened(command: str, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
