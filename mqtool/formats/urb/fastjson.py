@@ -263,9 +263,11 @@ class FastUnit(Decoded):
         return self.json  # type: ignore[no-any-return]
 
 
-def units(data: bytes) -> Iterator[Decoded]:
-    """Every message of ``data`` as ``decode`` gives it, regular ones as ``FastUnit``s whose
-    JSON is made by the generated builders."""
+def fast_units(data: bytes, fast: Callable[[int, int, bool, int], Decoded | None]
+               ) -> Iterator[Decoded]:
+    """Every message of ``data`` as ``decode`` gives it: a regular message (a known URBH
+    prefix, a URBHLENT that fits) as ``fast(start, length, big, charset)`` makes it, any
+    other -- or one ``fast`` declines (None) -- by the span decoder."""
     n = len(data)
     off = 0
     while off < n:
@@ -275,11 +277,8 @@ def units(data: bytes) -> Iterator[Decoded]:
             cs, big = variant
             lent = int.from_bytes(h[URBHLENT_AT:], "big" if big else "little")
             if lent >= HSIZE and off + lent <= n:
-                js = _fast(data, off, off + lent, big, cs)
-                if js is not None:
-                    unit = FastUnit(FORMAT, off, lent, attrs={"codepage": CODEPAGES[cs],
-                                                              "byte_order": js["byte_order"]})
-                    unit.json = js
+                unit = fast(off, lent, big, cs)
+                if unit is not None:
                     yield unit
                     off += lent
                     continue
@@ -288,3 +287,18 @@ def units(data: bytes) -> Iterator[Decoded]:
         if nxt is None or nxt <= off:
             return
         off = nxt
+
+
+def units(data: bytes) -> Iterator[Decoded]:
+    """Every message of ``data`` as ``decode`` gives it, regular ones as ``FastUnit``s whose
+    JSON is made by the generated builders."""
+    def fast(off: int, lent: int, big: bool, cs: int) -> Decoded | None:
+        js = _fast(data, off, off + lent, big, cs)
+        if js is None:
+            return None
+        unit = FastUnit(FORMAT, off, lent, attrs={"codepage": CODEPAGES[cs],
+                                                  "byte_order": js["byte_order"]})
+        unit.json = js
+        return unit
+
+    return fast_units(data, fast)

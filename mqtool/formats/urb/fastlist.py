@@ -10,16 +10,14 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
 
-from mqtool.formats.urb.decode import _message
-from mqtool.formats.urb.fastjson import PREFIXES, _Builders, _codec_of, walk
-from mqtool.formats.urb.layout import CODEPAGES, HEADER_PEEK, URBHLENT_AT, layouts
+from mqtool.formats.urb.fastjson import _Builders, _codec_of, fast_units, walk
+from mqtool.formats.urb.layout import CODEPAGES
 from mqtool.formats.urb.meanings import SINGLE_BYTE, ecs_codec
 from mqtool.layout import Layout
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded
 from mqtool.render.listing import quote
 
 EPOCH = datetime(1900, 1, 1, tzinfo=UTC)
-HSIZE = layouts().URBH.size or 0
 _PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
 
 
@@ -181,29 +179,18 @@ def units(data: bytes, tz: tzinfo | None = None) -> Iterator[Decoded]:
     whose lines the generated builders made."""
     tt = TimeText(tz)
     bound: dict[tuple[bool, int], _Bound] = {}
-    n = len(data)
-    off = 0
-    while off < n:
-        h = data[off:off + HEADER_PEEK]
-        variant = PREFIXES.get(h[:URBHLENT_AT])
-        if variant is not None:
-            cs, big = variant
-            lent = int.from_bytes(h[URBHLENT_AT:], "big" if big else "little")
-            if lent >= HSIZE and off + lent <= n:
-                b = bound.get((big, cs))
-                if b is None:
-                    b = bound[(big, cs)] = _Bound(line_builders(big, cs), tt)
-                elements = walk(data, off, off + lent, b)  # type: ignore[arg-type]
-                lines = _lines(elements, CODEPAGES[cs]) if elements is not None else None
-                if lines is not None:
-                    unit = Listed("urb", off, lent, attrs={"codepage": CODEPAGES[cs],
-                                                           "byte_order": "big" if big else "little"})
-                    unit.lines = lines
-                    yield unit
-                    off += lent
-                    continue
-        unit, nxt = _message(data, off, None, None, "auto")
-        yield unit
-        if nxt is None or nxt <= off:
-            return
-        off = nxt
+
+    def fast(off: int, lent: int, big: bool, cs: int) -> Decoded | None:
+        b = bound.get((big, cs))
+        if b is None:
+            b = bound[(big, cs)] = _Bound(line_builders(big, cs), tt)
+        elements = walk(data, off, off + lent, b)  # type: ignore[arg-type]
+        lines = _lines(elements, CODEPAGES[cs]) if elements is not None else None
+        if lines is None:
+            return None
+        unit = Listed("urb", off, lent, attrs={"codepage": CODEPAGES[cs],
+                                               "byte_order": "big" if big else "little"})
+        unit.lines = lines
+        return unit
+
+    return fast_units(data, fast)
