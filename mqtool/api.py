@@ -1,5 +1,6 @@
-"""The library API the CLI and the Spark job call. Thin: each function hands over to the
-module that owns the work, so this file stays a map of what mqtool can do.
+"""The library API the shells (the CLI, the Spark jobs, the viewer) call. Thin: each
+function hands over to the module that owns the work, so this file stays a map of what
+mqtool can do.
 
     >>> from mqtool import api
     >>> units = api.decode("urb", data)              # list[Decoded], with spans
@@ -10,14 +11,15 @@ module that owns the work, so this file stays a map of what mqtool can do.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from mqtool.model import Decoded, Detection
 
 if TYPE_CHECKING:
     from mqtool.formats.csq1logp.extract import Filters
     from mqtool.formats.csq1logp.extract import Summary as CsqSummary
-    from mqtool.formats.mq.dumps.read import Message, QueueDump
+    from mqtool.formats.mq.dumps.message import Message
+    from mqtool.formats.mq.dumps.read import QueueDump
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.layout import Settings
     from mqtool.formats.sas.message_set import Request
@@ -25,26 +27,31 @@ if TYPE_CHECKING:
     from mqtool.formats.urb.extract import Summary as ExtractSummary
 
 
-def decode(fmt: str, data: bytes, **options: Any) -> list[Decoded]:
-    """Decode every unit in ``data`` with the codec of ``fmt`` (see codecs.registry)."""
+def decode(fmt: str, data: bytes, **options: object) -> list[Decoded]:
+    """Decode every unit in ``data`` with the codec of ``fmt`` (a name or alias of
+    ``registry.CODECS``)."""
     from mqtool.registry import codec
 
     return list(codec(fmt).decode(data, **options))
 
 
-def build(fmt: str, request: Any, **options: Any) -> bytes:
+def build(fmt: str, request: object, **options: object) -> bytes:
     """Build a request / template / message from a description (the codec's ``build``);
     for ``sas-attachment`` the message set as dmpmqmsg text (``build_sas_attachment``)."""
+    from mqtool.errors import InputError
     from mqtool.registry import codec
 
-    return codec(fmt).build(request, **options)
+    c = codec(fmt)
+    if c.build is None:
+        raise InputError(f"{c.name}: mqtool builds no {c.name} request")
+    return c.build(request, **options)
 
 
-def dump(data: bytes, **options: Any) -> str:
+def dump(data: bytes, **options: object) -> str:
     """Hex dump text (``render.hexdump.DumpOptions`` fields as keywords)."""
     from mqtool.render.hexdump import dump_bytes
 
-    return dump_bytes(data, **options)
+    return dump_bytes(data, None, **options)
 
 
 def undump(text: str) -> bytes:
@@ -55,13 +62,14 @@ def undump(text: str) -> bytes:
 
 
 def identify(data: bytes) -> list[Detection]:
-    """Detections for a blob, best first (``codecs.registry.Detection``)."""
+    """Detections for a blob, best first (``registry.identify``)."""
     from mqtool.registry import identify as _identify
 
     return _identify(data)
 
 
-def messages(path: str, input_format: str | None = None, progress: Any = None) -> QueueDump:
+def messages(path: str, input_format: str | None = None,
+             progress: Callable[[int], None] | None = None) -> QueueDump:
     """The messages of a queue dump (``formats.mq.dumps.read.QueueDump``: iterate it for
     ``Message`` objects; ``errors``, ``count`` and ``truncated`` once read)."""
     from mqtool.formats.mq.dumps.read import QueueDump
@@ -91,8 +99,9 @@ def reassemble_attachments(dump: str, outdir: str | None = None, *,
                       formats=formats, input_format=input_format)
 
 
-def build_sas_attachment(request: Request | Mapping[str, Any], *, settings: Settings | None = None,
-                         max_msg: int = 32768, straddle: bool = False, seq_order: str = "big",
+def build_sas_attachment(request: Request | Mapping[str, object], *,
+                         settings: Settings | None = None, max_msg: int = 32768,
+                         straddle: bool = False, seq_order: str = "big",
                          correlid: bytes | None = None, seed: int | None = None
                          ) -> Iterator[Message]:
     """The message set SAS puts on a queue for ``request`` (a ``message_set.Request`` or a
@@ -128,9 +137,11 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
 
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
-                force: bool = False) -> ExtractSummary:
+                force: bool = False, progress: Callable[[int], None] | None = None,
+                leap_seconds: int = 0) -> ExtractSummary:
     """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
     in ``outdir``; returns the ``formats.urb.extract.Summary``."""
     from mqtool.formats.urb.extract import extract as _extract
 
-    return _extract(paths, outdir, fmt=fmt, mode=mode, force=force)
+    return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
+                    leap_seconds=leap_seconds)

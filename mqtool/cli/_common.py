@@ -410,6 +410,40 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     return status
 
 
+def build_output_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``-o/--output``, ``--dump`` and ``--force``: where a builder writes, the same in every
+    builder."""
+    for opt in (click.option("--force", is_flag=True, help="Overwrite an existing output file."),
+                click.option("--dump", "as_dump", is_flag=True,
+                             help="Print a hex dump of what was built instead of the bytes."),
+                click.option("-o", "--output", metavar="FILE", type=click.Path(),
+                             help="Write what was built to FILE (default: stdout, never a "
+                                  "terminal).")):
+        f = opt(f)
+    return f
+
+
+def write_built(env: Env, data: bytes | list[tuple[bytes, str]], output: str | None,
+                force: bool, as_dump: bool, codepage: str = "cp037") -> int:
+    """What a builder built: its bytes to ``-o FILE`` or a pipe, or (``as_dump``) their hex
+    dump as text; ``data`` may be several pieces, each dumped in its own code page."""
+    pieces = [(data, codepage)] if isinstance(data, bytes) else data
+    if not as_dump:
+        write_binary(env, b"".join(b for b, _ in pieces), output, force)
+        return ExitStatus.OK
+    from mqtool.render.hexdump import dump_bytes
+
+    text = "\n".join(dump_bytes(b, codepage=cp) for b, cp in pieces)
+    if output and output != "-":
+        from mqtool.io.outputs import write_file
+
+        write_file(output, text.encode("utf-8"), force)
+    else:
+        env.write(text)
+        env.stdout.flush()
+    return ExitStatus.OK
+
+
 def write_binary(env: Env, data: bytes, output: str | None, force: bool = False) -> None:
     """Binary result to ``-o FILE`` or stdout (never a terminal)."""
     from mqtool.io.outputs import write_file

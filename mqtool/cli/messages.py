@@ -13,10 +13,11 @@ from typing import Any
 
 import click
 
+from mqtool import registry
 from mqtool.cli._common import Env, color_option, get_env
 from mqtool.errors import EnvError, ExitStatus, MqtoolError
 
-FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
+FORMATS = ["auto", *registry.queue_dumps()]
 _ROW = "{:>5}  {:<17}  {:<8}  {:<22}  {:<48}  {:>9}  {:<24}  {:<8}  {}"
 
 

@@ -50,7 +50,7 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
     byte offset (exit status 2); a StrucId that is not the one Format announced, and an
     RFH2 folder that is not XML (kept as text), are problems.
     """
-    from mqtool.formats.mq.codec import FORMAT, unit_of
+    from mqtool.formats.mq.decode import FORMAT, unit_of
     from mqtool.formats.mq.dumps.read import label_unit
 
     env = get_env()
@@ -190,7 +190,7 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
       mqtool build-request mq --dlh reason=2051,destqname=PAYROLL.IN,destqmgrname=QM1 \\
           --rfh2 mcd.Msd=jms_text --rfh2 usr.Batch:i4=7 --text 'hello' --dump
     """
-    from mqtool.formats.mq import codec as mq
+    from mqtool.formats.mq import decode as mq
 
     env = get_env()
     headers: list[dict[str, Any]] = []
@@ -333,7 +333,7 @@ def _wrap(env: Env, path: str, headers: list[dict[str, Any]], req: dict[str, Any
     """Every message of the dump at ``path`` with its body wrapped in ``headers``."""
     from dataclasses import replace
 
-    from mqtool.formats.mq import codec as mq
+    from mqtool.formats.mq import decode as mq
     from mqtool.formats.mq.dumps.read import QueueDump
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
 

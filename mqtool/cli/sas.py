@@ -11,12 +11,13 @@ from typing import Any
 
 import click
 
+from mqtool import registry
 from mqtool.cli._common import Env, color_option, decoder_options, emit_units, get_env
 from mqtool.errors import ExitStatus, InputError
 from mqtool.formats.sas.layout import FLOAT_FORMATS
 from mqtool.formats.sas.message_set import DIRECTORY_FORMATS, SET_FORMATS, write_set
 
-INPUT_FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
+INPUT_FORMATS = ["auto", *registry.queue_dumps()]
 FLOATS = list(FLOAT_FORMATS)
 
 

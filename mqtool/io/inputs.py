@@ -15,6 +15,7 @@ from typing import IO
 from mqtool.errors import InputError
 
 CHUNK = 1 << 20
+TEXT_LIMIT = 64 << 20  # larger inputs are not read as text
 
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
@@ -137,3 +138,38 @@ def iter_chunks(path: str, seek: int = 0, length: int | None = None,
     finally:
         if f is not sys.stdin.buffer:
             f.close()
+
+
+def as_text(data: bytes) -> str | None:
+    """``data`` as text when it is text (UTF-8, no control characters but tab and line
+    ends in its first 4 KiB), else None; inputs over ``TEXT_LIMIT`` are not text."""
+    if not data or len(data) > TEXT_LIMIT:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if any(ord(c) < 0x20 and c not in "\t\r\n" for c in text[:4096]):
+        return None
+    return text
+
+
+def read_request(path: str) -> object:
+    """A request document from a file or stdin: JSON, the first line of JSON lines (as
+    ``decode --json`` prints them), or YAML."""
+    import json
+
+    text = read_text(path).strip()
+    if not text:
+        raise InputError(f"{path}: empty request file")
+    for candidate in (text, text.splitlines()[0]):
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            pass
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise InputError(f"{path}: neither JSON nor YAML ({str(e).splitlines()[0]})") from None

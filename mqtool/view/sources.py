@@ -359,7 +359,7 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
     """
     from mqtool import registry
     from mqtool.formats.mq.dumps.read import sniff
-    from mqtool.io.inputs import read_bytes
+    from mqtool.io.inputs import as_text, read_bytes
     from mqtool.io.undump import undump
 
     forced = None if fmt in (None, "auto") else fmt
@@ -400,7 +400,7 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
     if data is None:
         data = read_bytes(path)
     if hex_text:
-        data = undump(registry.as_text(data) or data.decode("utf-8", "replace"))
+        data = undump(as_text(data) or data.decode("utf-8", "replace"))
     options: dict[str, Any] = {}
     if forced is not None:
         name = forced

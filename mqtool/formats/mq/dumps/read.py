@@ -40,6 +40,7 @@ from mqtool.formats.mq.dumps.mqtool_dir import (
     read_mqtool_dir,
     write_mqtool_dir,
 )
+from mqtool.formats.mq.dumps.producers import PRODUCERS
 from mqtool.formats.mq.dumps.rfhutil import RfhutilReader
 from mqtool.formats.mq.dumps.sniff import HEAD, sniff
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
@@ -49,8 +50,8 @@ __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "Message", "QueueDump"
            "detect_format", "label_unit", "message_json", "problem_json", "read_messages",
            "sniff", "write_mqtool_dir"]
 
-FORMATS = ("dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir")
-KINDS = "dmpmqmsg, amqsbcg, RFHUtil, MQMD-prefixed binary, mqtool directory"
+FORMATS = tuple(PRODUCERS)
+KINDS = ", ".join(FORMATS)
 
 Progress = Callable[[int], None]  # bytes of the dump read so far
 
