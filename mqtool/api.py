@@ -10,7 +10,10 @@ mqtool can do.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import tzinfo
 from typing import IO, TYPE_CHECKING
 
 from mqtool.model import Decoded, Detection
@@ -20,11 +23,96 @@ if TYPE_CHECKING:
     from mqtool.formats.csq1logp.extract import Summary as CsqSummary
     from mqtool.formats.mq.dumps.message import Message
     from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.formats.mq.properties import Chain
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.layout import Settings
     from mqtool.formats.sas.message_set import Request
     from mqtool.formats.sas.reassemble import Report
     from mqtool.formats.urb.extract import Summary as ExtractSummary
+    from mqtool.io.inputs import Input
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class Source:
+    """One unit of input to decode: the whole input, or one message of a queue dump."""
+
+    data: bytes
+    message: Message | None = None
+
+    def label(self, unit: Decoded, role: str = "") -> Decoded:
+        """``unit``, saying which queue-dump message it came from (when it did)."""
+        if self.message is None:
+            return unit
+        from mqtool.formats.mq.dumps.message import label_unit
+
+        return label_unit(unit, self.message, role)
+
+
+def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
+    """The bytes of one input to decode as ``fmt``: binary, or those of the dump text in
+    it (``hex_text``). Empty input is ``EmptyInputError``; binary input that is really
+    dump text gets a hint instead of a confusing decode error."""
+    from mqtool.io.inputs import open_input
+
+    with open_input(path) as inp:
+        return _unit_bytes(inp, hex_text, fmt)
+
+
+def _unit_bytes(inp: Input, hex_text: bool, fmt: str) -> bytes:
+    from mqtool.errors import EmptyInputError, InputError
+    from mqtool.io.inputs import text_of
+    from mqtool.io.undump import undump
+
+    if inp.is_dir:
+        raise InputError(f"{inp.path}: is a directory")
+    data = inp.read()
+    if hex_text:
+        data = undump(text_of(data))
+    if not data:
+        raise EmptyInputError(fmt, inp.path)
+    if not hex_text:
+        _refuse_dump_text(inp.path, data)
+    return data
+
+
+def _refuse_dump_text(path: str, data: bytes) -> None:
+    from mqtool.errors import InputError
+    from mqtool.io.undump import is_dump_text
+
+    if is_dump_text(data):
+        raise InputError(f"{path}: this is hex dump text; add --hex to read it as a dump")
+
+
+def sources(path: str, hex_text: bool = False, fmt: str = "input",
+            say: Callable[[str], None] | None = None) -> Iterator[Source]:
+    """The input as decoders see it: each message body of a queue dump (a dump file of any
+    producer, a directory of them, stdin), or the one blob (``read_unit``). After a dump,
+    each unreadable file or message is said (``say``, one line each) and makes
+    ``DumpProblemsError`` (exit 2); a dump with no message is ``NoMessagesError``."""
+    from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
+
+    opened = None if hex_text else open_dump(path)
+    if isinstance(opened, QueueDump):
+        for msg in opened:
+            yield Source(msg.body, msg)
+        if opened.report(say or _quiet):
+            raise DumpProblemsError(path, len(opened.errors))
+        return
+    if opened is None:
+        yield Source(read_unit(path, hex_text, fmt))
+        return
+    with opened:
+        yield Source(_unit_bytes(opened, False, fmt))
+
+
+def _quiet(line: str) -> None:
+    return None
+
+
+# --------------------------------------------------------------------------- decoding
 
 
 def decode(fmt: str, data: bytes, **options: object) -> list[Decoded]:
@@ -33,6 +121,145 @@ def decode(fmt: str, data: bytes, **options: object) -> list[Decoded]:
     from mqtool.registry import codec
 
     return list(codec(fmt).decode(data, **options))
+
+
+def decode_units(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Decoded, bytes]]:
+    """Every unit of ``data`` decoded as ``fmt``, each with its own bytes, streamed
+    (``registry.decode_blob``: an MQ chain's payload decoded too)."""
+    from mqtool.registry import decode_blob
+
+    return decode_blob(fmt, data, **options)
+
+
+def decode_fast(fmt: str, data: bytes, listing: bool = False,
+                tz: tzinfo | None = None) -> Iterator[tuple[Decoded, bytes]] | None:
+    """Units straight from the format's declarations, without spans: for JSON, or
+    (``listing``) carrying their listing lines (times in ``tz``); None when the format
+    has no such path (``Codec.fast_json``, ``Codec.fast_listing``)."""
+    from mqtool.registry import codec
+
+    c = codec(fmt)
+    if listing:
+        if c.fast_listing is None:
+            return None
+        units = c.fast_listing(data, tz)
+    elif c.fast_json is None:
+        return None
+    else:
+        units = c.fast_json(data)
+    return ((u, data[u.offset:u.offset + u.length]) for u in units)
+
+
+def decode_file(fmt: str, path: str, hex_text: bool = False,
+                **options: object) -> Iterator[tuple[Decoded, bytes]]:
+    """Every unit of an input decoded as ``fmt``, each with its own bytes. A file a
+    streaming codec reads (``Codec.stream``) is decoded piece by piece, whatever its size
+    (bounded memory, the first unit at once); other inputs are read whole."""
+    from mqtool.io.inputs import HEAD, iter_chunks, open_input
+    from mqtool.registry import codec, decode_blob
+
+    c = codec(fmt)
+    if c.stream is None or hex_text:
+        return decode_blob(c.name, read_unit(path, hex_text, c.name), **options)
+    with open_input(path) as inp:
+        if inp.is_stdin or inp.whole:
+            data = _unit_bytes(inp, False, c.name)
+            return c.stream([data], data[:HEAD], final=True, **options)
+        _refuse_dump_text(path, inp.head)
+        head = inp.head
+    return c.stream(iter_chunks(path), head, final=False, **options)
+
+
+@dataclass
+class Decoding:
+    """What ``decode_auto`` chose (``heading``: the codec, its confidence and the evidence,
+    in words) and the units it decodes, each with its own bytes."""
+
+    heading: str
+    units: Iterator[tuple[Decoded, bytes]]
+    dump: bool = False  # a queue dump: the heading is worth saying only once a unit came
+
+
+STREAM_FROM = 64 << 20  # larger files a streaming codec decodes piece by piece
+QUEUE_DUMP_HEADING = ("format queue dump: each message decoded with the codec its MsgType or "
+                      "its bytes point to")
+
+
+def decode_auto(path: str, hex_text: bool = False,
+                say: Callable[[str], None] | None = None) -> Decoding:
+    """Recognise what an input holds (``registry.identify``: every codec's detector, queue
+    dumps, hex dump text), then decode it with the most confident codec: a queue dump
+    message by message (``registry.decode_messages``), a large file a streaming codec
+    recognises by its head piece by piece, anything else whole."""
+    from mqtool.formats.mq.dumps.read import QueueDump, open_dump
+    from mqtool.io.inputs import read_input
+
+    opened = None if hex_text else open_dump(path)
+    if isinstance(opened, QueueDump):
+        return Decoding(QUEUE_DUMP_HEADING, _dump_units(opened, path, say), dump=True)
+    if opened is None:
+        data = read_input(path, hex_text)
+    else:
+        with opened:
+            streamed = _streamed(opened) if (opened.size or 0) > STREAM_FROM else None
+            if streamed is not None:
+                return streamed
+            data = opened.read()
+    return _recognised(path, data, hex_text)
+
+
+def _dump_units(dump: QueueDump, path: str,
+                say: Callable[[str], None] | None) -> Iterator[tuple[Decoded, bytes]]:
+    from mqtool.formats.mq.dumps.read import DumpProblemsError
+    from mqtool.registry import decode_messages
+
+    yield from decode_messages(dump)
+    if dump.report(say or _quiet):
+        raise DumpProblemsError(path, len(dump.errors))
+
+
+def _streamed(opened: Input) -> Decoding | None:
+    """A large file whose head a streaming codec recognises, decoded piece by piece."""
+    from mqtool.io.inputs import iter_chunks
+    from mqtool.registry import best_codec, codec, identify
+
+    choice = best_codec(identify(opened.head))
+    if choice is None or choice.options.get("hex"):
+        return None
+    c = codec(choice.format)
+    if c.stream is None:
+        return None
+    return Decoding(_heading(choice), c.stream(iter_chunks(opened.path), opened.head, final=False,
+                                               **choice.options))
+
+
+def _heading(choice: Detection) -> str:
+    return f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}"
+
+
+def _recognised(path: str, data: bytes, hex_text: bool) -> Decoding:
+    from mqtool.errors import DecodeError, EmptyInputError
+    from mqtool.io.undump import undump
+    from mqtool.registry import best_codec, decode_blob, identify
+
+    if not data:
+        raise EmptyInputError("auto", path)
+    found = identify(data)
+    choice = best_codec(found)
+    if choice is None:
+        raise DecodeError("auto", "", 0, _why_not(path, data, found))
+    options = dict(choice.options)
+    if options.pop("hex", False) and not hex_text:
+        data = undump(data.decode("utf-8"))
+    return Decoding(_heading(choice), decode_blob(choice.format, data, **options))
+
+
+def _why_not(path: str, data: bytes, found: list[Detection]) -> str:
+    if found and found[0].confidence > 0:
+        d = found[0]
+        return (f"{path}: {d.reason} ({d.format}); no codec decodes it as a whole "
+                "(decode its messages with the codec's own command)")
+    return f"{path}: no codec recognises these {len(data)} bytes (mqtool identify lists candidates)"
 
 
 def build(fmt: str, request: object, **options: object) -> bytes:
@@ -77,6 +304,199 @@ def messages(path: str, input_format: str | None = None,
     return QueueDump(path, input_format, progress)
 
 
+def write_summary(path: str, summary: Mapping[str, object]) -> None:
+    """A run's summary as indented JSON, written whole or not at all."""
+    import json
+
+    from mqtool.io.outputs import write_file
+
+    write_file(path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"), force=True)
+
+
+# --------------------------------------------------------------------------- URB requests
+
+
+@dataclass
+class Built:
+    """What a builder built: each message's bytes and the code page its dump shows, and
+    warnings about what the server may refuse."""
+
+    pieces: list[tuple[bytes, str]]
+    warnings: list[str]
+
+
+def build_urb(rtype: str | None, document: str | None = None, *,
+              per_urbi: Mapping[str, Iterable[str]] | None = None, isn: Iterable[str] = (),
+              sender: str | None = None, msnr: str | None = None, stck: str | None = None,
+              encoding: str | None = None, codepage: str | None = None,
+              byte_order: str | None = None, align: int | None = None,
+              status: str | None = None, answers: str | None = None, rsp: str | None = None,
+              subcode: str | None = None, images: Iterable[str] = (),
+              befores: Iterable[str] = (), record_type: str | None = None,
+              initial_state: bool = False) -> Built:
+    """Event Replicator messages: input requests (``rtype`` open, close, inst, tran, stat)
+    from options over the requests of ``document`` (JSON, JSON lines as ``decode urb
+    --json`` prints them, or YAML; any message there is rebuilt), or a status reply or a
+    data message (``rtype`` reply, data; ``formats.urb.server``) from options alone.
+    Every refusal of a message at once (``BuildError``)."""
+    from mqtool.errors import InputError
+    from mqtool.formats.urb import build as urb
+    from mqtool.formats.urb.compose import build_message
+    from mqtool.formats.urb.server import KINDS, ServerRequest, server_message
+
+    per = {k: list(v) for k, v in (per_urbi or {}).items()}
+    r = ServerRequest((rtype or "").lower(), per, list(isn), status, answers, rsp, subcode,
+                      list(images), list(befores), record_type, initial_state, sender, msnr,
+                      stck, encoding, codepage, byte_order, align)
+    if r.kind in KINDS:
+        if document is not None:
+            raise InputError(f"{r.kind} builds from options; --from takes any message as is")
+        msg = server_message(r)
+        return Built([(build_message(msg), msg.cp)], [])
+    given = r.reply_only + r.data_only
+    if given:
+        raise InputError(f"{', '.join(given)}: for reply and data messages only")
+    header = {"sender": sender, "msnr": msnr, "stck": stck}
+    message = {"encoding": encoding, "codepage": codepage, "byte_order": byte_order,
+               "align": align}
+    kind = urb.REQUEST_TYPES[r.kind] if r.kind else None
+    built = Built([], [])
+    for req in urb.load_requests(document) if document is not None else [None]:
+        if isinstance(req, urb.Message):  # a status or data message (decode --json)
+            m = urb.apply_message_options(req, kind, per, header, message, r.isn)
+            built.pieces.append((build_message(m), m.cp))
+            continue
+        q = urb.apply_options(req, kind, per, header, message, r.isn)
+        built.warnings += urb.validate(q)
+        built.pieces.append((urb.build_request(q), q.cp))
+    return built
+
+
+# --------------------------------------------------------------------------- MQ header chains
+
+
+def mq_chain(*, fields: Mapping[str, str] | None = None, properties: Iterable[str] = (),
+             document: Mapping[str, object] | None = None, payload: bytes | None = None,
+             payload_text: str | None = None, payload_format: str | None = None,
+             encoding: int | None = None, ccsid: int | None = None,
+             payload_ccsid: int | None = None, payload_needed: bool = True) -> Chain:
+    """An MQ header chain to build (``formats.mq.properties``): a ``decode mq --json``
+    ``document``, then each header type's ``fields`` as ``name=value,...`` and MQRFH2
+    ``properties`` as ``folder.name[:dt]=value``; the payload as bytes or text; the MQMD's
+    ``encoding`` and ``ccsid``. Every refusal at once (``ChainRefusedError``: its
+    ``refusals`` name the header type, ``MQRFH2`` or ``payload``)."""
+    from mqtool.formats.mq.properties import ChainRequest, resolve
+
+    return resolve(ChainRequest(dict(fields or {}), tuple(properties), document, payload,
+                                payload_text, payload_format, encoding, ccsid, payload_ccsid),
+                   payload_needed)
+
+
+def build_mq(chain: Chain, with_mqmd: bool = False) -> bytes:
+    """The chain's bytes and its payload; ``with_mqmd``: behind an MQMD version 2 that
+    announces the chain (as MQMD-prefixed dumps hold messages)."""
+    from mqtool.formats.mq.properties import with_mqmd as prefixed
+
+    data = chain.build()
+    return prefixed(chain, data) if with_mqmd else data
+
+
+def wrap_messages(path: str, chain: Chain) -> bytes:
+    """Every message of the queue dump at ``path`` with its body wrapped in ``chain`` (the
+    headers take over each message's Format, Encoding and CCSID), as dmpmqmsg text."""
+    from mqtool.errors import DecodeError
+    from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.formats.mq.dumps.write import write_dmpmqmsg
+    from mqtool.formats.mq.properties import wrapped
+
+    out = io.BytesIO()
+    if write_dmpmqmsg(wrapped(QueueDump(path), chain), out) == 0:
+        raise DecodeError("queue-dump", "", 0, f"{path}: no messages in this dump")
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- SAS attachments
+
+
+def sender_hints(byte_order: str | None = None, long: int | None = None,
+                 codepage: str | None = None, nul: bool | None = None,
+                 float_format: str | None = None) -> Hints:
+    """What the user says of a SAS sender (None: detected): byte order, C long size, code
+    page, NUL-terminated strings, numerics' format."""
+    from mqtool.formats.sas.decode import Hints
+
+    return Hints(byte_order, long, codepage, nul, float_format)
+
+
+def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: str = "auto",
+                          part: str = "auto", text: bool = False, hints: Hints | None = None,
+                          say: Callable[[str], None] | None = None
+                          ) -> Iterator[tuple[Decoded, bytes]]:
+    """SAS attachment messages: one message body (``input_format`` ``message``, or what is
+    no queue dump), or every message of a queue dump in the role its header gives it. A
+    body of any size is decoded in bounded memory; one no attachment message fits says
+    what ``identify`` takes it for."""
+    from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
+    from mqtool.io.inputs import open_input
+
+    hints = hints or sender_hints()
+    if hex_text:
+        data = read_unit(path, True, "sas-attachment")
+        yield from _sas_body(io.BytesIO(data), hints, part, text)
+        return
+    opened = open_input(path) if input_format == "message" else open_dump(path, input_format)
+    if isinstance(opened, QueueDump):
+        from mqtool.formats.sas.stream import decode_messages
+
+        yield from decode_messages(iter(opened), hints)
+        if opened.report(say or _quiet):
+            raise DumpProblemsError(path, len(opened.errors))
+        return
+    with opened:
+        _sas_checked(opened, input_format)
+        yield from _sas_body(opened.stream(), hints, part, text)
+
+
+def _sas_checked(inp: Input, input_format: str) -> None:
+    from mqtool.errors import EmptyInputError, InputError
+
+    if inp.is_dir:
+        raise InputError(f"{inp.path}: is a directory")
+    if not inp.head:
+        raise EmptyInputError("sas-attachment", inp.path)
+    if input_format == "auto":
+        _refuse_dump_text(inp.path, inp.head)
+
+
+def _sas_body(f: IO[bytes], hints: Hints, part: str, text: bool) -> Iterator[tuple[Decoded, bytes]]:
+    """Units of a lone message body; a body no attachment message fits says what
+    ``identify`` takes it for."""
+    from mqtool.formats.sas.stream import decode_body
+
+    first = True
+    for unit, data in decode_body(f, part, hints, text=text):
+        if first and unit.errors:  # refused, or not what part says: is it another format?
+            said = _identified(data, always=unit.attrs.get("part") == "unrecognised")
+            if said:
+                p = unit.errors[0]
+                unit.errors[0] = type(p)(p.path, p.offset, f"{p.reason}; {said}")
+        first = False
+        yield unit, data
+
+
+def _identified(data: bytes, always: bool = True) -> str:
+    """What ``identify`` takes the start of an input for, in words ("" when it knows no
+    other format and ``always`` is false)."""
+    from mqtool.io.inputs import HEAD
+    from mqtool.registry import identify
+
+    found = [d for d in identify(data[:HEAD]) if d.format != "sas-attachment"]
+    if not found:
+        return "identify recognises no format either" if always else ""
+    best = max(found, key=lambda d: d.confidence)
+    return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
+
+
 def reassemble_attachments(dump: str, outdir: str | None = None, *,
                            messages: Iterable[Message] | None = None,
                            progress: Callable[[int], None] | None = None, force: bool = False,
@@ -117,31 +537,180 @@ def build_sas_attachment(request: Request | Mapping[str, object], *,
                     straddle=straddle, seq_order=seq_order, correlid=correlid, seed=seed)
 
 
+# --------------------------------------------------------------------------- bulk extraction
+
+
 def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", framing: str = "auto",
             codepage: str = "cp037", mode: str = "PERMISSIVE", filters: Filters | None = None,
             messages: bool = False, workers: int | None = None,
             progress: Callable[[int], None] | None = None,
-            options: Mapping[str, str] | None = None) -> CsqSummary:
+            options: Mapping[str, str] | None = None, max_seg: int | None = None,
+            split_size: int | None = None, names: dict[str, str] | None = None,
+            summary: CsqSummary | None = None) -> CsqSummary:
     """CSQ1LOGP records of ``paths`` (files or URIs: ``s3://``, ``gs://``, ``hdfs://``,
     ``file://``; ``options`` their credentials/endpoint) to ``out``: a binary stream or a
     path for ``fmt`` ``jsonl``/``csv``/``parquet``, or a directory (``fmt="dir"``:
     ``records/log_date=YYYY-MM-DD/``, ``errors/``, ``messages/``). ``mode``: PERMISSIVE
     (bad spans become error rows), DROPMALFORMED, FAILFAST (``DecodeError`` at the first,
     nothing written); ``messages`` gives one row per logical message. The returned
-    ``formats.csq1logp.extract.Summary`` counts records, bad spans by reason and rows."""
-    from mqtool.formats.csq1logp.extract import extract as _extract
+    ``formats.csq1logp.extract.Summary`` counts records, bad spans by reason and rows
+    (``summary``: filled as the work goes, so a failed run still has its counts)."""
+    from mqtool.formats.csq1logp import extract as x
 
-    return _extract(paths, out, fmt=fmt, framing=framing, codepage=codepage, mode=mode,
-                    filters=filters, messages=messages, workers=workers, progress=progress,
-                    options=options)
+    return x.extract(paths, out, fmt=fmt, framing=framing, codepage=codepage, mode=mode,
+                     filters=filters, messages=messages, workers=workers, progress=progress,
+                     options=options, max_seg=max_seg or x.MAX_SEGMENT,
+                     split_size=split_size or x.SPLIT_SIZE, names=names, summary=summary)
+
+
+def csq1logp_filters(queue: Iterable[str] = (), verb: Iterable[str] = (),
+                     urid: Iterable[str] = (), qmgr: Iterable[str] = (), since: str | None = None,
+                     until: str | None = None, status: Iterable[str] = ()) -> Filters:
+    """Row filters of a CSQ1LOGP extract, from text; ``ValueError`` names what is wrong."""
+    from mqtool.formats.csq1logp.extract import Filters
+
+    return Filters.make(queue, verb, urid, qmgr, since, until, status)
+
+
+def parse_size(text: str | int) -> int:
+    """``64m``, ``1g``, ``4096`` -> bytes; ``ValueError`` otherwise."""
+    from mqtool.formats.csq1logp.extract import parse_size as _parse_size
+
+    return _parse_size(text)
+
+
+@dataclass
+class ExtractRun:
+    """What ``extract_csq1logp`` is asked for besides its inputs and output."""
+
+    to: str | None = None  # jsonl, csv, parquet (default: the output's extension)
+    framing: str = "auto"
+    codepage: str = "cp037"
+    mode: str = "PERMISSIVE"
+    filters: Filters | None = None
+    messages: bool = False
+    max_segment: int | None = None
+    workers: int | None = None
+    split_size: int | None = None
+    force: bool = False
+    summary_path: str | None = None  # checked before any work
+
+
+def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, *,
+                     stdout: IO[bytes], progress: Callable[[int], None] | None = None
+                     ) -> dict[str, object]:
+    """A CSQ1LOGP extract run: ``files`` (``-`` is stdin, spooled) to ``output`` — a file
+    whose extension (or ``run.to``) names the format, stdout (None or ``-``: JSON lines or
+    CSV), or a directory (a trailing slash, or one that exists: spark-extract's layout,
+    ``records/`` by log_date, ``errors/``, ``messages/``, ``_summary.json``). Nothing is
+    left behind by a failed run. Returns the summary (``Summary.to_json``); an error
+    raised carries it as ``summary``."""
+    from mqtool.formats.csq1logp import extract as x
+    from mqtool.io.inputs import spooled
+
+    if run.summary_path and run.summary_path != "-":
+        x.check_output(run.summary_path, True)
+    summary = x.Summary(mode=run.mode.upper())
+    to_dir = x.is_dir_output(output)
+    fmt = "dir" if to_dir else x.output_format(output, run.to)
+    target = output if output and output != "-" else None
+    if target is None and fmt == "parquet":
+        from mqtool.errors import InputError
+
+        raise InputError("Parquet needs a file: -o OUT.parquet")
+    try:
+        with spooled(files) as spool:
+            if to_dir:
+                _extract_to_dir(spool.paths, str(target), run, summary, spool.names, progress)
+            else:
+                _extract_to_file(spool.paths, target, fmt, run, summary, spool.names, stdout,
+                                 progress)
+    except Exception as e:
+        e.summary = summary.to_json()  # type: ignore[attr-defined]
+        raise
+    info = summary.to_json()
+    if to_dir:
+        from pathlib import Path
+
+        info["output"] = str(Path(str(target)).resolve())
+        write_summary(str(Path(str(target)) / "_summary.json"), info)
+    return info
+
+
+def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str],
+                     progress: Callable[[int], None] | None) -> dict[str, object]:
+    from mqtool.formats.csq1logp import extract as x
+
+    return {"framing": run.framing, "codepage": run.codepage, "mode": run.mode.upper(),
+            "filters": run.filters, "messages": run.messages,
+            "max_seg": run.max_segment or x.MAX_SEGMENT, "workers": run.workers,
+            "split_size": run.split_size or x.SPLIT_SIZE, "progress": progress, "names": names,
+            "summary": summary}
+
+
+def _extract_to_file(paths: list[str], target: str | None, fmt: str, run: ExtractRun,
+                     summary: CsqSummary, names: dict[str, str], stdout: IO[bytes],
+                     progress: Callable[[int], None] | None) -> None:
+    """Rows to ``target`` through a temporary file beside it (renamed when complete), or to
+    ``stdout``."""
+    import os
+
+    from mqtool.formats.csq1logp import extract as x
+
+    if target is None:
+        x.extract(paths, stdout, fmt=fmt, **_extract_options(run, summary, names, progress))  # type: ignore[arg-type]
+        return
+    x.check_output(target, run.force)
+    tmp = x.temp_beside(target)
+    try:
+        x.extract(paths, tmp, fmt=fmt, **_extract_options(run, summary, names, progress))  # type: ignore[arg-type]
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)  # a failed run leaves no output file
+
+
+def _extract_to_dir(paths: list[str], outdir: str, run: ExtractRun, summary: CsqSummary,
+                    names: dict[str, str], progress: Callable[[int], None] | None) -> None:
+    """spark-extract's layout, written in a scratch folder and moved into place."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from mqtool.formats.csq1logp import extract as x
+    from mqtool.io.uris import check_output_dir
+
+    check_output_dir(outdir, run.force, ("records", "errors", "messages", "_summary.json"))
+    root = Path(outdir).resolve()
+    created = not root.exists()
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
+    try:
+        x.extract(paths, str(scratch), fmt="dir", **_extract_options(run, summary, names,  # type: ignore[arg-type]
+                                                                     progress))
+        for name in ("records", "errors", "messages"):
+            if (scratch / name).exists():
+                if (root / name).exists():
+                    shutil.rmtree(root / name)  # --force was checked
+                os.replace(scratch / name, root / name)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if created:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
                 force: bool = False, progress: Callable[[int], None] | None = None,
                 leap_seconds: int = 0) -> ExtractSummary:
     """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
-    in ``outdir``; returns the ``formats.urb.extract.Summary``."""
+    in ``outdir``; returns the ``formats.urb.extract.Summary``. Inputs that are all empty
+    files are ``EmptyInputError``, before any output is made."""
     from mqtool.formats.urb.extract import extract as _extract
+    from mqtool.io.inputs import total_size
 
+    total_size(paths, refuse_empty="urb")
     return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
                     leap_seconds=leap_seconds)

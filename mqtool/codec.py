@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any, Protocol
 
 from mqtool.model import Decoded, Detection
@@ -50,6 +51,13 @@ class StreamDecoder(Protocol):
 
     def __call__(self, chunks: Iterable[bytes], head: bytes, /, *, final: bool = True,
                  **options: Any) -> Iterator[tuple[Decoded, bytes]]: ...
+
+
+class ListingDecoder(Protocol):
+    """Units straight from the declarations, no spans: each carrying its listing
+    ``lines`` (times in ``tz``) where it can, else a unit as ``decode`` gives it."""
+
+    def __call__(self, data: bytes, tz: tzinfo | None = None, /) -> Iterable[Decoded]: ...
 
 
 class MessageDecoder(Protocol):
@@ -91,6 +99,8 @@ class Codec:
     build: Builder | None = None
     build_title: str = ""  # what ``build-request NAME`` builds, in one line
     stream: StreamDecoder | None = None  # large inputs decoded piece by piece
+    fast_json: Decoder | None = None  # units whose JSON comes straight from the declarations
+    fast_listing: ListingDecoder | None = None  # units carrying their listing lines
     msgtypes: frozenset[int] = frozenset()  # MQMD MsgType values whose bodies are this format
     message_decoder: Callable[[], MessageDecoder] | None = None  # for messages of those MsgTypes
     dump_kinds: Mapping[str, str] = field(default_factory=dict)  # queue-dump producer -> words

@@ -12,7 +12,6 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
-    read_unit_input,
     write_built,
 )
 
@@ -30,11 +29,10 @@ def _decode_command(name: str, title: str) -> click.Command:
     @decoder_options
     def decode(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                tz: tzinfo | None) -> int:
-        from mqtool import registry
+        from mqtool import api
 
-        data = read_unit_input(file, hex_text)
-        return int(emit_units(get_env(), registry.decode_blob(name, data), json_out=json_out,
-                              raw=raw, annotate=annotate, tz=tz))
+        return int(emit_units(get_env(), api.decode_file(name, file, hex_text),
+                              json_out=json_out, raw=raw, annotate=annotate, tz=tz))
 
     return decode
 

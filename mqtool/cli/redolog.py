@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mqtool.cli._common import CODEPAGE, decoder_options, emit_units, get_env, read_unit_input
+from mqtool.cli._common import CODEPAGE, decoder_options, emit_units, get_env, read_unit
 from mqtool.errors import ExitStatus
 
 PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
@@ -49,7 +49,7 @@ def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     from mqtool import api
 
     env = get_env()
-    data = read_unit_input(file, hex_text)
+    data = read_unit(file, hex_text)
     map_names = [n.strip() for n in names.split(",") if n.strip()] if names else None
     units = api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
                        params=params, fields=fields, names=map_names)

@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import codecs
-import io
-import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
 from mqtool import registry
 from mqtool.cli._common import Env, color_option, decoder_options, emit_units, get_env
-from mqtool.errors import ExitStatus, InputError
+from mqtool.errors import ExitStatus
 from mqtool.formats.sas.layout import FLOAT_FORMATS
 from mqtool.formats.sas.message_set import DIRECTORY_FORMATS, SET_FORMATS, write_set
 
@@ -72,9 +69,10 @@ def sender_options(building: bool = False) -> Any:
 
 def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
            float_format: str | None, nul: bool | None = None) -> Any:
-    from mqtool.formats.sas.decode import Hints
+    from mqtool import api
 
-    return Hints(byte_order, int(long_size) if long_size else None, codepage, nul, float_format)
+    return api.sender_hints(byte_order, int(long_size) if long_size else None, codepage, nul,
+                            float_format)
 
 
 # --------------------------------------------------------------------------- decode
@@ -113,122 +111,13 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     size are decoded in bounded memory: beyond 1 MiB, records and application bytes come
     out in pieces of 256 KiB. Exit status 2 when anything could not be decoded.
     """
+    from mqtool import api
+
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
-    if hex_text:
-        from mqtool.cli._common import read_unit_input
-
-        data = read_unit_input(file, hex_text)
-        if not data:
-            from mqtool.errors import EmptyInputError
-
-            raise EmptyInputError("sas-attachment", file)
-        return _emit(env, _body_units(io.BytesIO(data), b"", hints, part, text), json_out, raw,
-                     annotate, tz)
-    kind = None if input_format in ("auto", "message") else input_format
-    f, head, consumed = _open(file)
-    if f is not None and not head:
-        from mqtool.errors import EmptyInputError
-
-        raise EmptyInputError("sas-attachment", file)
-    if f is None and input_format == "message":
-        from mqtool.cli._common import refuse_directory
-
-        refuse_directory(file)
-    try:
-        if input_format == "auto":
-            from mqtool.formats.mq.dumps.read import sniff
-
-            kind = "directory" if f is None else sniff(head)
-        if kind is None and f is not None:
-            from mqtool.cli._common import _is_dump_text
-
-            if input_format == "auto" and _is_dump_text(head):
-                raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
-            return _emit(env, _body_units(f, consumed, hints, part, text), json_out, raw,
-                         annotate, tz)
-        from mqtool.formats.mq.dumps.read import QueueDump
-        from mqtool.formats.sas.stream import decode_messages
-
-        stream = None if f is None or file != "-" else _Prefixed(consumed, f)
-        dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
-        status = _emit(env, decode_messages(iter(dump), hints), json_out, raw, annotate, tz)
-        from mqtool.cli._common import report_dump
-
-        return ExitStatus.DECODE if report_dump(env, dump, file) else status
-    finally:
-        if f is not None and f is not sys.stdin.buffer:
-            f.close()
-
-
-def _emit(env: Env, units: Any, json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
+    units = api.decode_sas_attachment(file, hex_text=hex_text, input_format=input_format,
+                                      part=part, text=text, hints=hints, say=env.error)
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
-
-
-def _open(file: str) -> tuple[Any, bytes, bytes]:
-    """The input opened (None for a directory), its first 64 KiB, and what of them was
-    consumed (stdin cannot be rewound)."""
-    if file == "-":
-        if sys.stdin.isatty():
-            raise InputError("no input: give a FILE or pipe data into stdin")
-        head = sys.stdin.buffer.read(SNIFF)
-        return sys.stdin.buffer, head, head
-    if Path(file).is_dir():
-        return None, b"", b""
-    from mqtool.io.inputs import open_regular
-
-    f = open_regular(file)  # special files refused, not opened; closed by the caller
-    head = f.read(SNIFF)
-    f.seek(0)
-    return f, head, b""
-
-
-SNIFF = 65536
-
-
-class _Prefixed(io.RawIOBase):
-    """``head`` (already read from ``rest``) followed by the rest of ``rest``."""
-
-    def __init__(self, head: bytes, rest: Any) -> None:
-        self.head, self.rest = head, rest
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
-        if self.head:
-            out = self.head if n < 0 else self.head[:n]
-            self.head = self.head[len(out):]
-            return out
-        return self.rest.read(n)
-
-
-def _body_units(f: Any, head: bytes, hints: Any, part: str, text: bool) -> Any:
-    """Units of a lone message body; a body no attachment message fits says what
-    ``identify`` takes it for."""
-    from mqtool.formats.sas.stream import decode_body
-
-    first = True
-    for unit, data in decode_body(f, part, hints, text=text, head=head):
-        if first and unit.errors:  # refused, or not what --part says: is it another format?
-            said = _identified(data, always=unit.attrs.get("part") == "unrecognised")
-            if said:
-                p = unit.errors[0]
-                unit.errors[0] = type(p)(p.path, p.offset, f"{p.reason}; {said}")
-        first = False
-        yield unit, data
-
-
-def _identified(data: bytes, always: bool = True) -> str:
-    """What ``identify`` takes the start of an input for, in words ("" when it knows no
-    other format and ``always`` is false)."""
-    from mqtool.registry import identify
-
-    found = [d for d in identify(data[:SNIFF]) if d.format != "sas-attachment"]
-    if not found:
-        return "identify recognises no format either" if always else ""
-    best = max(found, key=lambda d: d.confidence)
-    return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
 
 
 # --------------------------------------------------------------------------- reassemble

@@ -1,21 +1,30 @@
-"""Getting bytes in: a file or stdin (``-``), whole or as chunks, binary or dump text.
+"""Getting bytes in: what an input is (a file, a directory, stdin), its head, its bytes
+whole or as chunks, binary or dump text; stdin spooled where a reader must seek.
 
 Only regular files are opened: a FIFO, a device or a socket named as an input is refused
 (``check_regular``, ``open_regular``), never opened — reading one could wait forever or
-never end."""
+never end. Stdin is read once: ``Input`` keeps the head it read, so the rest of a reader
+sees the whole input."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import stat
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import IO
 
 from mqtool.errors import InputError
 
 CHUNK = 1 << 20
+HEAD = 65536  # what sniffers look at
 TEXT_LIMIT = 64 << 20  # larger inputs are not read as text
+STDIN = "-"
 
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
@@ -61,9 +70,23 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     return os.fdopen(fd, "rb")
 
 
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False
+
+
+def stdin() -> IO[bytes]:
+    """Standard input, binary; refused when it is a terminal (nothing was piped in)."""
+    if _isatty(sys.stdin):
+        raise InputError("no input: give a FILE or pipe data into stdin")
+    return sys.stdin.buffer
+
+
 def _open(path: str) -> IO[bytes]:
-    if path == "-":
-        return sys.stdin.buffer
+    if path == STDIN:
+        return stdin()
     return open_regular(path)
 
 
@@ -79,7 +102,11 @@ def read_bytes(path: str) -> bytes:
 
 def read_text(path: str) -> str:
     """Dump text: UTF-8 (documents' typeset characters), latin-1 as a fallback."""
-    data = read_bytes(path)
+    return text_of(read_bytes(path))
+
+
+def text_of(data: bytes) -> str:
+    """Bytes of dump text as text: UTF-8, else latin-1."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -95,9 +122,30 @@ def read_input(path: str, hex_text: bool = False) -> bytes:
     return undump(read_text(path))
 
 
+def read_binary_or_dump(path: str) -> bytes:
+    """A file's bytes, or the bytes of the hex dump text it holds (any style ``undump``
+    reads)."""
+    from mqtool.io.undump import is_dump_text, undump
+
+    data = read_bytes(path)
+    return undump(data.decode("utf-8")) if is_dump_text(data) else data
+
+
+def total_size(paths: Iterable[str], refuse_empty: str | None = None) -> int:
+    """The bytes of the regular files among ``paths``. ``refuse_empty`` (a format name):
+    when every input is an empty file, ``EmptyInputError`` — before any output is made."""
+    given = list(paths)
+    sizes = [os.path.getsize(p) for p in given if os.path.isfile(p)]
+    if refuse_empty and len(sizes) == len(given) and not any(sizes):
+        from mqtool.errors import EmptyInputError
+
+        raise EmptyInputError(refuse_empty, ", ".join(given))
+    return sum(sizes)
+
+
 def size_of(path: str) -> int | None:
     """Size of a regular file, None for stdin and pipes."""
-    if path == "-":
+    if path == STDIN:
         return None
     try:
         st = os.stat(path)
@@ -149,9 +197,12 @@ def as_text(data: bytes) -> str | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if any(ord(c) < 0x20 and c not in "\t\r\n" for c in text[:4096]):
-        return None
-    return text
+    return text if plain_text(text[:4096]) else None
+
+
+def plain_text(text: str) -> bool:
+    """No control characters but tab and line ends."""
+    return not any(ord(c) < 0x20 and c not in "\t\r\n" for c in text)
 
 
 def read_request(path: str) -> object:
@@ -173,3 +224,142 @@ def read_request(path: str) -> object:
         return yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise InputError(f"{path}: neither JSON nor YAML ({str(e).splitlines()[0]})") from None
+
+
+# --------------------------------------------------------------------------- what an input is
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (already read from ``rest``) followed by the rest of ``rest``."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self.head, self.rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            out = self.head if n is None or n < 0 else self.head[:n]
+            self.head = self.head[len(out):]
+            if n is None or n < 0:
+                out += self.rest.read()
+            return out
+        return self.rest.read(n)
+
+
+@dataclass
+class Input:
+    """An input named on the command line, looked at but not yet read: a directory
+    (``is_dir``), or a regular file or stdin with its first ``HEAD`` bytes read
+    (``head``). ``stream()`` gives the whole input from its first byte (stdin: the head,
+    then the rest); ``read()`` all of it."""
+
+    path: str
+    is_dir: bool = False
+    head: bytes = b""
+    size: int | None = None  # None: stdin, or a directory
+    _file: IO[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def is_stdin(self) -> bool:
+        return self.path == STDIN
+
+    @property
+    def whole(self) -> bool:
+        """``head`` is the whole input."""
+        return self.size is not None and len(self.head) >= self.size
+
+    def stream(self) -> IO[bytes]:
+        """The whole input, from its first byte (read it once)."""
+        if self._file is None:
+            raise InputError(f"{self.path}: is a directory")
+        if self.is_stdin:
+            return io.BufferedReader(_Prefixed(self.head, self._file))
+        self._file.seek(0)
+        return self._file
+
+    def read(self) -> bytes:
+        if self.whole:
+            return self.head
+        return self.stream().read()
+
+    def drain(self) -> int:
+        """Read stdin to its end, keeping nothing: the input's size."""
+        size = len(self.head)
+        while self._file is not None and (chunk := self._file.read(CHUNK)):
+            size += len(chunk)
+        return size
+
+    def close(self) -> None:
+        if self._file is not None and not self.is_stdin:
+            self._file.close()
+
+    def __enter__(self) -> Input:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_input(path: str, head: int = HEAD) -> Input:
+    """What ``path`` is: stdin (``-``), a directory, or a regular file (anything else is
+    refused, ``check_regular``), with its first ``head`` bytes read."""
+    if path == STDIN:
+        f = stdin()
+        return Input(path, head=f.read(head), _file=f)
+    if os.path.isdir(path):
+        return Input(path, is_dir=True)
+    f = open_regular(path)
+    size = os.fstat(f.fileno()).st_size
+    return Input(path, head=f.read(head), size=size, _file=f)
+
+
+def _texty(data: bytes) -> bool:
+    return all(b >= 0x20 or b in (9, 10, 13) for b in data)
+
+
+def read_head(path: str, limit: int, text_limit: int) -> tuple[bytes, int]:
+    """The first ``limit`` bytes of a file or stdin and its whole size (stdin is drained to
+    know it; nothing of it kept). Of text, only ``text_limit`` bytes, cut after the last
+    complete line, so that dump text stays readable."""
+    with open_input(path, limit) as inp:
+        if inp.is_dir:
+            raise InputError(f"{path}: is a directory")
+        data = inp.head
+        size = inp.size if inp.size is not None else inp.drain()
+    if size > len(data) and _texty(data[:4096]):  # dump text: 4 characters a byte or more
+        data = data[:text_limit]
+        if (nl := data.rfind(b"\n")) > 0:
+            data = data[:nl + 1]
+    return data, size
+
+
+@dataclass
+class Spooled:
+    """Input paths with stdin (``-``) replaced by a temporary copy: ``paths`` for readers
+    that seek or split, ``names`` the name each copy stands for (``-``)."""
+
+    paths: list[str]
+    names: dict[str, str]
+
+
+@contextlib.contextmanager
+def spooled(inputs: Iterable[str]) -> Iterator[Spooled]:
+    """``-`` (stdin, once) copied piece by piece to a temporary file; removed afterwards."""
+    given = list(inputs)
+    if given.count(STDIN) > 1:
+        raise InputError("stdin (-) can be read once")
+    if STDIN not in given:
+        yield Spooled(given, {})
+        return
+    source = stdin()
+    with tempfile.NamedTemporaryFile(prefix="mqtool-stdin-", suffix=".bin") as tmp:
+        shutil.copyfileobj(source, tmp, 4 << 20)
+        tmp.flush()
+        yield Spooled([tmp.name if p == STDIN else p for p in given], {tmp.name: STDIN})

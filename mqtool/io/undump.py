@@ -173,6 +173,21 @@ def looks_like_dump(text: str) -> bool:
 _LOOK = 256 << 10
 
 
+def is_dump_text(data: bytes) -> bool:
+    """Do these bytes (the start of an input) read as hex dump text? Text in its first
+    4 KiB (``inputs.as_text``) that reads back as a dump line."""
+    from mqtool.io.inputs import plain_text
+
+    head = data[:4096]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 3:  # not merely a character cut at the end
+            return False
+        text = head[:e.start].decode("utf-8")
+    return plain_text(text) and looks_like_dump(text)
+
+
 def _hexdump_refused() -> UndumpError:
     return UndumpError(1, 1, "plain hexdump output (16-bit words in the byte order of the "
                              "machine that ran it) cannot be read back reliably; use "

@@ -256,23 +256,9 @@ def check_master(master: str) -> None:
 
 def check_output(outdir: str, force: bool) -> None:
     """OUTDIR holds none of the outputs (unless --force) and can be created and written."""
-    from mqtool.io.outputs import OutputExistsError
-    from mqtool.io.uris import is_uri
+    from mqtool.io.uris import check_output_dir
 
-    if is_uri(outdir) and not outdir.startswith("file://"):
-        return  # checked by Spark's writer (--writer spark)
-    root = Path(outdir.removeprefix("file://"))
-    if root.exists() and not root.is_dir():
-        raise OutputExistsError(f"{outdir}: exists and is not a directory")
-    if root.is_dir() and not force:
-        there = [n for n in OUTPUTS if (root / n).exists()]
-        if there:
-            raise OutputExistsError(f"{root / there[0]} exists (use --force to replace it)")
-    probe = root
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise EnvError(f"{outdir}: cannot create output directory: {probe} is not writable")
+    check_output_dir(outdir, force, OUTPUTS)
 
 
 def preflight(master: str, opts: JobOptions) -> list[tuple[str, str, int, int, int]]:

@@ -7,6 +7,6 @@ CODEC = Codec(
     title="IBM i MATQMSG receiver or message selection template.",
     decode=Later("mqtool.formats.matqmsg.decode:decode"),
     detect=Later("mqtool.formats.matqmsg.detect:detect"),
-    build=Later("mqtool.formats.matqmsg.build:build"),
+    build=Later("mqtool.formats.matqmsg.request:build"),
     build_title="IBM i MATQMSG message selection template.",
 )

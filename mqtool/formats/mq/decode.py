@@ -133,9 +133,13 @@ def _payload_element(chain: Chain, body: bytes) -> Element:
     return el
 
 
-def decode(data: bytes, mqmd: Mapping[str, Any] | None = None, **options: Any) -> Iterator[Decoded]:
-    """One unit: the header chain of ``data`` (a message body) and its payload."""
-    yield unit_of(data, mqmd, require_header=mqmd is None)
+def decode(data: bytes, mqmd: Mapping[str, Any] | None = None, *,
+           require_header: bool | None = None, **options: Any) -> Iterator[Decoded]:
+    """One unit: the header chain of ``data`` (a message body) and its payload. A body
+    with no header at all is an error when ``require_header`` (default: no ``mqmd``
+    says what the body is)."""
+    yield unit_of(data, mqmd, require_header=mqmd is None if require_header is None
+                  else require_header)
 
 
 def detect(data: bytes) -> Detection | None:

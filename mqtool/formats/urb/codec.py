@@ -8,5 +8,7 @@ CODEC = Codec(
     decode=Later("mqtool.formats.urb.decode:decode"),
     detect=Later("mqtool.formats.urb.decode:detect"),
     build=Later("mqtool.formats.urb.build:build"),
+    fast_json=Later("mqtool.formats.urb.fastjson:units"),
+    fast_listing=Later("mqtool.formats.urb.fastlist:units"),
     build_title="Event Replicator input request (open, close, inst, tran, stat).",
 )
