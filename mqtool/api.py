@@ -14,98 +14,59 @@ import io
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from mqtool.model import Decoded, Detection
 
 if TYPE_CHECKING:
-    from mqtool.formats.csq1logp.extract import Filters
+    from mmap import mmap
+
+    import numpy as np
+    import pyarrow as pa
+
+    from mqtool.formats.csq1logp.extract import Filters, RangeStats
     from mqtool.formats.csq1logp.extract import Summary as CsqSummary
+    from mqtool.formats.csq1logp.framing import ByteRange, Frame
+    from mqtool.formats.csq1logp.outdir import PartitionedWriter
+    from mqtool.formats.csq1logp.segments import Reassembler
     from mqtool.formats.mq.dumps.message import Message
     from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.formats.mq.dumps.summary import Filters as MessageFilters
+    from mqtool.formats.mq.dumps.summary import Summary as MessageSummary
     from mqtool.formats.mq.properties import Chain
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.layout import Settings
     from mqtool.formats.sas.message_set import Request
     from mqtool.formats.sas.reassemble import Report
+    from mqtool.formats.urb.extract import Collect as UrbTables
     from mqtool.formats.urb.extract import Summary as ExtractSummary
-    from mqtool.io.inputs import Input
+    from mqtool.io.inputs import Input, Source
+    from mqtool.render.layouts import FormatDoc, RecordDoc
 
 
 # --------------------------------------------------------------------------- inputs
-
-
-@dataclass
-class Source:
-    """One unit of input to decode: the whole input, or one message of a queue dump."""
-
-    data: bytes
-    message: Message | None = None
-
-    def label(self, unit: Decoded, role: str = "") -> Decoded:
-        """``unit``, saying which queue-dump message it came from (when it did)."""
-        if self.message is None:
-            return unit
-        from mqtool.formats.mq.dumps.message import label_unit
-
-        return label_unit(unit, self.message, role)
 
 
 def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
     """The bytes of one input to decode as ``fmt``: binary, or those of the dump text in
     it (``hex_text``). Empty input is ``EmptyInputError``; binary input that is really
     dump text gets a hint instead of a confusing decode error."""
-    from mqtool.io.inputs import open_input
+    from mqtool.io import inputs
 
-    with open_input(path) as inp:
-        return _unit_bytes(inp, hex_text, fmt)
-
-
-def _unit_bytes(inp: Input, hex_text: bool, fmt: str) -> bytes:
-    from mqtool.errors import EmptyInputError, InputError
-    from mqtool.io.inputs import text_of
-    from mqtool.io.undump import undump
-
-    if inp.is_dir:
-        raise InputError(f"{inp.path}: is a directory")
-    data = inp.read()
-    if hex_text:
-        data = undump(text_of(data))
-    if not data:
-        raise EmptyInputError(fmt, inp.path)
-    if not hex_text:
-        _refuse_dump_text(inp.path, data)
-    return data
-
-
-def _refuse_dump_text(path: str, data: bytes) -> None:
-    from mqtool.errors import InputError
-    from mqtool.io.undump import is_dump_text
-
-    if is_dump_text(data):
-        raise InputError(f"{path}: this is hex dump text; add --hex to read it as a dump")
+    return inputs.read_unit(path, hex_text, fmt)
 
 
 def sources(path: str, hex_text: bool = False, fmt: str = "input",
             say: Callable[[str], None] | None = None) -> Iterator[Source]:
-    """The input as decoders see it: each message body of a queue dump (a dump file of any
-    producer, a directory of them, stdin), or the one blob (``read_unit``). After a dump,
-    each unreadable file or message is said (``say``, one line each) and makes
-    ``DumpProblemsError`` (exit 2); a dump with no message is ``NoMessagesError``."""
-    from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
+    """The input as decoders see it (``io.inputs.sources``): each message body of a queue
+    dump (a dump file of any producer the registry knows, a directory of them, stdin), or
+    the one blob (``read_unit``). After a dump, each unreadable file or message is said
+    (``say``, one line each) and makes ``DumpProblemsError`` (exit 2); a dump with no
+    message is ``NoMessagesError``."""
+    from mqtool.io import inputs
+    from mqtool.registry import queue_dump_reader
 
-    opened = None if hex_text else open_dump(path)
-    if isinstance(opened, QueueDump):
-        for msg in opened:
-            yield Source(msg.body, msg)
-        if opened.report(say or _quiet):
-            raise DumpProblemsError(path, len(opened.errors))
-        return
-    if opened is None:
-        yield Source(read_unit(path, hex_text, fmt))
-        return
-    with opened:
-        yield Source(_unit_bytes(opened, False, fmt))
+    return inputs.sources(path, hex_text, fmt, queue_dump_reader(say or _quiet))
 
 
 def _quiet(line: str) -> None:
@@ -156,17 +117,18 @@ def decode_file(fmt: str, path: str, hex_text: bool = False,
     streaming codec reads (``Codec.stream``) is decoded piece by piece, whatever its size
     (bounded memory, the first unit at once); other inputs are read whole."""
     from mqtool.io.inputs import HEAD, iter_chunks, open_input
+    from mqtool.io.undump import unit_bytes
     from mqtool.registry import codec, decode_blob
 
     c = codec(fmt)
     if c.stream is None or hex_text:
         return decode_blob(c.name, read_unit(path, hex_text, c.name), **options)
     with open_input(path) as inp:
+        inp.refuse_directory()
         if inp.is_stdin or inp.whole:
-            data = _unit_bytes(inp, False, c.name)
+            data = unit_bytes(inp.read(), False, path, c.name)
             return c.stream([data], data[:HEAD], final=True, **options)
-        _refuse_dump_text(path, inp.head)
-        head = inp.head
+        head = unit_bytes(inp.head, False, path, c.name)
     return c.stream(iter_chunks(path), head, final=False, **options)
 
 
@@ -296,12 +258,182 @@ def identify(data: bytes) -> list[Detection]:
 
 
 def messages(path: str, input_format: str | None = None,
-             progress: Callable[[int], None] | None = None) -> QueueDump:
+             progress: Callable[[int], None] | None = None,
+             stream: IO[bytes] | None = None) -> QueueDump:
     """The messages of a queue dump (``formats.mq.dumps.read.QueueDump``: iterate it for
-    ``Message`` objects; ``errors``, ``count`` and ``truncated`` once read)."""
+    ``Message`` objects; ``errors``, ``count`` and ``truncated`` once read); ``stream``:
+    read it instead of opening ``path`` (stdin already read)."""
     from mqtool.formats.mq.dumps.read import QueueDump
 
-    return QueueDump(path, input_format, progress)
+    return QueueDump(path, input_format, progress, stream=stream)
+
+
+def body_codepage(ccsid: int | None) -> str:
+    """The single-byte code page a message body's bytes are shown in: its CCSID's when
+    that maps every byte, else cp037 for EBCDIC and latin-1 otherwise (cp037 when the
+    CCSID is unknown)."""
+    from mqtool.formats.mq.chain import header_codepage
+
+    return header_codepage(ccsid) if ccsid else "cp037"
+
+
+def csq1logp_frames(path: str, framing: str = "auto",
+                    codepage: str = "cp037") -> tuple[str, str, Iterator[Frame]]:
+    """The records of a CSQ1LOGP extract file, framed as they are read: the framing used
+    (forced, or detected from the head: rdw, bdw, none), why, and each record's ``Frame``
+    (offset, length, RDW size, BDW; a bad span with its error)."""
+    import os
+
+    from mqtool.formats.csq1logp.framing import frames, head_of, read_chunks, resolve_framing
+
+    head = head_of(path)
+    chosen, reason = resolve_framing(head, framing, codepage,
+                                     final=len(head) == os.path.getsize(path))
+    return chosen, reason, frames(read_chunks(path), chosen, codepage)
+
+
+def csq1logp_record(buf: bytes | mmap, pos: int, length: int, hdr: int, codepage: str = "cp037",
+                    *, framing: str = "rdw", rec_no: int = 0, block: int = -1) -> Decoded:
+    """One framed CSQ1LOGP record at ``buf[pos:pos+length]`` (``hdr`` 4 with an RDW)."""
+    from mqtool.formats.csq1logp.decode import decode_record
+
+    return decode_record(cast(bytes, buf), pos, length, hdr, codepage, framing=framing,
+                         rec_no=rec_no, block=block)
+
+
+# the bulk paths the Spark jobs run in executors and the driver: CSQ1LOGP byte ranges,
+# message reassembly, partitioned output; URB change tables per input file
+
+
+def csq1logp_summary(mode: str = "PERMISSIVE") -> CsqSummary:
+    """An empty summary of a CSQ1LOGP extract run (counts filled as the work goes)."""
+    from mqtool.formats.csq1logp.extract import Summary
+
+    return Summary(mode=mode)
+
+
+def csq1logp_modes() -> tuple[str, ...]:
+    """What a bad span does: PERMISSIVE (an error row), DROPMALFORMED, FAILFAST."""
+    from mqtool.formats.csq1logp.bulk import MODES
+
+    return tuple(MODES)
+
+
+def bad_span_reasons() -> tuple[str, ...]:
+    """Why the framer refuses a span of a CSQ1LOGP extract (the summary counts by these)."""
+    from mqtool.formats.csq1logp.framing import REASONS
+
+    return tuple(REASONS)
+
+
+def byte_ranges(path: str, size: int, split_size: int) -> list[ByteRange]:
+    """``size`` bytes of a CSQ1LOGP extract cut every ``split_size`` bytes, nothing read:
+    each task finds the first record of its range itself."""
+    from mqtool.formats.csq1logp.framing import byte_ranges as _byte_ranges
+
+    return _byte_ranges(path, size, "", split_size)
+
+
+def record_schema() -> pa.Schema:
+    """The Arrow schema of CSQ1LOGP record rows."""
+    from mqtool.formats.csq1logp.bulk import record_schema as _record_schema
+
+    return _record_schema()
+
+
+def message_schema() -> pa.Schema:
+    """The Arrow schema of CSQ1LOGP message rows (segments reassembled)."""
+    from mqtool.formats.csq1logp.segments import message_schema as _message_schema
+
+    return _message_schema()
+
+
+def range_stats() -> RangeStats:
+    """The counts of one byte range (records, bad spans by reason), filled by ``decode_range``."""
+    from mqtool.formats.csq1logp.extract import RangeStats
+
+    return RangeStats()
+
+
+def decode_range(path: str, start: int, end: int, size: int, framing: str = "auto",
+                 codepage: str = "cp037", mode: str = "PERMISSIVE", name: str | None = None,
+                 options: Mapping[str, str] | None = None,
+                 stats: RangeStats | None = None) -> Iterator[pa.RecordBatch]:
+    """Record batches of the records that start in ``start..end`` of a CSQ1LOGP file or URI
+    (the bulk decoder; bad spans as ``_error`` rows unless DROPMALFORMED)."""
+    from mqtool.formats.csq1logp.extract import decode_range as _decode_range
+
+    return _decode_range(path, start, end, size, framing, codepage, mode, name, options, stats)
+
+
+def standalone(table: pa.Table, max_seg: int) -> np.ndarray:
+    """Which record rows are whole messages by themselves (or bad spans)."""
+    from mqtool.formats.csq1logp.segments import standalone as _standalone
+
+    return _standalone(table, max_seg)
+
+
+def standalone_sql(max_seg: int) -> str:
+    """``standalone`` as a Spark SQL predicate."""
+    from mqtool.formats.csq1logp.segments import standalone_sql as _standalone_sql
+
+    return _standalone_sql(max_seg)
+
+
+def singles(batch: pa.RecordBatch | pa.Table) -> pa.Table:
+    """Message rows of standalone record rows."""
+    from mqtool.formats.csq1logp.segments import singles as _singles
+
+    return _singles(batch)
+
+
+def reassembler(max_seg: int) -> Reassembler:
+    """Feed record rows (dicts) in file order, get message rows as they complete."""
+    from mqtool.formats.csq1logp.segments import Reassembler
+
+    return Reassembler(max_seg)
+
+
+def partitioned_writer(root: str, name: str, by: str | None = "log_date",
+                       keep: bool = False) -> PartitionedWriter:
+    """Parquet files under ``root``, one per value of ``by`` (Hive-style folders)."""
+    from mqtool.formats.csq1logp.outdir import PartitionedWriter
+
+    return PartitionedWriter(root, name, by=by, keep=keep)
+
+
+def urb_input_files(paths: Iterable[str]) -> Iterator[str]:
+    """The files ``extract urb`` reads of files and directories (an mqtool queue-dump
+    directory is one input)."""
+    from mqtool.formats.urb.stream import input_files
+
+    return input_files(paths)
+
+
+def urb_tables() -> tuple[str, ...]:
+    """The tables of ``extract urb``."""
+    from mqtool.formats.urb.tables import TABLES
+
+    return tuple(TABLES)
+
+
+def urb_table_schema(table: str) -> pa.Schema:
+    from mqtool.formats.urb.tables import schema
+
+    return schema(table)
+
+
+def urb_modes() -> tuple[str, ...]:
+    from mqtool.formats.urb.extract import MODES
+
+    return tuple(MODES)
+
+
+def urb_file_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0) -> UrbTables:
+    """The ``extract urb`` tables of one input file, in memory (``.table(name)``)."""
+    from mqtool.formats.urb.extract import extract_tables
+
+    return extract_tables(path, mode, leap_seconds)[0]
 
 
 def write_summary(path: str, summary: Mapping[str, object]) -> None:
@@ -311,6 +443,31 @@ def write_summary(path: str, summary: Mapping[str, object]) -> None:
     from mqtool.io.outputs import write_file
 
     write_file(path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"), force=True)
+
+
+# --------------------------------------------------------------------------- layouts
+
+
+def format_docs() -> list[FormatDoc]:
+    """Every format's documentation model (``catalog``): records, titles, variants,
+    composition; ``render.layouts`` prints it as tables, Markdown, JSON or Kaitai."""
+    from mqtool.catalog import formats
+
+    return list(formats())
+
+
+def lookup_layout(selector: str) -> tuple[FormatDoc, RecordDoc | None]:
+    """``urb`` -> (urb, None); ``urb.URBH`` (any case) -> (urb, URBH)."""
+    from mqtool.catalog import lookup
+
+    return lookup(selector)
+
+
+def ksy(name: str) -> str:
+    """The Kaitai Struct spec of a whole format."""
+    from mqtool.catalog import ksy as _ksy
+
+    return _ksy(name)
 
 
 # --------------------------------------------------------------------------- URB requests
@@ -341,7 +498,7 @@ def build_urb(rtype: str | None, document: str | None = None, *,
     Every refusal of a message at once (``BuildError``)."""
     from mqtool.errors import InputError
     from mqtool.formats.urb import build as urb
-    from mqtool.formats.urb.compose import build_message
+    from mqtool.formats.urb.compose import Message, build_message
     from mqtool.formats.urb.server import KINDS, ServerRequest, server_message
 
     per = {k: list(v) for k, v in (per_urbi or {}).items()}
@@ -362,7 +519,7 @@ def build_urb(rtype: str | None, document: str | None = None, *,
     kind = urb.REQUEST_TYPES[r.kind] if r.kind else None
     built = Built([], [])
     for req in urb.load_requests(document) if document is not None else [None]:
-        if isinstance(req, urb.Message):  # a status or data message (decode --json)
+        if isinstance(req, Message):  # a status or data message (decode --json)
             m = urb.apply_message_options(req, kind, per, header, message, r.isn)
             built.pieces.append((build_message(m), m.cp))
             continue
@@ -458,14 +615,14 @@ def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: st
 
 
 def _sas_checked(inp: Input, input_format: str) -> None:
-    from mqtool.errors import EmptyInputError, InputError
+    from mqtool.errors import EmptyInputError
+    from mqtool.io.undump import unit_bytes
 
-    if inp.is_dir:
-        raise InputError(f"{inp.path}: is a directory")
+    inp.refuse_directory()
     if not inp.head:
         raise EmptyInputError("sas-attachment", inp.path)
     if input_format == "auto":
-        _refuse_dump_text(inp.path, inp.head)
+        unit_bytes(inp.head, False, inp.path, "sas-attachment")
 
 
 def _sas_body(f: IO[bytes], hints: Hints, part: str, text: bool) -> Iterator[tuple[Decoded, bytes]]:
@@ -497,6 +654,50 @@ def _identified(data: bytes, always: bool = True) -> str:
     return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
 
 
+# --------------------------------------------------------------------------- queue dumps
+
+
+def message_filters(msgtype: str | None = None, fmt: str | None = None,
+                    correlid: str | None = None, grep: str | None = None) -> MessageFilters:
+    """Which messages of a queue dump to keep: MsgType (a number or request, reply, report,
+    datagram), MQMD or payload Format, CorrelId prefix in hex, text in the body (UTF-8,
+    EBCDIC or the MQMD's code page); ``ValueError`` names what is wrong."""
+    from mqtool.formats.mq.dumps.summary import filters
+
+    return filters(msgtype, fmt, correlid, grep)
+
+
+def summarize(message: Message) -> MessageSummary:
+    """What ``mqtool messages`` says of one message: its JSON (``to_json``) and table row
+    (``row``, under ``COLUMNS``), the header chain walked once."""
+    from mqtool.formats.mq.dumps.summary import summarize as _summarize
+
+    return _summarize(message)
+
+
+def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-dir", *,
+                   force: bool = False, stdout: IO[bytes] | None = None) -> int:
+    """Write queue-dump messages: an mqtool directory (``to`` ``mqtool-dir``: index.jsonl and
+    the bodies; none is made when there is no message), or a dmpmqmsg file (``-``:
+    ``stdout``), whole or not at all. Returns how many were written."""
+    import itertools
+
+    from mqtool.formats.mq.dumps.read import write_mqtool_dir
+    from mqtool.formats.mq.dumps.write import write_dmpmqmsg
+    from mqtool.io.outputs import OutputDir, open_new
+
+    if to == "dmpmqmsg":
+        if output == "-" and stdout is not None:
+            return write_dmpmqmsg(messages, stdout)
+        with open_new(output, force) as f:
+            return write_dmpmqmsg(messages, f)  # type: ignore[arg-type]
+    chosen = iter(messages)
+    first = next(chosen, None)  # nothing readable: no directory is made
+    if first is None:
+        return 0
+    return write_mqtool_dir(itertools.chain([first], chosen), OutputDir(output, force))
+
+
 def reassemble_attachments(dump: str, outdir: str | None = None, *,
                            messages: Iterable[Message] | None = None,
                            progress: Callable[[int], None] | None = None, force: bool = False,
@@ -517,6 +718,115 @@ def reassemble_attachments(dump: str, outdir: str | None = None, *,
                       partial=partial, keep_orphans=keep_orphans, encoding=encoding,
                       newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
                       formats=formats, input_format=input_format)
+
+
+def reassembly_report(report: Report) -> ReassemblyReport:
+    """A reassembly's report in words: its summary line, each attachment's status, the
+    errors (one line each), and as JSON (a manifest per header, then the summary)."""
+    return ReassemblyReport(report)
+
+
+class ReassemblyReport:
+    """What ``reassemble attachment`` says of a ``Report`` (``formats.sas.reassemble``)."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+
+    def summary_line(self) -> str:
+        from mqtool.formats.sas.reassemble import summary_line
+
+        return summary_line(self.report)
+
+    def status_of(self, attachment: object) -> str:
+        from mqtool.formats.sas.reassemble import attachment_status
+
+        return attachment_status(attachment)  # type: ignore[arg-type]
+
+    def errors(self) -> list[str]:
+        from mqtool.formats.sas.reassemble import report_errors
+
+        return report_errors(self.report)
+
+    def json_lines(self) -> list[dict[str, object]]:
+        from mqtool.formats.sas.reassemble import manifest, summary
+
+        return [*(manifest(hs) for hs in self.report.headers), summary(self.report)]
+
+
+@dataclass
+class SasSetRequest:
+    """A SAS attachment message set as the user describes it: a request file (YAML or
+    JSON), or attachment specs (``binary:FILE[=NAME]``, ``text:...``, ``dataset:CSV[=LIB.
+    MEMBER]``) with descriptions; the application message as text (in the sender's code
+    page) or bytes; the sender (a profile and what differs from it)."""
+
+    request_file: str | None = None
+    attach: tuple[str, ...] = ()
+    description: tuple[str, ...] = ()
+    message_text: str | None = None
+    message_bytes: bytes | None = None
+    lrecl: int | None = None
+    source_encoding: str = "utf-8"
+    profile: str = "zos"
+    byte_order: str | None = None
+    long: int | None = None
+    codepage: str | None = None
+    float_format: str | None = None
+    nul: bool | None = None
+    record_nul: bool = False
+    correlid: str | None = None  # the header's G in hex
+    seed: int | None = None
+    max_msg: int = 32768
+    straddle: bool = False
+    seq_order: str = "big"
+
+
+def build_sas_set(r: SasSetRequest, to: str, output: str | None, *, force: bool = False,
+                  width: int = 32, stdout: IO[bytes] | None = None) -> None:
+    """Build the message set of ``r`` and write it as a queue dump of kind ``to``
+    (``set_kinds``) to ``output`` (a directory for the directory kinds) or ``stdout``;
+    nothing is written when building fails. A bad request raises ``RequestError`` naming
+    every bad field, one line each."""
+    from mqtool.errors import BuildError, InputError
+    from mqtool.formats.sas import message_set as ms
+    from mqtool.formats.sas import request as rq
+
+    s = rq.sender_settings(rq.SenderOverrides(r.profile, r.byte_order, r.long, r.codepage,
+                                              r.float_format, r.nul, r.record_nul))
+    g = rq.parse_g(r.correlid, "--correlid") if r.correlid is not None else None
+    if to in ms.DIRECTORY_FORMATS and (not output or output == "-"):
+        raise InputError(f"--to {to} writes a directory: give -o DIR")
+    message_text = r.message_text
+    if r.request_file:
+        loaded = rq.load_request(r.request_file, r.source_encoding, r.lrecl)
+        request = loaded.request
+        if message_text is None:
+            message_text = loaded.message_text
+    else:
+        request = rq.request_from_specs(r.attach, r.description, r.lrecl, r.source_encoding)
+    if r.message_bytes is not None:
+        request.message = r.message_bytes
+    elif message_text is not None:
+        request.message = ms.encode_message(message_text, s)
+    if not request.attachments and not request.message:
+        raise BuildError("sas-attachment", "request", "nothing to build: give a message and/or "
+                                                      "attachments")
+    options = ms.BuildOptions(s, r.max_msg, r.straddle, r.seq_order, correlid=g, seed=r.seed)
+    ms.write_set(ms.build_messages(request, options), to, output, force, width, stdout=stdout)
+
+
+def set_kinds() -> tuple[str, ...]:
+    """The queue-dump kinds a SAS message set is written as."""
+    from mqtool.formats.sas.message_set import SET_FORMATS
+
+    return tuple(SET_FORMATS)
+
+
+def float_formats() -> tuple[str, ...]:
+    """The formats of SAS numerics (IBM HFP, IEEE in either byte order)."""
+    from mqtool.formats.sas.layout import FLOAT_FORMATS
+
+    return tuple(FLOAT_FORMATS)
 
 
 def build_sas_attachment(request: Request | Mapping[str, object], *,
@@ -556,10 +866,11 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     ``formats.csq1logp.extract.Summary`` counts records, bad spans by reason and rows
     (``summary``: filled as the work goes, so a failed run still has its counts)."""
     from mqtool.formats.csq1logp import extract as x
+    from mqtool.formats.csq1logp.layout import MAX_SEGMENT
 
     return x.extract(paths, out, fmt=fmt, framing=framing, codepage=codepage, mode=mode,
                      filters=filters, messages=messages, workers=workers, progress=progress,
-                     options=options, max_seg=max_seg or x.MAX_SEGMENT,
+                     options=options, max_seg=max_seg or MAX_SEGMENT,
                      split_size=split_size or x.SPLIT_SIZE, names=names, summary=summary)
 
 
@@ -640,10 +951,11 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
 def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str],
                      progress: Callable[[int], None] | None) -> dict[str, object]:
     from mqtool.formats.csq1logp import extract as x
+    from mqtool.formats.csq1logp.layout import MAX_SEGMENT
 
     return {"framing": run.framing, "codepage": run.codepage, "mode": run.mode.upper(),
             "filters": run.filters, "messages": run.messages,
-            "max_seg": run.max_segment or x.MAX_SEGMENT, "workers": run.workers,
+            "max_seg": run.max_segment or MAX_SEGMENT, "workers": run.workers,
             "split_size": run.split_size or x.SPLIT_SIZE, "progress": progress, "names": names,
             "summary": summary}
 

@@ -18,9 +18,12 @@ import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mqtool.model import Decoded, Detection
+
+if TYPE_CHECKING:
+    from mqtool.io.inputs import QueueDumps
 
 
 class Decoder(Protocol):
@@ -105,6 +108,7 @@ class Codec:
     message_decoder: Callable[[], MessageDecoder] | None = None  # for messages of those MsgTypes
     dump_kinds: Mapping[str, str] = field(default_factory=dict)  # queue-dump producer -> words
     sniff_dump: Callable[[bytes], str | None] | None = None  # which of ``dump_kinds`` a head is
+    dump_reader: Callable[[Callable[[str], None]], QueueDumps] | None = None  # their messages
 
     @property
     def names(self) -> tuple[str, ...]:

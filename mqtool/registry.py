@@ -11,7 +11,7 @@ commands ``decode NAME`` and ``build-request NAME``, ``mqtool layouts``' format 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ from mqtool.formats.mq.codec import CODEC as MQ
 from mqtool.formats.osb.codec import CODEC as REDOLOG
 from mqtool.formats.sas.codec import CODEC as SAS_ATTACHMENT
 from mqtool.formats.urb.codec import CODEC as URB
-from mqtool.io.inputs import as_text
+from mqtool.io.inputs import QueueDumps, as_text
 from mqtool.model import Decoded, Detection, Problem
 
 if TYPE_CHECKING:
@@ -62,6 +62,15 @@ def sniff_dump(head: bytes) -> str | None:
             if kind:
                 return kind
     return None
+
+
+def queue_dump_reader(say: Callable[[str], None]) -> QueueDumps:
+    """The reader of the queue dumps the codecs declare (for ``io.inputs.sources``);
+    unreadable files or messages of a dump are said with ``say``."""
+    reader = next((c.dump_reader for c in CODECS if c.dump_reader is not None), None)
+    if reader is None:
+        raise InputError("no codec reads queue dumps")
+    return reader(say)
 
 
 def msgtype_codec(msgtype: int | None) -> Codec | None:

@@ -98,7 +98,8 @@ def test_every_function_a_codec_names_exists() -> None:
     from mqtool.codec import Later
 
     for c in registry.CODECS:
-        for f in (c.decode, c.detect, c.build, c.stream, c.message_decoder, c.sniff_dump):
+        for f in (c.decode, c.detect, c.build, c.stream, c.message_decoder, c.sniff_dump,
+                  c.dump_reader, c.fast_json, c.fast_listing):
             if isinstance(f, Later):
                 assert callable(f.resolve()), f
 

@@ -47,9 +47,9 @@ def format_commands(verb: str) -> dict[str, Entry]:
 
 
 def _generic(verb: str, name: str) -> click.Command:
-    from mqtool.cli.generic import command
-
-    return command(verb, name)
+    """The generic command of a format (imported like every command: by the table)."""
+    command: click.Command = importlib.import_module("mqtool.cli.generic").command(verb, name)
+    return command
 
 
 DECODE = {**format_commands("decode"),
@@ -219,8 +219,17 @@ def _quiet_stdout() -> None:
         pass
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def printable(message: str) -> str:
+    """A message for a terminal: control characters from the input (an escape sequence, a
+    carriage return, a record separator) shown as ``\\xNN``, never acted on."""
+    return message.translate(_CONTROL)
+
+
 def _error(message: str) -> None:
-    sys.stderr.write(f"mqtool: {message}\n")
+    sys.stderr.write(f"mqtool: {printable(message)}\n")
     sys.stderr.flush()
 
 

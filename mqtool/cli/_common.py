@@ -21,7 +21,9 @@ from mqtool.errors import ExitStatus, InputError, WrongFormatError
 from mqtool.model import Decoded
 
 if TYPE_CHECKING:
-    from mqtool.api import Source
+    from rich.console import Console
+
+    from mqtool.io.inputs import Source
 
 
 @dataclass
@@ -55,7 +57,7 @@ class Env:
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
-    def console(self):  # type: ignore[no-untyped-def]
+    def console(self) -> Console:
         """A rich console on stdout that colours only when ``color`` says so."""
         from rich.console import Console
 
@@ -63,18 +65,20 @@ class Env:
             def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
                 raise BrokenPipeError(32, "Broken pipe")
 
-        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,
+        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
                        no_color=not self.color, highlight=False, soft_wrap=True,
                        width=400 if not self.stdout_isatty else None)
 
-    def console_err(self):  # type: ignore[no-untyped-def]
+    def console_err(self) -> Console:
         """A rich console on stderr (summaries and progress bars for a person watching)."""
         from rich.console import Console
 
         return Console(file=self.stderr, highlight=False)
 
     def error(self, message: str) -> None:
-        self.stderr.write(f"mqtool: {message}\n")
+        from mqtool.cli import printable
+
+        self.stderr.write(f"mqtool: {printable(message)}\n")
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
@@ -204,27 +208,65 @@ def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         help="Colour output (only on a terminal with auto; NO_COLOR honoured).")(f)
 
 
-class CodepageParam(click.ParamType):
+class CodepageParam(click.ParamType):  # type: ignore[type-arg]
     """``--codepage``: a single-byte EBCDIC or ASCII-family page, resolved to its codec
-    name; anything else (utf-8, hex, rot13) is a usage error listing the pages mqtool reads."""
+    name; anything else (utf-8, hex, rot13) is a usage error listing the pages mqtool reads.
+    ``extra``: words a command gives a meaning of its own (``binary``); ``ebcdic``: the
+    format is EBCDIC only."""
 
     name = "codepage"
 
-    def __init__(self, *extra: str) -> None:
-        self.extra = tuple(e.lower() for e in extra)  # values a command gives its own meaning
+    def __init__(self, *extra: str, ebcdic: bool = False) -> None:
+        self.extra = tuple(e.lower() for e in extra)
+        self.ebcdic = ebcdic
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from mqtool.codepages import single_byte_codec
+        from mqtool.codepages import is_ebcdic, single_byte_codec
 
         if str(value).lower() in self.extra:
             return str(value).lower()
         try:
-            return single_byte_codec(str(value))
+            codec = single_byte_codec(str(value))
         except LookupError as e:
-            self.fail(str(e), param, ctx)
+            self.fail(str(e).strip("'\""), param, ctx)
+        if self.ebcdic and not is_ebcdic(codec):
+            self.fail(f"{value!r} is not an EBCDIC code page (the format writes EBCDIC)", param,
+                      ctx)
+        return codec
 
 
 CODEPAGE = CodepageParam()
+
+
+class CorrelIdParam(click.ParamType):  # type: ignore[type-arg]
+    """``--correlid HEX``: an MQMD CorrelId in hex, up to its 24 bytes (48 digits; ``X'..'``
+    as the documents write it); what a command does with it (a prefix to match, the G to
+    build) is its own rule."""
+
+    name = "correlid"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import re
+
+        text = str(value).strip()
+        if text.upper().startswith("X'") and text.endswith("'"):
+            text = text[2:-1]
+        if not re.fullmatch(r"[0-9A-Fa-f]{1,48}", text):
+            self.fail(f"{value!r} is not a CorrelId in hex (up to 48 digits)", param, ctx)
+        return text
+
+
+CORRELID = CorrelIdParam()
+
+
+def codepage_option(help_text: str, default: str | None = None, *extra: str,
+                    ebcdic: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--codepage CP`` of every command: one type, one rule (``CodepageParam``); the
+    default is 037 where nothing else says (shown), or None where the input or the
+    request says it (the help says how)."""
+    return click.option("--codepage", metavar="CP", default=default,
+                        type=CodepageParam(*extra, ebcdic=ebcdic),
+                        show_default=default is not None, help=help_text)
 
 
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -10,6 +10,7 @@ import click
 from mqtool.cli._common import (
     Env,
     Progress,
+    codepage_option,
     decoder_options,
     emit_units,
     get_env,
@@ -30,22 +31,8 @@ def _framing(f: Callable[..., Any]) -> Callable[..., Any]:
                         default="auto", show_default=True, help=FRAMING_HELP)(f)
 
 
-def _codepage(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from mqtool.codepages import codec_name, is_ebcdic
-
-    try:
-        name = codec_name(value)
-    except LookupError as e:
-        raise click.BadParameter(str(e).strip("'\"")) from None
-    if not is_ebcdic(name):
-        raise click.BadParameter(f"{value!r} is not an EBCDIC code page (CSQ1LOGP writes EBCDIC)")
-    return name
-
-
-def _codepage_opt(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--codepage", default="cp037", show_default=True, metavar="CP",
-                        callback=_codepage,
-                        help="EBCDIC code page of the character fields: 037, 500, 1047, 1140, ...")(f)
+_codepage_opt = codepage_option("EBCDIC code page of the character fields: 037, 500, 1047, "
+                                "1140, ...", "037", ebcdic=True)
 
 
 def _mode_opt(f: Callable[..., Any]) -> Callable[..., Any]:

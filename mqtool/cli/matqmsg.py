@@ -8,8 +8,8 @@ from datetime import tzinfo
 import click
 
 from mqtool.cli._common import (
-    CodepageParam,
     build_output_options,
+    codepage_option,
     decoder_options,
     emit_units,
     get_env,
@@ -30,14 +30,14 @@ from mqtool.errors import BuildError, ExitStatus
               help="Receiver: key bytes materialized per message (the selection's K).")
 @click.option("--text-bytes", type=int, metavar="T",
               help="Receiver: message text bytes materialized per message (the selection's T).")
-@click.option("--selection", "selection_file", metavar="FILE", type=click.Path(allow_dash=True),
-              help="Receiver: take K and T from this selection template (binary or dump text).")
+@click.option("--selection-template", "selection_file", metavar="FILE",
+              type=click.Path(allow_dash=True),
+              help="Receiver: take K and T from this message selection template (binary or dump "
+                   "text).")
 @click.option("--key-size", type=click.IntRange(0), metavar="N",
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP",
-              type=CodepageParam("binary"),
-              help="Code page of keys and message text (037, 1047, 500, ascii, ...), or "
-                   "binary for hex.")
+@codepage_option("Code page of keys and message text (037, 1047, 500, ascii, ...), or binary "
+                 "for hex.", "037", "binary")
 @click.option("--strict", is_flag=True,
               help="Exit with status 2 when problems (template violations) were found.")
 def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
@@ -52,7 +52,7 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     mode, key).
 
     The entry layout of a receiver needs the K and T of the selection template used:
-    --key-bytes/--text-bytes or --selection FILE; without them they are inferred from
+    --key-bytes/--text-bytes or --selection-template FILE; without them they are inferred from
     bytes available when that is unambiguous, and the output says so. A receiver that
     was too small (bytes available > bytes provided) is reported with the number of
     messages cut; text longer than T is flagged truncated-text.
@@ -75,7 +75,7 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
 
     selection = read_binary_or_dump(selection_file) if selection_file else None
     if selection is not None and (key_bytes is not None or text_bytes is not None):
-        raise click.UsageError("give --selection or --key-bytes/--text-bytes, not both")
+        raise click.UsageError("give --selection-template or --key-bytes/--text-bytes, not both")
     units = api.decode("matqmsg", data, part=part, key_bytes=key_bytes, text_bytes=text_bytes,
                        selection=selection, key_size=key_size, codepage=codepage)
     return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
@@ -96,10 +96,10 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
               help="Key bytes to materialize per message (0 or a multiple of 16, <= 256).")
 @click.option("--text-bytes", type=int, metavar="T",
               help="Text bytes to materialize per message (0 or a multiple of 16, <= 65536).")
-@click.option("--mode", type=click.Choice(["blocked", "concurrent"]),
-              help="Blocked (default): other queue activity waits; concurrent: ENQ/DEQ go on.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP", type=CodepageParam(),
-              help="Code page of --key (037, 1047, 500, ascii, ...).")
+@click.option("--enq-deq-mode", "mode", type=click.Choice(["blocked", "concurrent"]),
+              help="The enqueue and dequeue mode: blocked (default) makes other queue activity "
+                   "wait; concurrent lets ENQ and DEQ go on.")
+@codepage_option("Code page of --key (037, 1047, 500, ascii, ...).", "037")
 @click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Start from a template description: the --json output of 'decode matqmsg' "
                    "or an object of its field names; options override it.")
@@ -116,7 +116,7 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
 
     \b
       mqtool build-request matqmsg --type keyed --relation = --key CUST0001 \\
-          --key-size 8 --key-bytes 16 --text-bytes 32 --mode concurrent --dump
+          --key-size 8 --key-bytes 16 --text-bytes 32 --enq-deq-mode concurrent --dump
     """
     from mqtool import api
     from mqtool.io.inputs import read_text
@@ -124,8 +124,9 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
     env = get_env()
     if key is not None and key_hex is not None:
         raise click.UsageError("give --key or --key-hex, not both")
-    given = {"selection_type": selection_type, "key_relationship": relation, "key_bytes": key_bytes,
-             "text_bytes": text_bytes, "mode": mode, "key": key}
+    given: dict[str, object] = {"selection_type": selection_type, "key_relationship": relation,
+                                "key_bytes": key_bytes, "text_bytes": text_bytes, "mode": mode,
+                                "key": key}
     if key_hex is not None:
         try:
             given["key"] = bytes.fromhex(key_hex)
@@ -135,7 +136,7 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
         data = api.build("matqmsg", read_text(from_file) if from_file else "", overrides=given,
                          source=from_file or "", queue_key_size=key_size, codepage=codepage)
     except BuildError as e:  # every refusal, one line each
-        for line in str(e).splitlines():
+        for line in str(e).split("\n"):
             env.error(line)
         return ExitStatus.USAGE
     return write_built(env, data, output, force, as_dump)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,7 @@ from mqtool.cli import BUILD, DECODE
 from mqtool.cli._common import (
     Progress,
     build_output_options,
+    codepage_option,
     color_option,
     decoder_options,
     emit_units,
@@ -30,22 +31,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    from mqtool.codepages import single_byte_codec
-
-    try:
-        return single_byte_codec(value)
-    except LookupError as e:
-        raise click.BadParameter(str(e).strip("'\"")) from None
-
-
 @click.command(short_help=DECODE["urb"][1])
 @decoder_options
-@click.option("--codepage", metavar="CP", callback=_codepage,
-              help="Decode character fields with CP (037, 500, 1047, ..., ascii) instead of the "
-                   "page the URBH eyecatcher implies (EBCDIC 037 or ISO 8859-1).")
+@codepage_option("Decode character fields with CP (037, 500, 1047, ..., ascii) instead of the "
+                 "page the URBH eyecatcher implies (EBCDIC 037 or ISO 8859-1).")
 @click.option("--byte-order", type=click.Choice(["auto", "big", "little"]), default="auto",
               show_default=True, help="Byte order of binary fields; auto reads URBHBORD.")
 @click.option("--urbi-data", type=click.Choice(["auto", "isn", "selection"]), default="auto",
@@ -95,7 +84,8 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 TYPES = ("open", "close", "inst", "tran", "stat", "reply", "data")
 
 
-def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-def]
+def _per_urbi(name: str, metavar: str, text: str) -> Callable[[Callable[..., Any]],
+                                                                Callable[..., Any]]:
     return click.option(f"--{name.replace('_', '-')}", name, multiple=True, metavar=metavar,
                         help=text)
 
@@ -129,15 +119,16 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
 @click.option("--stck", metavar="TIME",
               help="Send time (urbhtime): 16 hex digits (raw TOD), ISO-8601 (UTC unless it has "
                    "a zone) or 'now'; default zero.")
-@click.option("--encoding", type=click.Choice(["ebcdic", "ascii"]),
-              help="Character set of the message (default ebcdic).")
-@click.option("--codepage", metavar="CP", help="EBCDIC code page (default 037; 500, 1047, ...).")
+@click.option("--charset", type=click.Choice(["ebcdic", "ascii"]),
+              help="Character set of the message (default ebcdic; the URBH eyecatcher says it).")
+@codepage_option("Code page of the message's characters (default 037 for EBCDIC, ISO 8859-1 "
+                 "for ASCII; 500, 1047, ...).")
 @click.option("--byte-order", type=click.Choice(["big", "little"]),
               help="Byte order of binary fields (default big).")
 @click.option("--align", type=click.IntRange(1, 4096), metavar="N",
               help="Pad selection data with zeros to a multiple of N bytes (default 4; 1 for "
                    "none); URBILEN counts the filler.")
-@click.option("--status", metavar="CODE",
+@click.option("--reply-status", "status", metavar="CODE",
               help="reply: the status (urbsst): INIT, CMPL, ERRO, CLOS, SUBS, ...")
 @click.option("--answers", metavar="TYPE", help="reply: the request type answered (urbsrt): open, close, "
                                                 "inst, tran, stat.")
@@ -154,7 +145,7 @@ def _per_urbi(name: str, metavar: str, text: str):  # type: ignore[no-untyped-de
 @build_output_options
 @color_option
 def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], sender: str | None,
-              msnr: str | None, stck: str | None, encoding: str | None, codepage: str | None,
+              msnr: str | None, stck: str | None, charset: str | None, codepage: str | None,
               byte_order: str | None, align: int | None, output: str | None, force: bool,
               status: str | None, answers: str | None, rsp: str | None, subcode: str | None,
               images: tuple[str, ...], befores: tuple[str, ...], record_type: str | None,
@@ -167,7 +158,7 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
                     --isn or --selection/--selection-hex, --acode --wcode --arc
       tran          --snam --dnam --tsnr, --rnam, --token
       stat          --snam and/or --dnam, --rnam, --token
-      reply         a status message (URBS): --status, --answers, --token, --snam,
+      reply         a status message (URBS): --reply-status, --answers, --token, --snam,
                     --dnam, --inam, --dbid, --fnr, --tsnr, --rsp, --subcode
       data          a data message (URBT, URBR + URBD per --image, URBE): --snam,
                     --dbid, --fnr, --tsnr, --token, --record-type, --initial-state,
@@ -187,7 +178,7 @@ def build_urb(rtype: str | None, from_file: str | None, isn: tuple[str, ...], se
         raise click.UsageError("give a request type (open, close, inst, tran, stat), reply, data "
                                "or --from FILE")
     built = api.build_urb(rtype, read_text(from_file) if from_file else None, per_urbi=per_urbi,
-                          isn=isn, sender=sender, msnr=msnr, stck=stck, encoding=encoding,
+                          isn=isn, sender=sender, msnr=msnr, stck=stck, encoding=charset,
                           codepage=codepage, byte_order=byte_order, align=align, status=status,
                           answers=answers, rsp=rsp, subcode=subcode, images=images,
                           befores=befores, record_type=record_type, initial_state=initial_state)

@@ -17,9 +17,12 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from mqtool.errors import InputError
+
+if TYPE_CHECKING:
+    from mqtool.model import Decoded
 
 CHUNK = 1 << 20
 HEAD = 65536  # what sniffers look at
@@ -102,15 +105,9 @@ def read_bytes(path: str) -> bytes:
 
 def read_text(path: str) -> str:
     """Dump text: UTF-8 (documents' typeset characters), latin-1 as a fallback."""
+    from mqtool.io.undump import text_of
+
     return text_of(read_bytes(path))
-
-
-def text_of(data: bytes) -> str:
-    """Bytes of dump text as text: UTF-8, else latin-1."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
 
 
 def read_input(path: str, hex_text: bool = False) -> bytes:
@@ -193,16 +190,13 @@ def as_text(data: bytes) -> str | None:
     ends in its first 4 KiB), else None; inputs over ``TEXT_LIMIT`` are not text."""
     if not data or len(data) > TEXT_LIMIT:
         return None
+    from mqtool.io.undump import plain_text
+
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
     return text if plain_text(text[:4096]) else None
-
-
-def plain_text(text: str) -> bool:
-    """No control characters but tab and line ends."""
-    return not any(ord(c) < 0x20 and c not in "\t\r\n" for c in text)
 
 
 def read_request(path: str) -> object:
@@ -275,16 +269,22 @@ class Input:
         """``head`` is the whole input."""
         return self.size is not None and len(self.head) >= self.size
 
+    def refuse_directory(self) -> None:
+        """The one rule for a directory given where a file is read: ``DIR: is a directory``."""
+        if self.is_dir:
+            raise InputError(f"{self.path}: is a directory")
+
     def stream(self) -> IO[bytes]:
         """The whole input, from its first byte (read it once)."""
-        if self._file is None:
-            raise InputError(f"{self.path}: is a directory")
+        self.refuse_directory()
+        assert self._file is not None
         if self.is_stdin:
             return io.BufferedReader(_Prefixed(self.head, self._file))
         self._file.seek(0)
         return self._file
 
     def read(self) -> bytes:
+        self.refuse_directory()
         if self.whole:
             return self.head
         return self.stream().read()
@@ -329,8 +329,7 @@ def read_head(path: str, limit: int, text_limit: int) -> tuple[bytes, int]:
     know it; nothing of it kept). Of text, only ``text_limit`` bytes, cut after the last
     complete line, so that dump text stays readable."""
     with open_input(path, limit) as inp:
-        if inp.is_dir:
-            raise InputError(f"{path}: is a directory")
+        inp.refuse_directory()
         data = inp.head
         size = inp.size if inp.size is not None else inp.drain()
     if size > len(data) and _texty(data[:4096]):  # dump text: 4 characters a byte or more
@@ -363,3 +362,63 @@ def spooled(inputs: Iterable[str]) -> Iterator[Spooled]:
         shutil.copyfileobj(source, tmp, 4 << 20)
         tmp.flush()
         yield Spooled([tmp.name if p == STDIN else p for p in given], {tmp.name: STDIN})
+
+
+# --------------------------------------------------------------------------- units to decode
+
+
+class DumpMessage(Protocol):
+    """A message of a queue dump, as decoders see it: its body, and a way to say which
+    message a decoded unit came from."""
+
+    body: bytes
+    mqmd: dict[str, Any]  # the MQMD fields the dump gives
+
+    def label(self, unit: Decoded, role: str = "") -> Decoded: ...
+
+
+class QueueDumps(Protocol):
+    """The reader of queue dumps (``registry.queue_dump_reader``): which producer wrote a
+    file starting with ``head``; the messages of a dump (``kind`` ``directory``: a directory
+    of dump files), whose unreadable ones are said and raised once all were read."""
+
+    def kind(self, head: bytes) -> str | None: ...
+
+    def messages(self, inp: Input, kind: str) -> Iterator[DumpMessage]: ...
+
+
+@dataclass
+class Source:
+    """One unit of input to decode: the whole input, or one message of a queue dump."""
+
+    data: bytes
+    message: DumpMessage | None = None
+
+    def label(self, unit: Decoded, role: str = "") -> Decoded:
+        """``unit``, saying which queue-dump message it came from (when it did)."""
+        return unit if self.message is None else self.message.label(unit, role)
+
+
+def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
+    """The bytes of one input to decode as ``fmt`` (``undump.unit_bytes``): binary, or
+    those of the dump text in it (``hex_text``)."""
+    from mqtool.io.undump import unit_bytes
+
+    with open_input(path) as inp:
+        inp.refuse_directory()
+        return unit_bytes(inp.read(), hex_text, path, fmt)
+
+
+def sources(path: str, hex_text: bool, fmt: str, dumps: QueueDumps) -> Iterator[Source]:
+    """The input as decoders see it: each message body of a queue dump (a directory, or a
+    file or stdin whose head ``dumps`` recognises), or the one blob (``read_unit``)."""
+    from mqtool.io.undump import unit_bytes
+
+    with open_input(path) as inp:
+        kind = None if hex_text else "directory" if inp.is_dir else dumps.kind(inp.head)
+        if kind is not None:
+            yield from (Source(m.body, m) for m in dumps.messages(inp, kind))
+            return
+        inp.refuse_directory()
+        data = inp.read()
+    yield Source(unit_bytes(data, hex_text, path, fmt))

@@ -314,7 +314,7 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
 
 
 def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None) -> dict[str, Any]:
-    from mqtool.formats.csq1logp.extract import Summary
+    from mqtool import api
     from mqtool.spark.datasource import filters_from, plan_ranges
 
     t0 = time.perf_counter()
@@ -335,7 +335,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     split = opts.split_size or auto_split(total, spark.sparkContext.defaultParallelism)
     ranges = plan_ranges(list(files), split, opts.fs_options) if files else []
     t_plan = time.perf_counter() - t0
-    summary = Summary(mode=opts.mode)
+    summary = api.csq1logp_summary(opts.mode)
     for path, size in files.items():
         summary.files.append({"file": path, "bytes": size,
                               "ranges": sum(1 for r in ranges if r[0] == path)})
@@ -393,9 +393,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     info["planning_s"] = round(t_plan, 3)
     info["spark_jobs_s"] = round(t_jobs, 3)  # the rest of elapsed_s is the driver's own work
     info["elapsed_s"] = round(time.perf_counter() - t0, 3)
-    with open(root / "_summary.json", "w", encoding="utf-8") as f:
-        json.dump(info, f, indent=2)
-        f.write("\n")
+    api.write_summary(str(root / "_summary.json"), info)
     return info
 
 
@@ -417,7 +415,7 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
     """``--writer spark``: the DataSource and Spark's own Parquet writer."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    from mqtool.formats.csq1logp.framing import REASONS
+    from mqtool import api
     from mqtool.spark.datasource import NAME
 
     reader = (spark.read.format(NAME).option("framing", opts.framing)
@@ -432,14 +430,14 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
     df = reader.load().persist()
     try:
         counts = {"records": F.sum(F.col("_error").isNull().cast("long")), **CORRUPT_COUNTS()}
-        counts.update({r: F.sum((F.col("_error") == r).cast("long")) for r in REASONS})
+        counts.update({r: F.sum((F.col("_error") == r).cast("long")) for r in api.bad_span_reasons()})
         got = df.agg(*[c.alias(n) for n, c in counts.items()]).collect()[0].asDict()
         problems = _count_fields(got.pop(PROBLEM_LISTS) or [])
         records = df.filter("_error IS NULL")
         writer_opts = {"parquet.enable.dictionary": "false"}
         (records.write.options(**writer_opts).partitionBy("log_date")
          .parquet(str(scratch / "records")))
-        errors = {r: int(got[r] or 0) for r in REASONS if got[r]}
+        errors = {r: int(got[r] or 0) for r in api.bad_span_reasons() if got[r]}
         if opts.mode == "PERMISSIVE" and errors:
             df.filter("_error IS NOT NULL").drop("log_date").write.options(**writer_opts) \
                 .parquet(str(scratch / "errors"))
@@ -510,7 +508,7 @@ def _spark_error(e: Exception, master: str = "") -> MqtoolError:
     m = re.search(r"MalformedError: (csq1logp: .*?\(mode FAILFAST\))", text)
     if m:
         err = MqtoolError(m.group(1))
-        err.status = ExitStatus.DECODE  # type: ignore[misc]
+        err.status = ExitStatus.DECODE
         return err
     m = re.search(r"(?:MqtoolError|InputError|DecodeError): (.+)", text)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
@@ -585,11 +583,11 @@ def messages_frame(records: Any, max_seg: int) -> Any:
     sorted by offset) and reassembled with the same ``Reassembler`` as the local path."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    from mqtool.formats.csq1logp.segments import message_schema, standalone_sql
+    from mqtool import api
     from mqtool.spark.datasource import spark_schema
 
-    schema = spark_schema(message_schema())
-    alone = F.expr(standalone_sql(max_seg))
+    schema = spark_schema(api.message_schema())
+    alone = F.expr(api.standalone_sql(max_seg))
     singles = records.filter(alone).mapInArrow(_singles, schema)
     multi = (records.filter(~alone).repartition("file").sortWithinPartitions("file", "offset")
              .mapInArrow(_Reassemble(max_seg), schema))
@@ -597,10 +595,10 @@ def messages_frame(records: Any, max_seg: int) -> Any:
 
 
 def _singles(batches: Any) -> Any:
-    from mqtool.formats.csq1logp.segments import singles
+    from mqtool import api
 
     for b in batches:
-        yield from singles(b).to_batches()
+        yield from api.singles(b).to_batches()
 
 
 class _Reassemble:
@@ -610,10 +608,10 @@ class _Reassemble:
     def __call__(self, batches: Any) -> Any:
         import pyarrow as pa
 
-        from mqtool.formats.csq1logp.segments import Reassembler, message_schema
+        from mqtool import api
 
-        r = Reassembler(self.max_seg)
-        schema = message_schema()
+        r = api.reassembler(self.max_seg)
+        schema = api.message_schema()
         for b in batches:
             done = []
             for row in b.to_pylist():

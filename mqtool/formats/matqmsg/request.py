@@ -75,18 +75,18 @@ def _arguments(request: Mapping[str, Any] | str,
 
 def _field_by_field(obj: Any, first: BuildError) -> tuple[dict[str, Any], list[BuildError]]:
     fields: Any = obj
-
-    def wrap(f: dict[str, Any]) -> Any:
-        return f
-
+    at: int | None = None  # the SELECTION element the fields are in, if any
     elements = obj.get("elements") if isinstance(obj, Mapping) else None
     for i, el in enumerate(elements if isinstance(elements, list) else ()):
         if isinstance(el, Mapping) and el.get("type") == "SELECTION":
-            fields = el.get("fields")
-
-            def wrap(f: dict[str, Any], i: int = i) -> Any:
-                return {"elements": [*[{}] * i, {"type": "SELECTION", "fields": f}]}
+            fields, at = el.get("fields"), i
             break
+
+    def wrap(f: dict[str, Any]) -> Any:
+        if at is None:
+            return f
+        return {"elements": [*[{}] * at, {"type": "SELECTION", "fields": f}]}
+
     if not isinstance(fields, Mapping):
         return {}, [first]
     args: dict[str, Any] = {}

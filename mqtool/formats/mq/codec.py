@@ -14,4 +14,5 @@ CODEC = Codec(
     build_title="A payload wrapped in IBM MQ headers (MQDLH, MQRFH2, ...).",
     dump_kinds=PRODUCERS,
     sniff_dump=Later("mqtool.formats.mq.dumps.sniff:sniff"),
+    dump_reader=Later("mqtool.formats.mq.dumps.read:Dumps"),
 )

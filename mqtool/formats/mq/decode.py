@@ -52,13 +52,15 @@ class MqMessage(Decoded):
 
     def to_json(self, raw: bool = False) -> dict[str, object]:
         d = unit_json(self, raw)
-        d["elements"] = [e for e in d["elements"]  # type: ignore[union-attr]
-                         if e.get("type") not in LISTING_ONLY]
+        elements = d["elements"]
+        assert isinstance(elements, list)
+        d["elements"] = [e for e in elements if e.get("type") not in LISTING_ONLY]
         if self.chain is not None:
             d["properties"] = self.chain.properties
-            d["payload"] = self.chain.payload_json(self.body)
+            payload = self.chain.payload_json(self.body)
             if raw:  # the bytes too: build-request mq --from rebuilds the message alone
-                d["payload"]["hex"] = self.body[self.chain.payload_offset:].hex().upper()
+                payload["hex"] = self.body[self.chain.payload_offset:].hex().upper()
+            d["payload"] = payload
             if self.chain.pcf is not None:
                 d["pcf"] = self.chain.pcf.to_json()
             reason = self.chain.dead_letter_reason

@@ -162,7 +162,7 @@ def _from_document(doc: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]],
 
 
 def _headers(r: ChainRequest, refused: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    headers = []
+    headers: list[dict[str, Any]] = []
     for type_ in CHAIN_ORDER:
         if type_ == RFH2:
             folders = _folders(r.properties, refused)
@@ -178,12 +178,12 @@ def _headers(r: ChainRequest, refused: list[tuple[str, str]]) -> list[dict[str, 
             refused.append((type_, str(e)))
             continue
         names = header_layout(type_).names
-        bad = [(type_, f"{type_} has no field {name!r}; fields: "
-                       f"{', '.join(n for n in names if n != 'strucid')}")
+        known = ", ".join(n for n in names if n != "strucid")
+        bad = [(type_, f"{type_} has no field {name!r}; fields: {known}")
                for name in fields if name not in names]
         refused += bad
         if not bad:
-            headers.append({"type": type_, "fields": fields})
+            headers.append({"type": type_, "fields": dict(fields)})
     return headers
 
 

@@ -1,7 +1,6 @@
-"""SAS Application Messaging attachments, as the registry lists them: the MQMD MsgType
-values that make a body an attachment message (SAS Institute, SAS Application Messaging
-attachments: 100000 the attachment header, 100001 every subordinate message), and the
-message set a request builds (``messages``; ``build`` gives it as dmpmqmsg text)."""
+"""SAS Application Messaging attachments, as the registry lists them: bodies of the MQMD
+MsgTypes ``msgtypes`` declares are attachment messages, and the message set a request
+builds (``messages``; ``build`` gives it as dmpmqmsg text)."""
 
 from __future__ import annotations
 
@@ -11,12 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mqtool.codec import Codec, Later
+from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE, SUBORDINATE_MSGTYPE
 
 if TYPE_CHECKING:
     from mqtool.formats.mq.dumps.message import Message
-
-HEADER_MSGTYPE = 100000
-SUBORDINATE_MSGTYPE = 100001
 
 
 def messages(request: Any, **options: Any) -> Iterator[Message]:

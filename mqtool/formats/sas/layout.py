@@ -17,8 +17,8 @@ from typing import Any
 
 from construct import this
 
-from mqtool.formats.sas.codec import HEADER_MSGTYPE as HEADER_MSGTYPE
-from mqtool.formats.sas.codec import SUBORDINATE_MSGTYPE as SUBORDINATE_MSGTYPE
+from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE as HEADER_MSGTYPE
+from mqtool.formats.sas.msgtypes import SUBORDINATE_MSGTYPE as SUBORDINATE_MSGTYPE
 from mqtool.layout import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
 from mqtool.model import Element
 

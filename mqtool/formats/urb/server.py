@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mqtool.formats.urb.build import REQUEST_TYPES, parse_int
 from mqtool.formats.urb.compose import Message, Refusals, data_message, status_reply
@@ -20,8 +21,11 @@ REPLY_FIELDS = {"token": "urbsrtok", "snam": "urbssnam", "dnam": "urbsdnam", "in
 DATA_FIELDS = {"token": "urbtrtok", "snam": "urbtsnam", "dbid": "urbtdbid", "tsnr": "urbttsnr",
                "fnr": "urbrfnr"}
 TEXT_FIELDS = {"urbsrtok", "urbssnam", "urbsdnam", "urbsinam", "urbtrtok", "urbtsnam"}
-REPLY_ONLY = ("status", "answers", "rsp", "subcode")
+# the reply's own values, by the option that gives each
+REPLY_ONLY = {"status": "--reply-status", "answers": "--answers", "rsp": "--rsp",
+              "subcode": "--subcode"}
 BEFORE, AFTER = "B", "A"  # URBDTYP: before and after images
+HEX = "HEX:"  # an image given as hex digits
 
 
 @dataclass
@@ -59,7 +63,7 @@ class ServerRequest:
 
     @property
     def reply_only(self) -> list[str]:
-        return [f"--{name}" for name in REPLY_ONLY if getattr(self, name)]
+        return [option for name, option in REPLY_ONLY.items() if getattr(self, name)]
 
 
 def server_message(r: ServerRequest) -> Message:
@@ -117,7 +121,7 @@ def _reply(r: ServerRequest, fields: dict[str, object], header: dict[str, object
            bad: Refusals) -> Message:
     bad.items += [(option, "for data messages only") for option in r.data_only]
     if not r.status:
-        bad.add("urbs.urbsst (--status)", "a reply needs a status")
+        bad.add("urbs.urbsst (--reply-status)", "a reply needs a status")
     if r.answers:
         fields["urbsrt"] = REQUEST_TYPES.get(r.answers.lower(), r.answers.upper())
     for option, name in (("rsp", "urbsrsp"), ("subcode", "urbssubc")):
@@ -135,7 +139,8 @@ def _data(r: ServerRequest, fields: dict[str, object], header: dict[str, object]
     bad.items += [(option, "for status replies only") for option in r.reply_only]
     fnr = fields.pop("urbrfnr", 0)
     rtyp = (r.record_type or ("R" if r.initial_state else "U")).upper()
-    records = _records(r, {"urbrfnr": fnr, "urbrtyp": rtyp}, bad)
+    cp = Message(encoding=r.encoding, codepage=r.codepage).cp  # the images' code page
+    records = _records(r, {"urbrfnr": fnr, "urbrtyp": rtyp}, cp, bad)
     if not records:
         bad.add("--image", "a data message needs at least one record image")
     if r.initial_state:
@@ -143,21 +148,17 @@ def _data(r: ServerRequest, fields: dict[str, object], header: dict[str, object]
     if "urbhtime" in header:
         fields["urbtttim"] = fields["urbtptim"] = header["urbhtime"]
     bad.raise_any()
-    msg = data_message(fields, [(rec, images) for rec, images in records.values()],
-                       header)
-    msg.encoding, msg.codepage = r.encoding, r.codepage
-    _image_bytes(msg, bad)
-    bad.raise_any()
-    return msg
+    return data_message(fields, list(records.values()), header)
 
 
-Images = list[tuple[str, object]]
+Images = list[tuple[str, bytes]]
 
 
-def _records(r: ServerRequest, common: Mapping[str, object],
-             bad: Refusals) -> dict[int, tuple[dict[str, object], Images]]:
-    """Records by ISN in ``--image`` order, each with its images, before images first."""
-    records: dict[int, tuple[dict[str, object], Images]] = {}
+def _records(r: ServerRequest, common: Mapping[str, object], cp: str,
+             bad: Refusals) -> dict[int, tuple[dict[str, Any], Images]]:
+    """Records by ISN in ``--image`` order, each with its images (text in ``cp``, or
+    ``HEX:..``), before images first."""
+    records: dict[int, tuple[dict[str, Any], Images]] = {}
     for option, kind, items in (("--image", AFTER, r.images), ("--before", BEFORE, r.befores)):
         for item in items:
             isn_text, sep, text = item.partition("=")
@@ -169,21 +170,20 @@ def _records(r: ServerRequest, common: Mapping[str, object],
             if not sep:
                 bad.add(option, f"{item!r} is not ISN=TEXT")
                 continue
+            image = _image(text, cp, bad)
             record = records.setdefault(isn, ({"urbrisn": isn, **common}, []))
             images = record[1]
             before = sum(1 for k, _ in images if k == BEFORE)
-            images.insert(before if kind == BEFORE else len(images), (kind, text))
+            images.insert(before if kind == BEFORE else len(images), (kind, image))
     return records
 
 
-def _image_bytes(msg: Message, bad: Refusals) -> None:
-    """Each URBD's image text in the message's code page (``HEX:..`` as is)."""
-    cp = msg.cp
-    for part in msg.elements:
-        if part.type == "URBD":
-            text = str(part.data)
-            try:
-                part.data = (bytes.fromhex(text[4:]) if text.upper().startswith("HEX:")
-                             else text.encode(cp))
-            except (ValueError, UnicodeEncodeError) as e:
-                bad.add("--image", f"{text!r}: {e}")
+def _image(text: str, cp: str, bad: Refusals) -> bytes:
+    """An image's bytes: its text in the message's code page (``HEX:..``: as is)."""
+    try:
+        if text.upper().startswith(HEX):
+            return bytes.fromhex(text.removeprefix(text[:len(HEX)]))
+        return text.encode(cp)
+    except (ValueError, UnicodeEncodeError) as e:
+        bad.add("--image", f"{text!r}: {e}")
+        return b""

@@ -76,6 +76,25 @@ class DumpProblemsError(DecodeError):
         return f"{self.format}: {self.reason}"
 
 
+class Dumps:
+    """The queue dumps mqtool reads, for ``io.inputs.sources``: which producer wrote a
+    file (``sniff``), and the messages of a dump, whose unreadable files or messages are
+    said (``say``) and raised (``DumpProblemsError``) once all were read."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+
+    def kind(self, head: bytes) -> str | None:
+        return sniff(head)
+
+    def messages(self, inp: Input, kind: str) -> Iterator[Message]:
+        stream = inp.stream() if inp.is_stdin else None
+        dump = QueueDump(inp.path, None if kind == "directory" else kind, stream=stream)
+        yield from dump
+        if dump.report(self.say):
+            raise DumpProblemsError(inp.path, len(dump.errors))
+
+
 def open_dump(path: str, input_format: str | None = None) -> QueueDump | Input:
     """The queue dump at ``path`` — a dump file, a directory of them, stdin — or, when its
     head is none (``sniff``), the input itself, opened and its head read (stdin is read
