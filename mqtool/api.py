@@ -10,10 +10,12 @@ mqtool can do.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
 
 from mqtool.model import Decoded, Detection
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from mqtool.formats.sas.layout import Settings
     from mqtool.formats.sas.message_set import Request
     from mqtool.formats.sas.reassemble import Report
+    from mqtool.formats.sas.request import SenderOverrides
     from mqtool.formats.urb.extract import Collect as UrbTables
     from mqtool.formats.urb.extract import Summary as ExtractSummary
     from mqtool.io.inputs import Input, Source
@@ -767,13 +770,7 @@ class SasSetRequest:
     message_bytes: bytes | None = None
     lrecl: int | None = None
     source_encoding: str = "utf-8"
-    profile: str = "zos"
-    byte_order: str | None = None
-    long: int | None = None
-    codepage: str | None = None
-    float_format: str | None = None
-    nul: bool | None = None
-    record_nul: bool = False
+    sender: SenderOverrides | None = None  # ``sas_sender``: a profile and what differs
     correlid: str | None = None  # the header's G in hex
     seed: int | None = None
     max_msg: int = 32768
@@ -791,8 +788,7 @@ def build_sas_set(r: SasSetRequest, to: str, output: str | None, *, force: bool 
     from mqtool.formats.sas import message_set as ms
     from mqtool.formats.sas import request as rq
 
-    s = rq.sender_settings(rq.SenderOverrides(r.profile, r.byte_order, r.long, r.codepage,
-                                              r.float_format, r.nul, r.record_nul))
+    s = rq.sender_settings(r.sender or rq.SenderOverrides())
     g = rq.parse_g(r.correlid, "--correlid") if r.correlid is not None else None
     if to in ms.DIRECTORY_FORMATS and (not output or output == "-"):
         raise InputError(f"--to {to} writes a directory: give -o DIR")
@@ -813,6 +809,16 @@ def build_sas_set(r: SasSetRequest, to: str, output: str | None, *, force: bool 
                                                       "attachments")
     options = ms.BuildOptions(s, r.max_msg, r.straddle, r.seq_order, correlid=g, seed=r.seed)
     ms.write_set(ms.build_messages(request, options), to, output, force, width, stdout=stdout)
+
+
+def sas_sender(profile: str = "zos", byte_order: str | None = None, long: int | None = None,
+               codepage: str | None = None, float_format: str | None = None,
+               nul: bool | None = None, record_nul: bool = False) -> SenderOverrides:
+    """The SAS sender to build as: a profile (``zos``, ``win``, ``linux``, ``unix64``,
+    ``unix32``) and what differs from it (None: the profile's)."""
+    from mqtool.formats.sas.request import SenderOverrides
+
+    return SenderOverrides(profile, byte_order, long, codepage, float_format, nul, record_nul)
 
 
 def set_kinds() -> tuple[str, ...]:
@@ -985,27 +991,39 @@ def _extract_to_file(paths: list[str], target: str | None, fmt: str, run: Extrac
 def _extract_to_dir(paths: list[str], outdir: str, run: ExtractRun, summary: CsqSummary,
                     names: dict[str, str], progress: Callable[[int], None] | None) -> None:
     """spark-extract's layout, written in a scratch folder and moved into place."""
-    import os
-    import shutil
-    import tempfile
-    from pathlib import Path
-
     from mqtool.formats.csq1logp import extract as x
     from mqtool.io.uris import check_output_dir
 
     check_output_dir(outdir, run.force, ("records", "errors", "messages", "_summary.json"))
+    with publishing(outdir, ("records", "errors", "messages")) as scratch:
+        x.extract(paths, str(scratch), fmt="dir",
+                  **_extract_options(run, summary, names, progress))  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def publishing(outdir: str, names: tuple[str, ...], *, every: bool = False) -> Iterator[Path]:
+    """A scratch folder inside ``outdir`` for a run's output folders ``names``: when the
+    block ends, each one written there replaces its namesake in ``outdir`` (``every``: a
+    namesake nothing was written for too, by an empty folder); when the block fails,
+    nothing is left (``outdir`` is removed when the run made it)."""
+    import os
+    import shutil
+    import tempfile
+
     root = Path(outdir).resolve()
     created = not root.exists()
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
     try:
-        x.extract(paths, str(scratch), fmt="dir", **_extract_options(run, summary, names,  # type: ignore[arg-type]
-                                                                     progress))
-        for name in ("records", "errors", "messages"):
-            if (scratch / name).exists():
-                if (root / name).exists():
-                    shutil.rmtree(root / name)  # --force was checked
-                os.replace(scratch / name, root / name)
+        yield scratch
+        for name in names:
+            target = root / name
+            if not ((scratch / name).exists() or (every and target.exists())):
+                continue
+            if target.exists():
+                shutil.rmtree(target)  # replacing was checked (--force)
+            (scratch / name).mkdir(exist_ok=True)
+            os.replace(scratch / name, target)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         if created:

@@ -311,11 +311,11 @@ def build_sas(attach: tuple[str, ...], description: tuple[str, ...], message_tex
     from mqtool.io.inputs import read_bytes
 
     env = get_env()
+    sender = api.sas_sender(profile, byte_order, int(long_size) if long_size else None, codepage,
+                            float_format, nul, record_nul)
     r = api.SasSetRequest(request_file, attach, description, message_text,
                           read_bytes(message_file) if message_file else None, lrecl,
-                          source_encoding, profile, byte_order,
-                          int(long_size) if long_size else None, codepage, float_format, nul,
-                          record_nul, correlid, seed, max_msg, straddle, seq_order)
+                          source_encoding, sender, correlid, seed, max_msg, straddle, seq_order)
     try:
         api.build_sas_set(r, output_format, output, force=force, width=width, stdout=env.stdout)
     except MqtoolError as e:  # a request's bad fields, one line each

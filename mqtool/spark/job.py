@@ -341,50 +341,15 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
                               "ranges": sum(1 for r in ranges if r[0] == path)})
     summary.bytes = total
     root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
-    created = not root.exists()
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
-    try:
+    with api.publishing(str(root), ("records", "errors", "messages"), every=True) as scratch:
         t_jobs = time.perf_counter()
-        try:
-            if opts.writer == "arrow":
-                stats = _arrow_job(spark, ranges, opts, filters, scratch, progress)
-            else:
-                stats = _spark_writer_job(spark, opts, scratch)
-            t_jobs = time.perf_counter() - t_jobs
-        except MqtoolError:
-            raise
-        except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
-            raise _spark_error(e, master) from None
-        for st in stats:
-            summary.records += st["records"]
-            summary.errors.update(json.loads(st["errors"]))
-            summary.corrupt_fields.update(json.loads(st["problems"]))
-            summary.rows += st["rows"]
-            summary.messages += st["messages"]
-            summary.incomplete += st["incomplete"]
-            summary.message_problems.update(json.loads(st["mproblems"]))
-            if st["first"] and not summary.first_error:
-                summary.first_error = st["first"]
-        if opts.mode == "DROPMALFORMED":
-            summary.dropped = sum(summary.errors.values())
+        stats = _jobs(spark, ranges, opts, filters, scratch, progress, master)
+        t_jobs = time.perf_counter() - t_jobs
+        _count(summary, stats, opts.mode)
         shutil.rmtree(scratch / "multi", ignore_errors=True)
         if summary.rows and not (scratch / "records").exists() and not (scratch / "errors").exists():
             raise EnvError(f"spark-extract: the executors wrote {summary.rows} rows but none "
                            f"reached {root}: is it on a file system they share? (else --writer spark)")
-        for name in ("records", "errors", "messages"):
-            target = root / name
-            if (scratch / name).exists() or target.exists():
-                if target.exists():
-                    shutil.rmtree(target)  # --force was checked
-                (scratch / name).mkdir(exist_ok=True)
-                os.replace(scratch / name, target)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
-    shutil.rmtree(scratch, ignore_errors=True)
     info = summary.to_json()
     info["output"] = str(root.resolve())
     info["master"] = master
@@ -395,6 +360,36 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     info["elapsed_s"] = round(time.perf_counter() - t0, 3)
     api.write_summary(str(root / "_summary.json"), info)
     return info
+
+
+def _jobs(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
+          filters: Any, scratch: Path, progress: Any, master: str) -> list[dict[str, Any]]:
+    """The Spark jobs that write into ``scratch``: their stats rows; a Spark or py4j
+    failure is one line."""
+    try:
+        if opts.writer == "arrow":
+            return _arrow_job(spark, ranges, opts, filters, scratch, progress)
+        return _spark_writer_job(spark, opts, scratch)
+    except MqtoolError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
+        raise _spark_error(e, master) from None
+
+
+def _count(summary: Any, stats: list[dict[str, Any]], mode: str) -> None:
+    """The tasks' stats rows added up into the run's summary."""
+    for st in stats:
+        summary.records += st["records"]
+        summary.errors.update(json.loads(st["errors"]))
+        summary.corrupt_fields.update(json.loads(st["problems"]))
+        summary.rows += st["rows"]
+        summary.messages += st["messages"]
+        summary.incomplete += st["incomplete"]
+        summary.message_problems.update(json.loads(st["mproblems"]))
+        if st["first"] and not summary.first_error:
+            summary.first_error = st["first"]
+    if mode == "DROPMALFORMED":
+        summary.dropped = sum(summary.errors.values())
 
 
 def _arrow_job(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
