@@ -1,0 +1,119 @@
+"""Finding IBM i MATQMSG templates inside arbitrary bytes (IBM i Machine Interface,
+MATQMSG: materialization template and message selection template). Neither carries an
+eyecatcher; the machine requires both on 16-byte boundaries, so only aligned rows are
+looked at, all at once (numpy): a receiver by its header arithmetic (bytes available = 32 +
+messages × entry size, reserved bytes zero), a selection template by its type, reserved
+bytes and lengths and the machine's rules; then the template decoder for the proof."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from mqtool.formats.matqmsg.decode import decode
+from mqtool.formats.matqmsg.layout import (
+    ATTR_LEN,
+    FORMAT,
+    HEADER_LEN,
+    MAX_KEY_BYTES,
+    MAX_TEXT_BYTES,
+    MIN_PROVIDED,
+    RECEIVER,
+    SELECTION,
+    SELECTION_LEN,
+    TYPE_SHIFT,
+    TYPES,
+    field_slice,
+)
+from mqtool.formats.matqmsg.rules import check_selection
+from mqtool.io.carving import Found, Work
+
+SIGNATURES: tuple[bytes, ...] = ()
+PATTERNS: tuple[bytes, ...] = ()
+BEFORE = 0
+ALIGN = 16  # MI templates are 16-byte aligned
+WORD = RECEIVER.field("bytes_provided").size or 0  # a binary(4) field
+
+
+def _word(rows: np.ndarray, layout: object, name: str) -> np.ndarray:
+    sl = field_slice(layout, name)  # type: ignore[arg-type]
+    b = rows[:, sl.start:sl.stop].astype(np.int64)
+    out = np.zeros(len(rows), dtype=np.int64)
+    for k in range(sl.stop - sl.start):
+        out = (out << 8) | b[:, k]
+    signed: np.ndarray = np.where(out >= 1 << 31, out - (1 << 32), out)
+    return signed if sl.stop - sl.start == WORD else out
+
+
+def candidates(view: bytes, lo: int, hi: int, base: int) -> Iterator[int]:
+    """Positions in ``view[lo:hi]`` (absolute ``base + pos`` 16-byte aligned) where a
+    receiver header or a selection template is plausible."""
+    first = lo + (-(base + lo)) % ALIGN
+    n = max(0, (min(hi, len(view)) - first) // ALIGN)
+    if n == 0:
+        return
+    rows = np.frombuffer(view, dtype=np.uint8, count=n * ALIGN, offset=first).reshape(n, ALIGN)
+    hits = _selections(rows) | _receivers(rows)
+    for k in np.flatnonzero(hits):
+        yield first + int(k) * ALIGN
+
+
+def _selections(rows: np.ndarray) -> np.ndarray:
+    sel = rows[:, field_slice(SELECTION, "selection").start]
+    r01 = rows[:, field_slice(SELECTION, "reserved_01")].any(axis=1)
+    r0b = rows[:, field_slice(SELECTION, "reserved_0b")].any(axis=1)
+    opts = rows[:, field_slice(SELECTION, "options").start]
+    k, t = _word(rows, SELECTION, "key_bytes"), _word(rows, SELECTION, "text_bytes")
+    types = np.isin(sel >> TYPE_SHIFT, list(TYPES))
+    ok: np.ndarray = types & ~r01 & ~r0b & ((opts & 0x7F) == 0) & (k >= 0) & \
+        (k <= MAX_KEY_BYTES) & (t > 0) & (t <= MAX_TEXT_BYTES)
+    return ok
+
+
+def _receivers(rows: np.ndarray) -> np.ndarray:
+    if len(rows) < 2:
+        return np.zeros(len(rows), dtype=bool)
+    head = rows[:-1]
+    pair = np.concatenate([head, rows[1:]], axis=1)
+    provided, avail = _word(pair, RECEIVER, "bytes_provided"), _word(pair, RECEIVER, "bytes_available")
+    count, onq = _word(pair, RECEIVER, "messages_available"), _word(pair, RECEIVER, "messages_on_queue")
+    key = _word(pair, RECEIVER, "key_size")
+    reserved = pair[:, field_slice(RECEIVER, "reserved")].any(axis=1)
+    ok = (provided >= MIN_PROVIDED) & (avail > HEADER_LEN) & (count > 0) & (onq >= count) & \
+        (key >= 0) & (key <= MAX_KEY_BYTES) & ~reserved & ((avail - HEADER_LEN) % ALIGN == 0)
+    size = np.where(count > 0, (avail - HEADER_LEN) // np.maximum(count, 1), 0)
+    ok &= (size * count == avail - HEADER_LEN) & (size >= ATTR_LEN) & (size % ALIGN == 0)
+    return np.concatenate([ok, [False]])
+
+
+def confirm(view: bytes, at: int, final: bool, work: Work) -> Found | None:
+    """The receiver or selection template at ``at``, decoded."""
+    if len(view) - at >= HEADER_LEN and _receivers(_rows(view, at, 2)).any():
+        h = RECEIVER.values(view, at)
+        data = work.take(view, at, at + min(int(h["bytes_available"]), int(h["bytes_provided"])))
+        part = "receiver"
+    else:
+        if not _selections(_rows(view, at, 1)).any():
+            return None
+        v = SELECTION.values(view, at)
+        k = int(v["key_bytes"])
+        data = work.take(view, at, at + SELECTION_LEN + k + (-k) % ALIGN)
+        bad = check_selection(v["selection"], k, int(v["text_bytes"]), v["options"],
+                              data[field_slice(SELECTION, "reserved_01")],
+                              data[field_slice(SELECTION, "reserved_0b")],
+                              data[SELECTION_LEN:SELECTION_LEN + k])
+        if bad:
+            return None
+        part = "selection"
+    unit = next(iter(decode(data, part=part)))
+    if unit.errors:
+        return None
+    conf = 0.6 if part == "receiver" else 0.4
+    return Found(0, len(data), FORMAT, f"MATQMSG {part} template", conf, unit.title or part,
+                 (FORMAT,), {"part": part}, (), "matqmsg").shifted(at)
+
+
+def _rows(view: bytes, at: int, n: int) -> np.ndarray:
+    raw = bytes(view[at:at + n * ALIGN]).ljust(n * ALIGN, b"\0")
+    return np.frombuffer(raw, dtype=np.uint8).reshape(n, ALIGN)
