@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import IO, Any
 
 from mqtool.errors import InputError
-from mqtool.io.carving import Found, Work
+from mqtool.io.carving import LONGEST, Found, Work
 from mqtool.io.custody import Custody, Hasher
 from mqtool.io.window import Window, resolve
 
@@ -48,7 +48,7 @@ CARVERS: dict[str, str] = {
 DUMP = "dump"  # hex dump text: found here, read back by io.undump
 KNOWN = (*CARVERS, DUMP)
 CHUNK = 16 << 20  # bytes searched per window
-MAX_LENGTH = 16 << 20  # look-ahead: the longest structure decoded whole
+MAX_LENGTH = LONGEST  # look-ahead: the longest structure decoded whole
 MANIFEST = "manifest.json"
 
 
@@ -68,7 +68,7 @@ class Carver:
 
     def confirm(self, view: memoryview, at: int, final: bool, work: Work) -> Found | None:
         if self.module is None:
-            return _DumpText.confirm(view, at, final, work)
+            return None  # the scan's own DumpText answers (it needs the absolute offset)
         result: Found | None = self.module.confirm(view, at, final, work)
         return result
 
@@ -98,7 +98,7 @@ def carvers(formats: Iterable[str] | None = None) -> list[Carver]:
     out = []
     for name in names:
         if name == DUMP:
-            out.append(Carver(DUMP, None, (), _DumpText.PATTERNS, 0, 0))
+            out.append(Carver(DUMP, None, (), DumpText.PATTERNS, 0, 0))
             continue
         mod = importlib.import_module(CARVERS[name])
         out.append(Carver(name, mod, tuple(mod.SIGNATURES), tuple(mod.PATTERNS), int(mod.BEFORE),
@@ -158,45 +158,60 @@ class Matcher:
 
 # --------------------------------------------------------------------------- hex dump text
 
-_DUMP_LINE = re.compile(rb"[ \t]*[0-9A-Fa-f]{4,16}(?::|\s)[ \t]*[0-9A-Fa-f]{2}")
-_TEXT = re.compile(rb"[\t\n\r\x20-\x7e]*")
+_DUMP_LINE = re.compile(rb"[ \t]*[0-9A-Fa-f]{4,16}(?::|\s)[ \t]*[0-9A-Fa-f]{2}[\t\r\n\x20-\x7e]*\Z")
+LINE = 1 << 16  # the longest dump line read (the documents run whole dumps into one line)
 
 
-class _DumpText:
+class DumpText:
     """Hex dump text (xxd, ``hexdump -C``, the documents' style, amqsbcg lines) whose first
-    line has offset zero; read back with ``io.undump`` and identified by the registry."""
+    line has offset zero: the run of dump lines from there, read back with ``io.undump``
+    and identified by the registry. Lines already looked at are not read again
+    (``examined``, absolute), so text that never reads back costs one pass."""
 
     PATTERNS = (rb"0{4,8}(?::|[ \t])[ \t]*[0-9A-Fa-f]{2}",)
     MIN_BYTES = 8
 
+    def __init__(self) -> None:
+        self.examined = -1
+
     @staticmethod
-    def confirm(view: memoryview, at: int, final: bool, work: Work) -> Found | None:
+    def line_at(view: memoryview, pos: int, work: Work) -> bytes:
+        """The line at ``pos`` (with its line end), read a little at a time."""
+        size = 256
+        while True:
+            chunk = bytes(view[pos:pos + size])
+            nl = chunk.find(b"\n")
+            if nl >= 0 or len(chunk) < size or size >= LINE:
+                line = chunk[:nl + 1] if nl >= 0 else chunk
+                work.count(len(line))
+                return line
+            size *= 4
+
+    def confirm(self, view: memoryview, at: int, base: int, work: Work) -> Found | None:
         from mqtool.errors import MqtoolError
         from mqtool.io.undump import detect, undump
         from mqtool.registry import best_codec, identify
 
-        if at > 0 and bytes(view[at - 1:at]).isalnum():
-            return None  # inside a longer word or number
-        region = _TEXT.match(bytes(view[at:at + MAX_LENGTH]))
-        text = region.group() if region else b""
-        lines = text.splitlines(keepends=True)
-        keep = 0
-        for ln in lines:
-            if not ln.strip() or not _DUMP_LINE.match(ln):
+        if base + at < self.examined or (at > 0 and bytes(view[at - 1:at]).isalnum()):
+            return None  # inside text already read, or inside a longer word or number
+        pos = at
+        while pos < len(view):
+            line = self.line_at(view, pos, work)
+            if not line.strip() or not _DUMP_LINE.match(line):
                 break
-            keep += len(ln)
-        work.count(keep)
-        body = text[:keep].decode("ascii")
+            pos += len(line)
+        self.examined = base + pos
+        body = bytes(view[at:pos]).decode("ascii")
         try:
             raw = undump(body)
         except MqtoolError:
             return None
-        if len(raw) < _DumpText.MIN_BYTES:
+        if len(raw) < self.MIN_BYTES:
             return None
         inner = best_codec(identify(raw, text_kinds=False))
         what = (f"{inner.format} ({inner.confidence:.2f}) {inner.reason}" if inner else
                 "no codec recognises the bytes")
-        return Found(at, keep, DUMP, "hex dump text", 0.7 if inner else 0.4,
+        return Found(at, pos - at, DUMP, "hex dump text", 0.7 if inner else 0.4,
                      f"hex dump text ({detect(body)} style), {len(raw)} bytes: {what}",
                      (DUMP, *((inner.format,) if inner else ())), {"hex": True}, (), "dump")
 
@@ -222,6 +237,7 @@ class Scan:
         self.before = max((c.before for c in self.carvers), default=0)
         self.longest = max((len(s) for c in self.carvers for s in c.signatures), default=1)
         self.aligned = [c for c in self.carvers if getattr(c.module, "candidates", None)]
+        self.dump = DumpText()
 
     def stream(self, f: IO[bytes], window: Window) -> Iterator[Found]:
         """Every hit in ``window`` of the open file ``f``, in offset order, absolute."""
@@ -270,7 +286,8 @@ class Scan:
                 continue
             carver = self.carvers[k]
             work.confirms += 1
-            found = carver.confirm(view, at, final, work)
+            found = (self.dump.confirm(view, at, base, work) if carver.module is None else
+                     carver.confirm(view, at, final, work))
             if found is None or base + found.offset < cursor or found.length <= 0:
                 continue
             found = self._nest(found, view, final)

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+LONGEST = 16 << 20  # the longest structure a carver believes in (longer lengths are absurd)
+
 
 class Found(NamedTuple):
     """A structure confirmed by decoding it. Offsets count from the start of the view

@@ -15,7 +15,7 @@ from mqtool.formats.urb.layout import (
     WORD,
     layouts,
 )
-from mqtool.io.carving import Found, Work
+from mqtool.io.carving import LONGEST, Found, Work
 from mqtool.model import Decoded
 
 SIGNATURES: tuple[bytes, ...] = tuple(HEADER_PREFIXES)
@@ -46,8 +46,8 @@ def confirm(view: bytes, at: int, final: bool, work: Work) -> Found | None:
         return None
     lent, cs, big = got
     avail = len(view) - at
-    if lent > avail and not final:
-        return None  # longer than the scanner's window: not believed
+    if lent > LONGEST or (lent > avail and not final):
+        return None  # absurd, or longer than the scanner's window: not believed
     data = work.take(view, at, at + min(lent, avail))
     options = {"codepage": CODEPAGES[cs], "byte_order": "big" if big else "little"}
     unit = next(iter(decode(data, codepage=options["codepage"], byte_order=options["byte_order"])))
