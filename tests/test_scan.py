@@ -127,7 +127,7 @@ def test_the_window_keeps_offsets_absolute() -> None:
 
 
 def test_formats_and_confidence_select() -> None:
-    data, where = image([URB, EVENT], seed=2)
+    data, _where = image([URB, EVENT], seed=2)
     assert [h.format for h in hits(data, formats=["urb"])] == ["urb"]
     assert hits(data, min_confidence=0.99) == []
     with pytest.raises(MqtoolError, match="unknown format 'nope'"):
