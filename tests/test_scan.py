@@ -236,3 +236,19 @@ def test_fuzz_scan_never_fails_and_hits_do_not_overlap(parts: list[bytes], chunk
         assert ends <= h.offset and h.length > 0 and h.offset + h.length <= len(data)
         assert 0 <= h.confidence <= 1 and "\n" not in h.summary
         ends = h.offset + h.length
+
+
+def test_matqmsg_templates_on_16_byte_boundaries() -> None:
+    recv = undump((TESTDATA / "matqmsg/keyed-eq.receiver.synthetic.dump").read_text())
+    sel = undump((TESTDATA / "matqmsg/keyed-gt.selection.synthetic.dump").read_text())
+    bad = undump((TESTDATA / "matqmsg/t65552.selection.synthetic.dump").read_text())
+    rng = random.Random(21)
+    data = bytearray(rng.randrange(256) for _ in range(4096))
+    data[1024:1024 + len(recv)] = recv
+    data[2048:2048 + len(sel)] = sel
+    data[3072:3072 + len(bad)] = bad  # text_bytes 65552: over the machine's maximum
+    data[3000:3000 + len(sel)] = sel  # not on a 16-byte boundary: the machine would refuse it
+    got = hits(bytes(data), formats=["matqmsg"])
+    assert [(h.offset, h.length, h.kind) for h in got] == [
+        (1024, len(recv), "MATQMSG receiver template"),
+        (2048, len(sel), "MATQMSG selection template")]

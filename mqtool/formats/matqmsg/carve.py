@@ -72,10 +72,11 @@ def _selections(rows: np.ndarray) -> np.ndarray:
 
 
 def _receivers(rows: np.ndarray) -> np.ndarray:
-    if len(rows) < 2:
+    span = HEADER_LEN // ALIGN  # rows a receiver header covers
+    if len(rows) < span:
         return np.zeros(len(rows), dtype=bool)
-    head = rows[:-1]
-    pair = np.concatenate([head, rows[1:]], axis=1)
+    windows = np.lib.stride_tricks.sliding_window_view(rows, span, axis=0)
+    pair = windows.transpose(0, 2, 1).reshape(len(windows), span * ALIGN)
     provided, avail = _word(pair, RECEIVER, "bytes_provided"), _word(pair, RECEIVER, "bytes_available")
     count, onq = _word(pair, RECEIVER, "messages_available"), _word(pair, RECEIVER, "messages_on_queue")
     key = _word(pair, RECEIVER, "key_size")
@@ -84,12 +85,12 @@ def _receivers(rows: np.ndarray) -> np.ndarray:
         (key >= 0) & (key <= MAX_KEY_BYTES) & ~reserved & ((avail - HEADER_LEN) % ALIGN == 0)
     size = np.where(count > 0, (avail - HEADER_LEN) // np.maximum(count, 1), 0)
     ok &= (size * count == avail - HEADER_LEN) & (size >= ATTR_LEN) & (size % ALIGN == 0)
-    return np.concatenate([ok, [False]])
+    return np.concatenate([ok, np.zeros(span - 1, dtype=bool)])
 
 
 def confirm(view: bytes, at: int, final: bool, work: Work) -> Found | None:
     """The receiver or selection template at ``at``, decoded."""
-    if len(view) - at >= HEADER_LEN and _receivers(_rows(view, at, 2)).any():
+    if len(view) - at >= HEADER_LEN and _receivers(_rows(view, at, HEADER_LEN // ALIGN)).any():
         h = RECEIVER.values(view, at)
         data = work.take(view, at, at + min(int(h["bytes_available"]), int(h["bytes_provided"])))
         part = "receiver"
@@ -98,7 +99,7 @@ def confirm(view: bytes, at: int, final: bool, work: Work) -> Found | None:
             return None
         v = SELECTION.values(view, at)
         k = int(v["key_bytes"])
-        data = work.take(view, at, at + SELECTION_LEN + k + (-k) % ALIGN)
+        data = work.take(view, at, at + SELECTION_LEN + k)
         bad = check_selection(v["selection"], k, int(v["text_bytes"]), v["options"],
                               data[field_slice(SELECTION, "reserved_01")],
                               data[field_slice(SELECTION, "reserved_0b")],

@@ -33,8 +33,11 @@ BEFORE = max(layouts_for(s).header.size or 0 for s in _VARIANTS) + _Q1_AT
 FIRST_TRY = 4096  # bytes a header is first parsed from; more only when it needs them
 
 
+_INT = layouts_for(_VARIANTS[0]).count.field("count").size or 0  # a C int
+
+
 def _int(view: bytes, at: int, big: bool) -> int:
-    return int.from_bytes(view[at:at + 4], "big" if big else "little", signed=True)
+    return int.from_bytes(view[at:at + _INT], "big" if big else "little", signed=True)
 
 
 def confirm(view: bytes, at: int, final: bool, work: Work) -> Found | None:
