@@ -240,7 +240,7 @@ def test_fuzz_scan_never_fails_and_hits_do_not_overlap(parts: list[bytes], chunk
 
 def test_matqmsg_templates_on_16_byte_boundaries() -> None:
     recv = undump((TESTDATA / "matqmsg/keyed-eq.receiver.synthetic.dump").read_text())
-    sel = undump((TESTDATA / "matqmsg/keyed-gt.selection.synthetic.dump").read_text())
+    sel = undump((TESTDATA / "matqmsg/all-blocked.selection.synthetic.dump").read_text())
     bad = undump((TESTDATA / "matqmsg/t65552.selection.synthetic.dump").read_text())
     rng = random.Random(21)
     data = bytearray(rng.randrange(256) for _ in range(4096))

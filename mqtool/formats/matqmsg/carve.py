@@ -99,7 +99,10 @@ def confirm(view: bytes, at: int, final: bool, work: Work) -> Found | None:
             return None
         v = SELECTION.values(view, at)
         k = int(v["key_bytes"])
-        data = work.take(view, at, at + SELECTION_LEN + k)
+        # the key a keyed selection carries is the queue's key size long, which the
+        # template does not say: key_bytes (what the caller asked for) stands in for it
+        keyed = TYPES.get(v["selection"] >> TYPE_SHIFT) == "keyed"
+        data = work.take(view, at, at + SELECTION_LEN + (k if keyed else 0))
         bad = check_selection(v["selection"], k, int(v["text_bytes"]), v["options"],
                               data[field_slice(SELECTION, "reserved_01")],
                               data[field_slice(SELECTION, "reserved_0b")],
