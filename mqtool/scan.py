@@ -240,32 +240,43 @@ class Scan:
         self.dump = DumpText()
 
     def stream(self, f: IO[bytes], window: Window) -> Iterator[Found]:
-        """Every hit in ``window`` of the open file ``f``, in offset order, absolute."""
+        """Every hit in ``window`` of the open file ``f``, in offset order, absolute.
+
+        One buffer of ``before + chunk + max_length`` bytes is reused: each window moves its
+        tail (look-behind and look-ahead) to the front and reads the rest in place."""
         end = window.end if window.length >= 0 else None
         f.seek(window.start)
-        buf, base = b"", window.start  # buf holds input bytes base .. base + len(buf)
+        buf = bytearray(self.before + self.chunk + self.max_length)
+        base, filled = window.start, 0  # buf[:filled] holds input bytes base .. base + filled
         own = window.start
         cursor = window.start  # the end of the last hit
         eof = False
         while True:
-            need = own + self.chunk + self.max_length
             keep = max(base, own - self.before)
-            buf, base = buf[keep - base:], keep
-            while not eof and base + len(buf) < need:
-                want = need - base - len(buf)
+            if keep > base:  # move what is still needed to the front (memmove, no copy)
+                with memoryview(buf) as mv:
+                    mv[:filled - (keep - base)] = mv[keep - base:filled]
+                filled -= keep - base
+                base = keep
+            while not eof and filled < len(buf):
+                want = len(buf) - filled
                 if end is not None:
-                    want = min(want, end - base - len(buf))
-                got = f.read(want) if want > 0 else b""
+                    want = min(want, end - base - filled)
+                if want <= 0:
+                    break
+                with memoryview(buf) as mv:
+                    got = f.readinto(mv[filled:filled + want])  # type: ignore[attr-defined]
                 if not got:
                     eof = True
                     break
-                buf += got
-            final = eof or (end is not None and base + len(buf) >= end)
-            top = base + len(buf)
-            own_end = min(own + self.chunk, top)
+                filled += got
+            final = eof or (end is not None and base + filled >= end)
+            own_end = min(own + self.chunk, base + filled)
             if own_end <= own:
                 return
-            for found in self._window(memoryview(buf), base, own, own_end, final, cursor):
+            with memoryview(buf) as mv, mv[:filled] as view:
+                found_here = list(self._window(view, base, own, own_end, final, cursor))
+            for found in found_here:
                 cursor = found.offset + found.length
                 if found.confidence >= self.min_confidence:
                     yield found

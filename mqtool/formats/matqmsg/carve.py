@@ -46,16 +46,54 @@ def _word(rows: np.ndarray, layout: object, name: str) -> np.ndarray:
     return signed if sl.stop - sl.start == WORD else out
 
 
+def _mask(layout: object, names: tuple[str, ...], row: int = 0) -> np.ndarray:
+    """A row's 16 bytes as two native 64-bit words with the bytes of fields ``names`` set
+    (those in row ``row`` of the layout): ``(words & mask) == 0`` tests they are zero."""
+    m = np.zeros(ALIGN, dtype=np.uint8)
+    for name in names:
+        sl = field_slice(layout, name)  # type: ignore[arg-type]
+        for k in range(sl.start, sl.stop):
+            if k // ALIGN == row:
+                m[k % ALIGN] = 0xFF
+    return m.view(np.uint64)
+
+
+_SEL_ZERO = _mask(SELECTION, ("reserved_01", "reserved_0b"))
+_RECV_ROW = field_slice(RECEIVER, "reserved").start // ALIGN  # the row its reserved bytes are in
+_RECV_ZERO = _mask(RECEIVER, ("reserved",), _RECV_ROW)
+
+
+def _zero(words: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The rows whose masked bytes are zero: the first word over every row, the next only
+    over the rows left."""
+    idx: np.ndarray | None = None
+    for k, m in enumerate(mask):
+        if not m:
+            continue
+        idx = np.flatnonzero((words[:, k] & m) == 0) if idx is None else \
+            idx[(words[idx, k] & m) == 0]
+    return np.arange(len(words)) if idx is None else idx
+
+
 def candidates(view: bytes, lo: int, hi: int, base: int) -> Iterator[int]:
     """Positions in ``view[lo:hi]`` (absolute ``base + pos`` 16-byte aligned) where a
-    receiver header or a selection template is plausible."""
+    receiver header or a selection template is plausible: reserved bytes zero first (two
+    64-bit words a row, cheap), then every rule on the few rows left."""
     first = lo + (-(base + lo)) % ALIGN
     n = max(0, (min(hi, len(view)) - first) // ALIGN)
     if n == 0:
         return
     rows = np.frombuffer(view, dtype=np.uint8, count=n * ALIGN, offset=first).reshape(n, ALIGN)
-    hits = _selections(rows) | _receivers(rows)
-    for k in np.flatnonzero(hits):
+    words = rows.view(np.uint64)
+    span = HEADER_LEN // ALIGN
+    sel = _zero(words, _SEL_ZERO)
+    sel = sel[_selections(rows[sel])]
+    rec = _zero(words, _RECV_ZERO) - _RECV_ROW
+    rec = rec[(rec >= 0) & (rec + span <= n)]
+    if len(rec):
+        pairs = np.concatenate([rows[rec + k] for k in range(span)], axis=1)
+        rec = rec[_receivers(pairs.reshape(len(rec) * span, ALIGN))[::span]]
+    for k in np.union1d(sel, rec):
         yield first + int(k) * ALIGN
 
 
