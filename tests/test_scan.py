@@ -252,3 +252,24 @@ def test_matqmsg_templates_on_16_byte_boundaries() -> None:
     assert [(h.offset, h.length, h.kind) for h in got] == [
         (1024, len(recv), "MATQMSG receiver template"),
         (2048, len(sel), "MATQMSG selection template")]
+
+
+def test_carving_with_custody_then_verify(tmp_path: Path) -> None:
+    from mqtool.io.custody import Custody, verify
+
+    data, _where = image([URB, DLH], seed=17)
+    src = tmp_path / "image.bin"
+    src.write_bytes(data)
+    record = Custody.start([str(src)], argv=["mqtool", "scan", str(src), "--carve", "out"])
+    written = scan.carve(str(src), str(tmp_path / "out"), scan.scan(str(src)), custody=record)
+    manifest = tmp_path / "out" / scan.MANIFEST
+    doc = json.loads(manifest.read_text())
+    assert doc["custody"]["inputs"][0]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert [o["path"] for o in doc["custody"]["outputs"]] == [c.file for c in written]
+    assert verify(str(manifest)).status == "verified"
+    carved = tmp_path / "out" / written[0].file
+    carved.write_bytes(carved.read_bytes()[:-1] + b"\xff")
+    v = verify(str(manifest))
+    assert v.status == "changed"
+    assert [(c.role, c.status) for c in v.checks] == [("input", "ok"), ("output", "sha256"),
+                                                     ("output", "ok")]
