@@ -324,7 +324,8 @@ def overlap(packets: list[Packet], rng: random.Random, count: int = 2) -> list[P
     """Resend the tail of a data packet joined to the head of the next one."""
     out = list(packets)
     pairs = [i for i in range(len(out) - 1) if out[i].payload and out[i + 1].payload
-             and out[i].way == out[i + 1].way]
+             and out[i].way == out[i + 1].way
+             and out[i + 1].seq == out[i].seq + len(out[i].payload)]
     for i in sorted(rng.sample(pairs, min(count, len(pairs))), reverse=True):
         a, b = out[i], out[i + 1]
         half = len(a.payload) // 2
@@ -392,3 +393,87 @@ def rfh2_jms(big: bool, text: str, ccsid: int = 1208) -> bytes:
     fixed = (b"RFH " + struct.pack(e + "iii", 2, 36 + len(folders), enc) +
              struct.pack(e + "i", ccsid) + b"MQSTR   " + struct.pack(e + "ii", 0, 1208))
     return fixed + folders + text.encode()
+
+
+# ------------------------------------------------------------------------------ scenarios
+
+
+@dataclass
+class Scenario:
+    """A capture file and the messages in it."""
+
+    name: str
+    data: bytes
+    expected: list[Expected]
+    port: int = fap.MQ_PORT
+    suffix: str = ".pcap"
+
+
+def _c_client(conv: Conversation, big_body: int = 18000) -> Conversation:
+    conv.mqopen("PAY.IN", 7)
+    conv.mqput(7, "PAY.IN", b"payment 0001;EUR;12.50", correlid=b"C" * 24,
+               replytoq="PAY.REPLY", putapplname="amqsput", useridentifier="app1")
+    conv.mqget(7, "PAY.IN", bytes(range(256)) * (big_body // 256), msgtype=1, priority=7)
+    conv.mqput(0, "SYSTEM.ADMIN.COMMAND.QUEUE", pcf_command(conv.big, "PAY.IN"), verb="MQPUT1",
+               format="MQADMIN", replytoq="ADMIN.REPLY")
+    return conv
+
+
+def _jms_client(conv: Conversation) -> Conversation:
+    conv.spi_open("JMS.ORDERS", 9, qprotect=True)
+    conv.spi_put(9, "JMS.ORDERS", rfh2_jms(conv.big, "<order id='1'/>"), format="MQHRF2")
+    conv.mqput(9, "JMS.ORDERS", rfh2_jms(conv.big, "second"), format="MQHRF2")
+    conv.async_message(9, "JMS.ORDERS", b"<order id='2'>" + b"x" * 70000 + b"</order>", index=1)
+    conv.async_message(9, "JMS.ORDERS", b"short async", index=2)
+    return conv
+
+
+def _channel(conv: Conversation) -> Conversation:
+    conv.channel_message("PAY.IN", "QM2", b"channel message one")
+    conv.channel_message("PAY.OUT", "QM2", b"\x00\x01binary\xff" * 50)
+    conv.channel_message("PAY.IN", "QM2", b"B" * 3000, correlid=b"\x01" * 24)
+    return conv
+
+
+def _file(conv: Conversation, rng: random.Random, *, damage: tuple[str, ...] = (),
+          ends: Endpoints | None = None, **how: Any) -> bytes:
+    packets = tcp_packets(conv, mss=int(how.pop("mss", 1460)),
+                          coalesce=bool(how.pop("coalesce", False)))
+    for d in damage:
+        packets = {"reorder": reorder, "retransmit": retransmit, "overlap": overlap}[d](
+            packets, rng)
+    return capture(ip_frames(packets, ends or Endpoints()), **how)
+
+
+def scenarios(seed: int = 0) -> list[Scenario]:
+    """Every flow, byte order, code page, TSH form, link type and file format the capture
+    reader supports, each as a capture whose messages tshark also shows."""
+    rng = random.Random(seed)
+    out: list[Scenario] = []
+
+    def add(name: str, conv: Conversation, suffix: str = ".pcap", port: int = fap.MQ_PORT,
+            **how: Any) -> None:
+        ends = Endpoints(sport=port)
+        if how.pop("v6", False):
+            ends = Endpoints("fd00::5", 51000, "fd00::9", port)
+        out.append(Scenario(name, _file(conv, rng, ends=ends, pcapng=suffix == ".pcapng", **how),
+                            conv.expected, port, suffix))
+
+    add("c-le-ethernet", _c_client(Conversation()))
+    add("c-be-ebcdic-tsh-vlan", _c_client(Conversation(big=True, ebcdic=True, tshm=False)),
+        big=True, nano=True, vlans=(100,))
+    add("c-tshc-raw-trailer", _c_client(Conversation(tsh_kind="TSHC", tshm=False)),
+        link=pw.LINK_ETHERNET, trailer=b"\0" * 6, coalesce=True)
+    add("c-segmented-be", _c_client(Conversation(big=True, max_segment=4096), 20000),
+        ".pcapng", big=True)
+    add("jms-sll2", _jms_client(Conversation()), ".pcapng", link=pw.LINK_SLL2)
+    add("jms-be-ebcdic-null", _jms_client(Conversation(big=True, ebcdic=True)),
+        link=pw.LINK_NULL, null_big=True)
+    add("channel-sll-v6", _channel(Conversation(tshm=False)), link=pw.LINK_SLL, v6=True)
+    add("channel-be-ebcdic-loop", _channel(Conversation(big=True, ebcdic=True, tshm=False)),
+        ".pcapng", link=pw.LINK_LOOP)
+    add("c-damaged-order", _c_client(Conversation()), ".pcapng",
+        damage=("reorder", "retransmit", "overlap"), link=pw.LINK_RAW)
+    add("c-any-duplicates", _c_client(Conversation()), link=pw.LINK_SLL, any_duplicates=True)
+    add("c-port-1500", _c_client(Conversation()), port=1500, nano=True)
+    return out

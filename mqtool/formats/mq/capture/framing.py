@@ -163,7 +163,7 @@ class Framer:
         self._consume(n)
 
     def _cut(self, eye: bytes, length: int) -> TshSegment:
-        frames = (self._frame_at(self.base), self._frame_at(self.base + length - 1))
+        frames = self._frames_of(self.base, self.base + length)
         data = bytes(self.buf[:length])
         offset = self.base
         self._consume(length)
@@ -175,6 +175,12 @@ class Framer:
         self.base += n
         while len(self.marks) > 1 and self.marks[1][0] <= self.base:
             self.marks.pop(0)
+
+    def _frames_of(self, start: int, end: int) -> tuple[int, int]:
+        """The first and last frame (by number) that carried bytes of [start, end)."""
+        numbers = [f for k, (at, f) in enumerate(self.marks) if at < end and
+                   (k + 1 == len(self.marks) or self.marks[k + 1][0] > start)]
+        return (min(numbers), max(numbers)) if numbers else (0, 0)
 
     def _frame_at(self, offset: int) -> int:
         frame = self.marks[0][1] if self.marks else 0
