@@ -409,7 +409,7 @@ class Scenario:
     suffix: str = ".pcap"
 
 
-def _c_client(conv: Conversation, big_body: int = 18000) -> Conversation:
+def c_client(conv: Conversation, big_body: int = 18000) -> Conversation:
     conv.mqopen("PAY.IN", 7)
     conv.mqput(7, "PAY.IN", b"payment 0001;EUR;12.50", correlid=b"C" * 24,
                replytoq="PAY.REPLY", putapplname="amqsput", useridentifier="app1")
@@ -419,7 +419,7 @@ def _c_client(conv: Conversation, big_body: int = 18000) -> Conversation:
     return conv
 
 
-def _jms_client(conv: Conversation) -> Conversation:
+def jms_client(conv: Conversation) -> Conversation:
     conv.spi_open("JMS.ORDERS", 9, qprotect=True)
     conv.spi_put(9, "JMS.ORDERS", rfh2_jms(conv.big, "<order id='1'/>"), format="MQHRF2")
     conv.mqput(9, "JMS.ORDERS", rfh2_jms(conv.big, "second"), format="MQHRF2")
@@ -428,7 +428,7 @@ def _jms_client(conv: Conversation) -> Conversation:
     return conv
 
 
-def _channel(conv: Conversation) -> Conversation:
+def channel_flow(conv: Conversation) -> Conversation:
     conv.channel_message("PAY.IN", "QM2", b"channel message one")
     conv.channel_message("PAY.OUT", "QM2", b"\x00\x01binary\xff" * 50)
     conv.channel_message("PAY.IN", "QM2", b"B" * 3000, correlid=b"\x01" * 24)
@@ -459,21 +459,21 @@ def scenarios(seed: int = 0) -> list[Scenario]:
         out.append(Scenario(name, _file(conv, rng, ends=ends, pcapng=suffix == ".pcapng", **how),
                             conv.expected, port, suffix))
 
-    add("c-le-ethernet", _c_client(Conversation()))
-    add("c-be-ebcdic-tsh-vlan", _c_client(Conversation(big=True, ebcdic=True, tshm=False)),
+    add("c-le-ethernet", c_client(Conversation()))
+    add("c-be-ebcdic-tsh-vlan", c_client(Conversation(big=True, ebcdic=True, tshm=False)),
         big=True, nano=True, vlans=(100,))
-    add("c-tshc-raw-trailer", _c_client(Conversation(tsh_kind="TSHC", tshm=False)),
+    add("c-tshc-raw-trailer", c_client(Conversation(tsh_kind="TSHC", tshm=False)),
         link=pw.LINK_ETHERNET, trailer=b"\0" * 6, coalesce=True)
-    add("c-segmented-be", _c_client(Conversation(big=True, max_segment=4096), 20000),
+    add("c-segmented-be", c_client(Conversation(big=True, max_segment=4096), 20000),
         ".pcapng", big=True)
-    add("jms-sll2", _jms_client(Conversation()), ".pcapng", link=pw.LINK_SLL2)
-    add("jms-be-ebcdic-null", _jms_client(Conversation(big=True, ebcdic=True)),
+    add("jms-sll2", jms_client(Conversation()), ".pcapng", link=pw.LINK_SLL2)
+    add("jms-be-ebcdic-null", jms_client(Conversation(big=True, ebcdic=True)),
         link=pw.LINK_NULL, null_big=True)
-    add("channel-sll-v6", _channel(Conversation(tshm=False)), link=pw.LINK_SLL, v6=True)
-    add("channel-be-ebcdic-loop", _channel(Conversation(big=True, ebcdic=True, tshm=False)),
+    add("channel-sll-v6", channel_flow(Conversation(tshm=False)), link=pw.LINK_SLL, v6=True)
+    add("channel-be-ebcdic-loop", channel_flow(Conversation(big=True, ebcdic=True, tshm=False)),
         ".pcapng", link=pw.LINK_LOOP)
-    add("c-damaged-order", _c_client(Conversation()), ".pcapng",
+    add("c-damaged-order", c_client(Conversation()), ".pcapng",
         damage=("reorder", "retransmit", "overlap"), link=pw.LINK_RAW)
-    add("c-any-duplicates", _c_client(Conversation()), link=pw.LINK_SLL, any_duplicates=True)
-    add("c-port-1500", _c_client(Conversation()), port=1500, nano=True)
+    add("c-any-duplicates", c_client(Conversation()), link=pw.LINK_SLL, any_duplicates=True)
+    add("c-port-1500", c_client(Conversation()), port=1500, nano=True)
     return out

@@ -43,7 +43,8 @@ class TshSegment:
     request: int
     payload: bytes
     frames: tuple[int, int]  # first and last frame of its bytes
-    offset: int  # stream offset of the TSH
+    offset: int  # file offset of the first frame that carried it
+    partial: bool = False  # a gap cut it: ``payload`` is its start only
 
     @property
     def first(self) -> bool:
@@ -94,26 +95,44 @@ class Framer:
     name: str  # "10.0.0.5:51000 → 10.0.0.9:1414"
     buf: bytearray = field(default_factory=bytearray)
     base: int = 0  # stream offset of buf[0]
-    marks: list[tuple[int, int]] = field(default_factory=list)  # (stream offset, frame)
+    marks: list[tuple[int, int, int]] = field(default_factory=list)  # (stream offset, frame, at)
     synced: bool = True  # False after a gap and at an unknown start
     problems: list[Problem] = field(default_factory=list)
     segments: int = 0
     lost: list[tuple[int, int, int]] = field(default_factory=list)  # (frame, frame, bytes)
     bad: bool = False  # the bytes at buf[0] are not a believable TSH
+    skipping: int = -1  # index in ``problems`` of the skip being counted, -1: none
 
     def feed(self, event: Event) -> Iterator[TshSegment]:
         if isinstance(event, Gap):
+            partial = self._partial()
             self._gap(event)
+            if partial is not None:
+                yield partial
             return
-        self.marks.append((self.base + len(self.buf), event.frame))
+        self.marks.append((self.base + len(self.buf), event.frame, event.at))
         self.buf += event.data
         yield from self._segments()
+
+    def _partial(self) -> TshSegment | None:
+        """What a gap leaves of the segment being read: its start, marked partial."""
+        if not self.synced or len(self.buf) < TSHM_SIZE + TSH_REST:
+            return None
+        eye = bytes(self.buf[:_ID_SIZE])
+        if eye not in fap.TSH_IDS or not _plausible(self.buf, 0):
+            return None
+        if len(self.buf) < header_size(eye):
+            return None
+        seg = parse_tsh(bytes(self.buf), self._frames_of(self.base, self.base + len(self.buf)),
+                        self._frame_at(self.base)[1])
+        seg.partial = True
+        return seg
 
     def _gap(self, gap: Gap) -> None:
         pending = len(self.buf)
         where = f"after frame {gap.after}" if gap.after else "at the start"
         what = (f"{pending} bytes of a segment before it lost" if pending else "")
-        self.problems.append(Problem(self.name, self.base, f"{self.name}: {gap.size} bytes "
+        self.problems.append(Problem(self.name, gap.at, f"{self.name}: {gap.size} bytes "
                                      f"{gap.why} {where}" + (f" (frame {gap.before})"
                                      if gap.before and gap.before != gap.after else "") +
                                      (f"; {what}" if what else "")))
@@ -151,21 +170,25 @@ class Framer:
         return True
 
     def _skip(self, n: int, final: bool) -> None:
-        if n <= 0:
-            return
-        first = self._frame_at(self.base)
-        if final or not self.problems or "skipped" not in self.problems[-1].reason:
-            self.problems.append(Problem(self.name, self.base, f"{self.name}: {n} bytes from "
-                                         f"frame {first} on skipped: no TSH there"))
-        else:
-            last = self.problems[-1]
-            self.problems[-1] = Problem(last.path, last.offset, _grow(last.reason, n))
-        self._consume(n)
+        """Skip ``n`` bytes that hold no TSH; one problem counts a run of them."""
+        if n > 0:
+            first, at = self._frame_at(self.base)
+            if self.skipping < 0:
+                self.skipping = len(self.problems)
+                self.problems.append(Problem(self.name, at, f"{self.name}: {n} bytes from "
+                                             f"frame {first} on skipped: no TSH there"))
+            else:
+                last = self.problems[self.skipping]
+                self.problems[self.skipping] = Problem(last.path, last.offset,
+                                                       _grow(last.reason, n))
+            self._consume(n)
+        if final:
+            self.skipping = -1
 
     def _cut(self, eye: bytes, length: int) -> TshSegment:
         frames = self._frames_of(self.base, self.base + length)
         data = bytes(self.buf[:length])
-        offset = self.base
+        offset = self._frame_at(self.base)[1]
         self._consume(length)
         self.segments += 1
         return parse_tsh(data, frames, offset)
@@ -178,17 +201,18 @@ class Framer:
 
     def _frames_of(self, start: int, end: int) -> tuple[int, int]:
         """The first and last frame (by number) that carried bytes of [start, end)."""
-        numbers = [f for k, (at, f) in enumerate(self.marks) if at < end and
+        numbers = [f for k, (at, f, _) in enumerate(self.marks) if at < end and
                    (k + 1 == len(self.marks) or self.marks[k + 1][0] > start)]
         return (min(numbers), max(numbers)) if numbers else (0, 0)
 
-    def _frame_at(self, offset: int) -> int:
-        frame = self.marks[0][1] if self.marks else 0
-        for at, f in self.marks:
+    def _frame_at(self, offset: int) -> tuple[int, int]:
+        """The frame that carried the byte at stream ``offset``, and its file offset."""
+        found = self.marks[0][1:] if self.marks else (0, 0)
+        for at, f, file_at in self.marks:
             if at > offset:
                 break
-            frame = f
-        return frame
+            found = (f, file_at)
+        return found
 
 
 def _grow(reason: str, n: int) -> str:

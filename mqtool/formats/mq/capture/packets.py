@@ -17,6 +17,7 @@ pcapng specification (IETF draft "PCAP Next Generation Dump File Format").
 from __future__ import annotations
 
 import ipaddress
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -37,6 +38,7 @@ LINK_TYPES = {LINK_NULL: "BSD loopback", LINK_ETHERNET: "Ethernet", LINK_RAW: "r
               LINK_SLL: "Linux cooked v1", LINK_SLL2: "Linux cooked v2",
               LINK_IPV4: "raw IPv4", LINK_IPV6: "raw IPv6"}
 TCP_PROTO = 6
+_ACK = 0x10
 _BLOCK_TYPE = 4  # a pcapng block starts with its 4-byte type: 0 of them is the end
 
 
@@ -64,6 +66,8 @@ class Segment:
     flags: int  # TCP flags (SYN 0x02, FIN 0x01, RST 0x04)
     data: bytes  # the payload bytes captured
     length: int  # the payload length the IP header declares (> len(data): cut frame)
+    at: int = 0  # byte offset of the frame's record in the capture file
+    ack: int = -1  # the acknowledgement number (-1: no ACK flag)
 
 
 class CaptureFormatError(Exception):
@@ -109,6 +113,9 @@ def _libraries() -> tuple[Any, Any]:
     try:
         import dpkt
         import pcapng
+
+        # python-pcapng warns about its own option declarations while reading
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module="pcapng")
     except ImportError:
         raise EnvError("reading pcap / pcapng captures needs dpkt and python-pcapng: "
                        "pip install 'mqtool[pcap]'") from None
@@ -134,16 +141,16 @@ class CaptureFile:
         self._dpkt, self._pcapng = _libraries()
 
     def segments(self) -> Iterator[Segment]:
-        for number, ts, link, data in self._frames():
+        for number, ts, link, data, at in self._frames():
             self.frames = number
             self.linktypes[link] = self.linktypes.get(link, 0) + 1
-            seg = self._segment(number, ts, link, data)
+            seg = self._segment(number, ts, link, data, at)
             if seg is not None:
                 yield seg
 
     # -- file formats -------------------------------------------------------------------
 
-    def _frames(self) -> Iterator[tuple[int, float, int, bytes]]:
+    def _frames(self) -> Iterator[tuple[int, float, int, bytes, int]]:
         dpkt = self._dpkt
         try:
             if self.kind == "pcap":
@@ -158,10 +165,11 @@ class CaptureFile:
             at = self.guard.short[0] if self.guard.short else self.guard.pos
             self.errors.append(Problem(self.name, at, f"{self.kind}: {_why(e, self.guard)}"))
 
-    def _pcap(self) -> Iterator[tuple[int, float, int, bytes]]:
+    def _pcap(self) -> Iterator[tuple[int, float, int, bytes, int]]:
         reader = self._dpkt.pcap.Reader(self.guard)
         link = reader.datalink()
         n = 0
+        start = self.guard.pos
         for ts, buf in reader:
             n += 1
             if self.guard.short:
@@ -169,29 +177,32 @@ class CaptureFile:
                 self.errors.append(Problem(self.name, at, f"pcap: the file ends inside record "
                                            f"{n} (frame {n}): {got} of {want} bytes"))
                 if got:
-                    yield n, float(ts), link, buf
+                    yield n, float(ts), link, buf, start
                 return
-            yield n, float(ts), link, buf
+            yield n, float(ts), link, buf, start
+            start = self.guard.pos
         if self.guard.short and self.guard.short[2]:  # 0 bytes: the end between records
             at, want, got = self.guard.short
             self.errors.append(Problem(self.name, at, f"pcap: the file ends inside the header "
                                        f"of record {n + 1}: {got} of {want} bytes"))
 
-    def _pcapng_frames(self) -> Iterator[tuple[int, float, int, bytes]]:
+    def _pcapng_frames(self) -> Iterator[tuple[int, float, int, bytes, int]]:
         blocks = self._pcapng.blocks
         n = 0
+        start = self.guard.pos
         for block in self._pcapng.FileScanner(self.guard):
+            at, start = start, self.guard.pos
             if isinstance(block, blocks.EnhancedPacket | blocks.SimplePacket |
                           blocks.ObsoletePacket):
                 n += 1
                 try:
                     link = int(block.interface.link_type)
                 except (KeyError, IndexError, AttributeError):
-                    self.problems.append(Problem(f"frame {n}", self.guard.pos, "pcapng: packet "
-                                                 "of an interface the file does not describe"))
+                    self.problems.append(Problem(self.name, at, f"pcapng: frame {n} belongs to "
+                                                 "an interface the file does not describe"))
                     continue
                 ts = float(getattr(block, "timestamp", 0.0) or 0.0)
-                yield n, ts, link, bytes(block.packet_data)
+                yield n, ts, link, bytes(block.packet_data), at
         if self.guard.short and self.guard.short[1:] != (_BLOCK_TYPE, 0):
             at, want, got = self.guard.short
             self.errors.append(Problem(self.name, at, f"pcapng: the file ends inside a block "
@@ -199,17 +210,17 @@ class CaptureFile:
 
     # -- link layers, IP, TCP -----------------------------------------------------------
 
-    def _segment(self, n: int, ts: float, link: int, data: bytes) -> Segment | None:
+    def _segment(self, n: int, ts: float, link: int, data: bytes, at: int) -> Segment | None:
         dpkt = self._dpkt
         try:
             ip = self._network(link, data)
         except (dpkt.UnpackError, ValueError, IndexError) as e:
-            self.problems.append(Problem(f"frame {n}", 0, f"frame {n}: link layer "
+            self.problems.append(Problem(self.name, at, f"frame {n}: link layer "
                                          f"{LINK_TYPES.get(link, link)} unreadable ({e})"))
             return None
         if ip is None:
             return None
-        return self._tcp(n, ts, ip)
+        return self._tcp(n, ts, ip, at)
 
     def _network(self, link: int, data: bytes) -> Any:
         dpkt = self._dpkt
@@ -232,13 +243,13 @@ class CaptureFile:
             return None
         return pkt if isinstance(pkt, dpkt.ip.IP | dpkt.ip6.IP6) else None
 
-    def _tcp(self, n: int, ts: float, ip: Any) -> Segment | None:
+    def _tcp(self, n: int, ts: float, ip: Any, at: int) -> Segment | None:
         dpkt = self._dpkt
         if isinstance(ip, dpkt.ip.IP):
             if ip.p != TCP_PROTO:
                 return None
             if ip.offset or ip.mf:
-                self.problems.append(Problem(f"frame {n}", 0, f"frame {n}: IP fragment "
+                self.problems.append(Problem(self.name, at, f"frame {n}: IP fragment "
                                              "skipped (fragmented TCP is not reassembled)"))
                 return None
             header = ip.hl * 4
@@ -253,7 +264,7 @@ class CaptureFile:
         if not isinstance(tcp, dpkt.tcp.TCP):
             if isinstance(tcp, bytes | bytearray) and len(tcp) < 20:
                 self.cut += 1
-                self.problems.append(Problem(f"frame {n}", 0, f"frame {n}: TCP header cut by "
+                self.problems.append(Problem(self.name, at, f"frame {n}: TCP header cut by "
                                              "the snap length; frame skipped"))
             return None
         payload = bytes(tcp.data)
@@ -263,7 +274,7 @@ class CaptureFile:
         if length > len(payload):
             self.cut += 1
         return Segment(n, ts, str(src), tcp.sport, str(dst), tcp.dport, tcp.seq, tcp.flags,
-                       payload, length)
+                       payload, length, at, tcp.ack if tcp.flags & _ACK else -1)
 
 
 def _ext_length(ip6: Any) -> int:

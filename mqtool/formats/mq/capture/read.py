@@ -155,6 +155,10 @@ class CaptureReader:
             return self._maybe_close(conn, key, seg, src)
         way = conn.directions.setdefault(src, Direction(f"{src} → {dst}"))
         out: list[Captured] = []
+        back = conn.directions.get(dst)
+        if back is not None and seg.ack >= 0 and conn.state == "mq":
+            for ev in back.acked(seg.ack):
+                out += self._event(conn, dst, src, ev)
         for ev in way.add(seg):
             if conn.state == "new" and not self._classify(conn, seg, ev):
                 break
@@ -167,15 +171,11 @@ class CaptureReader:
             return conn.state == "mq"
         on_port = seg.sport in self.ports or seg.dport in self.ports
         data = ev.data
-        if data[:4] in fap.TSH_IDS or (on_port and find_tsh(data) >= 0):
-            conn.state = "mq"
-            self.mq_connections += 1
-            return True
         if on_port and _tls(data):
             conn.state = "tls"
             self.tls.append(f"{conn.name}: TLS-protected MQ channel (TLS record in frame "
                             f"{ev.frame}); nothing to decode without the keys")
-            self.problems.append(Problem(self.name, 0, self.tls[-1]))
+            self.problems.append(Problem(self.name, ev.at, self.tls[-1]))
             return False
         if on_port or (self.detect and find_tsh(data) >= 0):
             conn.state = "mq"
@@ -216,12 +216,12 @@ class CaptureReader:
             framer = conn.framers.get(src)
             if framer is not None:
                 self._framer_problems(framer)
-            for frame, differing in way.differing:
-                self.problems.append(Problem(self.name, 0, f"{way.name}: frame {frame} "
+            for frame, at, differing in way.differing:
+                self.problems.append(Problem(self.name, at, f"{way.name}: frame {frame} "
                                              f"repeats bytes already received with {differing} "
                                              "of them different; the first copy kept"))
         out += conn.session.finish()
-        self.problems += conn.session.problems
+        self.problems += [Problem(self.name, p.offset, p.reason) for p in conn.session.problems]
         return out
 
     def _framer_problems(self, framer: Framer) -> None:

@@ -111,6 +111,8 @@ class Session:
 
     def segment(self, src: str, dst: str, seg: TshSegment) -> list[Captured]:
         self.verbs[seg.name] = self.verbs.get(seg.name, 0) + 1
+        if seg.partial:
+            return self._partial(src, dst, seg)
         if seg.segtype == fap.ASYNC_MESSAGE:
             return self._async_segment(src, dst, seg)
         key: tuple[Any, ...] = (src, seg.conversation)
@@ -124,6 +126,27 @@ class Session:
             self.assembling[key] = _Assembly(dst, seg, [seg.payload], len(seg.payload), seg.frames)
             return []
         return self._continue(key, src, dst, seg, _continuation(seg))
+
+    def _partial(self, src: str, dst: str, seg: TshSegment) -> list[Captured]:
+        """The start of a segment a gap cut: the transmission it ends, marked cut."""
+        seg.flags |= fap.TCF_LAST
+        if seg.segtype != fap.ASYNC_MESSAGE and not seg.first and \
+                (src, seg.conversation) not in self.assembling:
+            seg.flags |= fap.TCF_FIRST
+        got = self._async_segment(src, dst, seg) if seg.segtype == fap.ASYNC_MESSAGE else \
+            self.segment(src, dst, _whole(seg))
+        waiting = list(self.puts.drain())
+        for c in waiting:  # a put cut short is not waited for
+            if c.cut:
+                got.append(c)
+            else:
+                self.puts.put(c.conversation, c.request, c)
+        for c in got:
+            c.cut = True
+            c.problems.insert(0, Problem(c.src, len(c.body), f"message cut at body offset "
+                                         f"{len(c.body)}: the bytes after frame "
+                                         f"{seg.frames[1]} were not captured"))
+        return got
 
     def _continue(self, key: tuple[Any, ...], src: str, dst: str, seg: TshSegment,
                   data: bytes) -> list[Captured]:
@@ -321,8 +344,9 @@ class Session:
 
     def _bad(self, ctx: Ctx, reason: str, pos: int) -> list[Captured]:
         src, dst, seg, frames = ctx
-        self.problems.append(Problem(self.name, seg.offset + pos, f"{src} → {dst}: {seg.name} "
-                                     f"in frames {_frames(frames)}: {reason}"))
+        self.problems.append(Problem(self.name, seg.offset, f"{src} → {dst}: {seg.name} "
+                                     f"in frames {_frames(frames)}: {reason} (transmission "
+                                     f"offset {pos})"))
         return []
 
     def _async(self, data: bytes, ctx: Ctx) -> list[Captured]:
@@ -419,6 +443,13 @@ class Session:
             self.puts.put(seg.conversation, seg.request, c)
             return []
         return [c]
+
+
+def _whole(seg: TshSegment) -> TshSegment:
+    """The segment as if it were whole (``partial`` cleared)."""
+    from dataclasses import replace
+
+    return replace(seg, partial=False)
 
 
 def _continuation(seg: TshSegment) -> bytes:

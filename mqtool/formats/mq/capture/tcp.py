@@ -29,6 +29,7 @@ class Chunk:
 
     data: bytes
     frame: int
+    at: int = 0  # file offset of the frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class Gap:
     after: int  # last frame delivered before the hole (0: none)
     before: int  # first frame after it
     why: str = "not captured"
+    at: int = 0  # file offset of the frame after the hole (of the cut frame)
 
 
 Event = Chunk | Gap
@@ -58,11 +60,11 @@ class Direction:
     next_seq: int | None = None
     syn_seen: bool = False
     last_frame: int = 0
-    waiting: dict[int, tuple[bytes, int, int]] = field(default_factory=dict)  # seq->(data,frame,len)
+    waiting: dict[int, Segment] = field(default_factory=dict)  # by sequence number
     waiting_bytes: int = 0
     recent: bytearray = field(default_factory=bytearray)
     retransmitted: int = 0
-    differing: list[tuple[int, int]] = field(default_factory=list)  # (frame, bytes differing)
+    differing: list[tuple[int, int, int]] = field(default_factory=list)  # frame, at, how many
 
     def add(self, seg: Segment) -> list[Event]:
         if seg.flags & SYN:
@@ -82,6 +84,13 @@ class Direction:
         out = self._deliver(seg, -rel)
         return out + self._drain()
 
+    def acked(self, ack: int) -> list[Event]:
+        """The other side acknowledged bytes up to ``ack``: a hole before waiting segments
+        that it acknowledged was received, just not captured; it will not be filled."""
+        if not self.waiting or self.next_seq is None or _rel(ack, self.next_seq) <= 0:
+            return []
+        return self._skip_to_first_waiting() + self._drain()
+
     def finish(self) -> list[Event]:
         """The end of the capture: waiting segments are delivered after a gap each."""
         out: list[Event] = []
@@ -99,13 +108,14 @@ class Direction:
         old = self.recent[start:start + len(seg.data)]
         new = seg.data[:len(old)]
         if old != new:
-            self.differing.append((seg.frame, sum(a != b for a, b in zip(old, new, strict=True))))
+            self.differing.append((seg.frame, seg.at,
+                                   sum(a != b for a, b in zip(old, new, strict=True))))
 
     def _wait(self, seg: Segment) -> list[Event]:
         prev = self.waiting.get(seg.seq)
-        if prev is None or seg.length > prev[2]:
-            self.waiting_bytes += seg.length - (prev[2] if prev else 0)
-            self.waiting[seg.seq] = (seg.data, seg.frame, seg.length)
+        if prev is None or seg.length > prev.length:
+            self.waiting_bytes += seg.length - (prev.length if prev else 0)
+            self.waiting[seg.seq] = seg
         else:
             self.retransmitted += 1
         if self.waiting_bytes <= MAX_WAITING:
@@ -117,10 +127,10 @@ class Direction:
         assert self.next_seq is not None
         seq = min(self.waiting, key=lambda s: _rel(s, self.next_seq or 0))
         size = _rel(seq, self.next_seq)
-        frame = self.waiting[seq][1]
+        first = self.waiting[seq]
         self.next_seq = seq
         self.recent.clear()
-        return [Gap(size, self.last_frame, frame)] if size > 0 else []
+        return [Gap(size, self.last_frame, first.frame, at=first.at)] if size > 0 else []
 
     def _drain(self) -> list[Event]:
         out: list[Event] = []
@@ -130,13 +140,13 @@ class Direction:
             if not ready:
                 break
             for s in ready:
-                data, frame, length = self.waiting.pop(s)
-                self.waiting_bytes -= length
+                seg = self.waiting.pop(s)
+                self.waiting_bytes -= seg.length
                 rel = _rel(s, self.next_seq)
-                if rel + length <= 0:
+                if rel + seg.length <= 0:
                     self.retransmitted += 1
                     continue
-                out += self._deliver(Segment(frame, 0.0, "", 0, "", 0, s, 0, data, length), -rel)
+                out += self._deliver(seg, -rel)
         return out
 
     def _deliver(self, seg: Segment, skip: int) -> list[Event]:
@@ -145,9 +155,9 @@ class Direction:
         out: list[Event] = []
         if skip and seg.data[:skip] != bytes(self.recent[len(self.recent) - skip:]):
             self._overlap(Segment(seg.frame, 0.0, "", 0, "", 0, seg.seq, 0, seg.data[:skip],
-                                  skip), -skip)
+                                  skip, seg.at), -skip)
         if data:
-            out.append(Chunk(data, seg.frame))
+            out.append(Chunk(data, seg.frame, seg.at))
             self.recent += data
             del self.recent[:-RECENT]
         missing = seg.length - skip - len(data)
@@ -155,5 +165,5 @@ class Direction:
         self.last_frame = seg.frame
         if missing > 0:
             self.recent.clear()
-            out.append(Gap(missing, seg.frame, seg.frame, "cut by the snap length"))
+            out.append(Gap(missing, seg.frame, seg.frame, "cut by the snap length", seg.at))
         return out
