@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from mqtool.errors import MqtoolError
 from mqtool.formats.mq.capture.framing import MAX_SEGMENT, Framer
 from mqtool.formats.mq.capture.packets import sniff_capture
-from mqtool.formats.mq.capture.read import HEAD, CaptureReader, CapturedMessage, read_capture
+from mqtool.formats.mq.capture.read import HEAD, CapturedMessage, CaptureReader, read_capture
 from mqtool.formats.mq.capture.session import Session
 from mqtool.formats.mq.capture.tcp import Chunk
 from mqtool.testing import mq_capture as mc
@@ -194,7 +194,7 @@ def test_a_file_that_ends_mid_record(cut: int) -> None:
 
 def test_a_connection_whose_start_was_not_captured() -> None:
     packets = _packets(_client(), handshake=False)
-    packets = [packets[0]] + packets[2:]  # lose the MQOPEN reply: the handle stays unknown
+    packets = [packets[0], *packets[2:]]  # lose the MQOPEN reply: the handle stays unknown
     later = [p for p in packets if p.way == "c2s" and p.payload][1:]
     start = packets.index(later[0])
     half = mc.Packet(later[0].way, later[0].seq + 700, later[0].ack, later[0].flags,
@@ -232,7 +232,7 @@ def test_channel_data_without_msh_and_split_over_segments() -> None:
     conv = mc.Conversation(tshm=False, max_segment=2000)
     conv.channel_message("PAY.IN", "QM2", b"m" * 9000, msh=False)
     conv.channel_message("PAY.IN", "QM2", b"n" * 5000, msh=True)
-    msgs, reader = _read(mc.capture(mc.ip_frames(mc.tcp_packets(conv), mc.Endpoints())))
+    msgs, _reader = _read(mc.capture(mc.ip_frames(mc.tcp_packets(conv), mc.Endpoints())))
     _same(msgs, conv.expected)
     assert sum(1 for way, _ in conv.sends) > 2
 

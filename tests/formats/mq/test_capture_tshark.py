@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mqtool.formats.mq.capture.read import HEAD, CaptureReader, CapturedMessage
+from mqtool.formats.mq.capture.read import HEAD, CapturedMessage, CaptureReader
 from mqtool.testing.mq_capture import Scenario, scenarios
 from tests.formats.mq import tshark_mq
 
