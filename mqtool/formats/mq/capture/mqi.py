@@ -15,7 +15,8 @@ from mqtool.formats.mq.capture import fap
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
 
 EBCDIC_PAGE, ASCII_PAGE = "cp037", "latin-1"
-_ID = 4  # every StrucId is four characters
+_ID = fap.mqod(True, ASCII_PAGE).field("strucid").size or 0  # every StrucId: 4 characters
+_LONG = fap.mqod(True, ASCII_PAGE).field("version").size or 0  # an MQLONG
 
 
 def strucid(data: bytes, pos: int) -> str:
@@ -35,7 +36,7 @@ def _page(data: bytes, pos: int) -> str:
 
 
 def _int(data: bytes, pos: int, big: bool) -> int:
-    return int.from_bytes(data[pos:pos + 4], "big" if big else "little", signed=True)
+    return int.from_bytes(data[pos:pos + _LONG], "big" if big else "little", signed=True)
 
 
 @dataclass

@@ -17,6 +17,7 @@ pcapng specification (IETF draft "PCAP Next Generation Dump File Format").
 from __future__ import annotations
 
 import ipaddress
+import struct
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from mqtool.model import Problem
 
 PCAP_MAGICS = {b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1"}
 PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
+_PCAP_HEADER = struct.Struct("<IHHiIII")  # magic, version, zone, sigfigs, snaplen, link type
+_PCAPNG_START = struct.Struct("4s4s4s")  # block type, block length, byte-order magic
 MAX_RECORD = 16 * 1024 * 1024  # larger than any record a capture tool writes
 
 # LINKTYPE_* values (tcpdump.org link-layer header types)
@@ -44,10 +47,12 @@ _BLOCK_TYPE = 4  # a pcapng block starts with its 4-byte type: 0 of them is the 
 
 def sniff_capture(head: bytes) -> str | None:
     """``pcap`` or ``pcapng`` for the first bytes of a capture file, else None."""
-    if head[:4] in PCAP_MAGICS and len(head) >= 24:
+    if len(head) < _PCAP_HEADER.size:
+        return None
+    magic, _length, order = _PCAPNG_START.unpack_from(head)
+    if magic in PCAP_MAGICS:
         return "pcap"
-    if head[:4] == PCAPNG_MAGIC and len(head) >= 12 and head[8:12] in (b"\x1a\x2b\x3c\x4d",
-                                                                      b"\x4d\x3c\x2b\x1a"):
+    if magic == PCAPNG_MAGIC and order in (b"\x1a\x2b\x3c\x4d", b"\x4d\x3c\x2b\x1a"):
         return "pcapng"
     return None
 
