@@ -126,7 +126,8 @@ def summarize(pcf: Pcf) -> EventSummary | None:
     kind = _BY_COMMAND.get(command) if isinstance(command, int) else None
     if kind is None:
         return None
-    reason = int(head.get("reason") or 0)
+    got = head.get("reason")
+    reason = got if isinstance(got, int) else 0
     params: dict[str, Any] = {}
     ids: dict[str, int] = {}
     for p in [*pcf.parameters, *(m for g in pcf.parameters for m in g.get("parameters", []))]:
