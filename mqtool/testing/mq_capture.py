@@ -477,3 +477,25 @@ def scenarios(seed: int = 0) -> list[Scenario]:
     add("c-any-duplicates", c_client(Conversation()), link=pw.LINK_SLL, any_duplicates=True)
     add("c-port-1500", c_client(Conversation()), port=1500, nano=True)
     return out
+
+
+def write_large_capture(path: str, copies: int, size: int) -> None:
+    """A pcap of ``copies`` connections, each putting one message of ``size`` bytes,
+    streamed to ``path`` (for memory tests and benchmarks: one connection is built, the
+    others are its frames with another client port; their TCP checksums are not redone)."""
+    conv = Conversation()
+    conv.mqopen("BIG.Q", 5)
+    conv.mqput(5, "BIG.Q", bytes(range(256)) * (size // 256))
+    records = [pw.link_frame(pw.LINK_ETHERNET, p)
+               for _t, p in ip_frames(tcp_packets(conv), Endpoints())]
+    client = bytes(int(x) for x in Endpoints().client.split("."))
+    with open(path, "wb") as f:
+        f.write(pw.pcap_file([], pw.LINK_ETHERNET))
+        for k in range(copies):
+            port = struct.pack(">H", 20000 + k % 40000)
+            for rec in records:
+                data = bytearray(rec)
+                ip = 14  # Ethernet header, then a 20-byte IPv4 header: this writer's frames
+                at = ip + 20 if data[ip + 12:ip + 16] == client else ip + 22
+                data[at:at + 2] = port
+                f.write(struct.pack("<IIII", 1_700_000_000 + k, 0, len(data), len(data)) + data)

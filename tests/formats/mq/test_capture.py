@@ -329,32 +329,11 @@ RSS = textwrap.dedent("""
 """)
 
 
-def _big_capture(path: Path, copies: int, size: int) -> None:
-    """``copies`` connections each putting one message of ``size`` bytes, streamed to disk
-    (the ports differ; the TCP checksums of the copies are not recomputed)."""
-    conv = mc.Conversation()
-    conv.mqopen("BIG.Q", 5)
-    conv.mqput(5, "BIG.Q", bytes(range(256)) * (size // 256))
-    frames = mc.ip_frames(mc.tcp_packets(conv), mc.Endpoints())
-    records = [pw.link_frame(pw.LINK_ETHERNET, p) for _t, p in frames]
-    with path.open("wb") as f:
-        f.write(pw.pcap_file([], pw.LINK_ETHERNET))
-        for k in range(copies):
-            port = struct.pack(">H", 20000 + k)
-            for rec in records:
-                ip = 14
-                tcp = ip + 20
-                data = bytearray(rec)
-                where = tcp if data[ip + 12:ip + 16] == bytes([10, 0, 0, 5]) else tcp + 2
-                data[where:where + 2] = port
-                f.write(struct.pack("<IIII", 1_700_000_000 + k, 0, len(data), len(data)) + data)
-
-
 @pytest.mark.slow
 def test_memory_stays_bounded_on_a_large_capture(tmp_path: Path) -> None:
     small, large = tmp_path / "small.pcap", tmp_path / "large.pcap"
-    _big_capture(small, 1, 1 << 20)
-    _big_capture(large, 96, 1 << 20)  # about 100 MB of capture, 96 MB of message bodies
+    mc.write_large_capture(str(small), 1, 1 << 20)
+    mc.write_large_capture(str(large), 96, 1 << 20)  # about 100 MB of capture, 96 MB of message bodies
     script = tmp_path / "rss.py"
     script.write_text(RSS)
 

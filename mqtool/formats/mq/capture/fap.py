@@ -80,12 +80,14 @@ PMO_SIZES = {1: 128, 2: 152, 3: 176}
 OR_SIZE, RR_SIZE = 96, 8  # MQOR, MQRR records of a distribution list
 
 
+@lru_cache(maxsize=1)
 def tsh_start() -> Layout:
     """TSH StrucId and SegmentLength: big-endian whatever the ByteOrder."""
     v = Variant(big=True, codepage="latin-1")
     return dsect("TSH", "strucid" / Hex(4), "segmentlength" / v.U4)
 
 
+@lru_cache(maxsize=1)
 def tsh_mpx() -> Layout:
     """The TSHM fields after SegmentLength: big-endian ids of a shared conversation."""
     v = Variant(big=True, codepage="latin-1")

@@ -159,7 +159,8 @@ class Direction:
         if data:
             out.append(Chunk(data, seg.frame, seg.at))
             self.recent += data
-            del self.recent[:-RECENT]
+            if len(self.recent) > 2 * RECENT:  # trimmed now and then, not per segment
+                del self.recent[:-RECENT]
         missing = seg.length - skip - len(data)
         self.next_seq = (seg.seq + seg.length) % SEQ_MOD
         self.last_frame = seg.frame
