@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import MqtoolError
+from mqtool.formats.mq.capture import fap
 from mqtool.formats.mq.capture.framing import MAX_SEGMENT, Framer
 from mqtool.formats.mq.capture.packets import sniff_capture
 from mqtool.formats.mq.capture.read import HEAD, CapturedMessage, CaptureReader, read_capture
@@ -26,6 +27,7 @@ from mqtool.formats.mq.capture.session import Session
 from mqtool.formats.mq.capture.tcp import Chunk
 from mqtool.testing import mq_capture as mc
 from mqtool.testing import pcap_writer as pw
+from tests.formats.mq import ibm_constants
 
 SCENARIOS = {s.name: s for s in mc.scenarios()}
 
@@ -348,3 +350,21 @@ def test_memory_stays_bounded_on_a_large_capture(tmp_path: Path) -> None:
     assert large.stat().st_size > 100 << 20
     # what one message needs, not what the file holds: growth far below the 96 MB of bodies
     assert rss_large - rss_small < 40 * 1024, (rss_small, rss_large)
+
+
+@pytest.mark.parametrize(("name", "declare", "versions"), [
+    ("MQOD", fap.mqod, fap.OD_VERSIONS), ("MQGMO", fap.mqgmo, fap.GMO_VERSIONS),
+    ("MQPMO", fap.mqpmo, fap.PMO_VERSIONS)])
+def test_mqi_structure_sizes_are_ibms(name: str, declare: Any, versions: tuple[int, ...]) -> None:
+    """Versions without pointer fields have IBM's lengths; those with pointers travel with
+    4-byte pointers (IBM's lengths on 32-bit platforms; the vendored constants are the
+    64-bit ones, where the pointers take 8 bytes and padding)."""
+    ibm = ibm_constants.by_name()
+    pointers = {"MQOD": (2, 3, 4), "MQPMO": (2, 3), "MQGMO": ()}[name]
+    for v in versions:
+        size = declare(True, "latin-1", v).size
+        if v in pointers:
+            assert size < ibm[f"{name}_LENGTH_{v}"], (name, v)
+        else:
+            assert size == ibm[f"{name}_LENGTH_{v}"], (name, v)
+    assert max(versions) == ibm[f"{name}_CURRENT_VERSION"]

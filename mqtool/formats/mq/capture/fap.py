@@ -73,11 +73,11 @@ SPI_VERBS = {1: "QUERY", 2: "PUT", 3: "GET", 4: "ACTIVATE", 5: "SYNCHPOINT", 6: 
              7: "SUBSCRIBE", 11: "NOTIFY", 12: "OPEN"}
 SPI_PUT, SPI_GET, SPI_OPEN = 2, 3, 12
 
-# Structure sizes by version (IBM MQ MQxx_LENGTH_n)
-OD_SIZES = {1: 168, 2: 200, 3: 336, 4: 400}
-GMO_SIZES = {1: 72, 2: 80, 3: 100, 4: 112}
-PMO_SIZES = {1: 128, 2: 152, 3: 176}
-OR_SIZE, RR_SIZE = 96, 8  # MQOR, MQRR records of a distribution list
+# Structure versions (their sizes are the declarations' below: MQOD 168 / 200 / 336 / 400,
+# MQGMO 72 / 80 / 100 / 112, MQPMO 128 / 152 / 176; pointer fields travel as 4 bytes, so
+# these are IBM MQ's MQxx_LENGTH_n of 32-bit platforms)
+OD_VERSIONS, GMO_VERSIONS, PMO_VERSIONS = (1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3)
+RR_SIZE = 8  # MQRR (CompCode, Reason) of a distribution list; MQOR is formats.mq.layout's
 
 
 @lru_cache(maxsize=1)
@@ -253,10 +253,10 @@ def layouts() -> dict[str, Layout]:
                         ("SPI", spi_header), ("SPxx", spi_struct), ("SPxx.data", spi_data),
                         ("LPOO", lpoo)):
             out[f"{name}.{e}"] = f(big)
-        for version in OD_SIZES:
+        for version in OD_VERSIONS:
             out[f"MQOD.v{version}.{e}"] = mqod(big, "latin-1", version)
-        for version in GMO_SIZES:
+        for version in GMO_VERSIONS:
             out[f"MQGMO.v{version}.{e}"] = mqgmo(big, "latin-1", version)
-        for version in PMO_SIZES:
+        for version in PMO_VERSIONS:
             out[f"MQPMO.v{version}.{e}"] = mqpmo(big, "latin-1", version)
     return out

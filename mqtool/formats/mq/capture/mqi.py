@@ -8,15 +8,19 @@ dissector (packet-mq.c) for the SPI, LPOO and asynchronous-message layouts. See 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mqtool.formats.mq.capture import fap
+from mqtool.formats.mq.layout import PMR_FIELDS, header_layout
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
+from mqtool.layout import Layout
 
 EBCDIC_PAGE, ASCII_PAGE = "cp037", "latin-1"
 _ID = fap.mqod(True, ASCII_PAGE).field("strucid").size or 0  # every StrucId: 4 characters
 _LONG = fap.mqod(True, ASCII_PAGE).field("version").size or 0  # an MQLONG
+_OR_SIZE = header_layout("MQOR").size or 0  # an MQOR of a distribution list
 
 
 def strucid(data: bytes, pos: int) -> str:
@@ -45,20 +49,31 @@ class Struct:
     size: int
 
 
-def od(data: bytes, pos: int, big: bool) -> Struct | None:
-    """The MQOD at ``pos`` (with its distribution-list records), None when there is none."""
-    if strucid(data, pos) != "OD  ":
+def _versioned(data: bytes, pos: int, big: bool, sid: str, versions: tuple[int, ...],
+               declare: Callable[[bool, str, int], Layout]) -> Struct | None:
+    """A structure told by its StrucId and measured by its Version's declaration."""
+    if strucid(data, pos) != sid:
         return None
     version = _int(data, pos + _ID, big)
-    size = fap.OD_SIZES.get(version)
-    if size is None or len(data) < pos + size:
+    if version not in versions:
         return None
-    values = fap.mqod(big, _page(data, pos), version).values(data, pos)
-    records = int(values.get("recspresent") or 0)
-    if records > 0:
-        size += records * ((fap.OR_SIZE if values.get("objectrecoffset") else 0) +
-                           (fap.RR_SIZE if values.get("responserecoffset") else 0))
-    return Struct(values, size)
+    layout = declare(big, _page(data, pos), version)
+    size = layout.size or 0
+    if len(data) < pos + size:
+        return None
+    return Struct(layout.values(data, pos), size)
+
+
+def od(data: bytes, pos: int, big: bool) -> Struct | None:
+    """The MQOD at ``pos`` (with its distribution-list records), None when there is none."""
+    found = _versioned(data, pos, big, "OD  ", fap.OD_VERSIONS, fap.mqod)
+    if found is not None:
+        records = int(found.values.get("recspresent") or 0)
+        if records > 0:
+            found.size += records * (
+                (_OR_SIZE if found.values.get("objectrecoffset") else 0) +
+                (fap.RR_SIZE if found.values.get("responserecoffset") else 0))
+    return found
 
 
 def md(data: bytes, pos: int) -> Struct | None:
@@ -71,32 +86,22 @@ def md(data: bytes, pos: int) -> Struct | None:
 
 
 def gmo(data: bytes, pos: int, big: bool) -> Struct | None:
-    if strucid(data, pos) != "GMO ":
-        return None
-    version = _int(data, pos + _ID, big)
-    size = fap.GMO_SIZES.get(version)
-    if size is None or len(data) < pos + size:
-        return None
-    return Struct(fap.mqgmo(big, _page(data, pos), version).values(data, pos), size)
+    """The MQGMO at ``pos``."""
+    return _versioned(data, pos, big, "GMO ", fap.GMO_VERSIONS, fap.mqgmo)
 
 
 def pmo(data: bytes, pos: int, big: bool) -> Struct | None:
-    if strucid(data, pos) != "PMO ":
-        return None
-    version = _int(data, pos + _ID, big)
-    size = fap.PMO_SIZES.get(version)
-    if size is None or len(data) < pos + size:
-        return None
-    values = fap.mqpmo(big, _page(data, pos), version).values(data, pos)
-    records = int(values.get("recspresent") or 0)
-    if records > 0:
-        fields = int(values.get("putmsgrecfields") or 0)
-        from mqtool.formats.mq.layout import PMR_FIELDS
-
-        pmr = sum(n for flag, _name, n in PMR_FIELDS if fields & flag)
-        size += records * ((pmr if values.get("putmsgrecoffset") else 0) +
-                           (fap.RR_SIZE if values.get("responserecoffset") else 0))
-    return Struct(values, size)
+    """The MQPMO at ``pos`` (with its put-message and response records)."""
+    found = _versioned(data, pos, big, "PMO ", fap.PMO_VERSIONS, fap.mqpmo)
+    if found is not None:
+        records = int(found.values.get("recspresent") or 0)
+        if records > 0:
+            fields = int(found.values.get("putmsgrecfields") or 0)
+            pmr = sum(n for flag, _name, n in PMR_FIELDS if fields & flag)
+            found.size += records * (
+                (pmr if found.values.get("putmsgrecoffset") else 0) +
+                (fap.RR_SIZE if found.values.get("responserecoffset") else 0))
+    return found
 
 
 def lpoo(data: bytes, pos: int, big: bool) -> Struct | None:
