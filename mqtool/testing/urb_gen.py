@@ -41,6 +41,7 @@ F_NOT_OUTPUT, F_RANGE, F_OPTIMIZED = (_code(FIELD_FLAG_BITS, t) for t in (
     "not in the output", "repeating MU/PE element", "optimized"))
 GFFT_OPTIMIZED = _code(GFFT_FLAGS, "optimized")
 NATDATE_EPOCH = date(1970, 1, 1)
+START = datetime(2004, 6, 9, 15, 22, 52, 385856)  # transaction times count on from here (UTC)
 NATDATE_1970 = 719527  # Natural day number of 1970-01-01 (adapya-base dtconv)
 
 
@@ -394,11 +395,13 @@ def changes(n: int, seed: int = 0, optimized: bool = False, per_tx: int = 5) -> 
     return out
 
 
-def stream(fields: list[Field], transactions: list[list[Change]], enc: Encoding = ZOS, optimized: bool = False,
-           dbid: int = 10006, fnr: int = 9, gfft: bool = True, subscription: str = "EMPLOYEE") -> Stream:
+def stream(fields: list[Field], transactions: list[list[Change]], enc: Encoding = ZOS,
+           optimized: bool = False, dbid: int = 10006, fnr: int = 9, gfft: bool = True,
+           subscription: str = "EMPLOYEE") -> Stream:
     """The URBF message (``gfft``), then one data message per transaction."""
     parts = [gfft_message(fields, enc, dbid, fnr, optimized=optimized)] if gfft else []
     for t, tx in enumerate(transactions):
+        when = START + timedelta(seconds=t)
         records = []
         for c in tx:
             images = []
@@ -406,9 +409,11 @@ def stream(fields: list[Field], transactions: list[list[Change]], enc: Encoding 
                 images.append(("B", image(fields, c.before, enc, optimized)))
             if c.after is not None:
                 images.append(("A", image(fields, c.after, enc, optimized)))
-            records.append(({"urbrfnr": fnr, "urbrisn": c.isn, "urbrtyp": c.kind}, images))
+            records.append(({"urbrfnr": fnr, "urbrisn": c.isn, "urbrtyp": c.kind,
+                             "urbrtime": when.isoformat() + "Z"}, images))
         msg = data_message({"urbtsnam": subscription, "urbttsnr": t + 1, "urbtdbid": dbid,
-                            "urbtarc": enc.arc, "urbtacod": enc.acod, "urbtwcod": enc.wcod},
+                            "urbtarc": enc.arc, "urbtacod": enc.acod, "urbtwcod": enc.wcod,
+                            "urbtttim": when.isoformat() + "Z"},
                            records, {"urbhname": "REPTOR", "urbhmsnr": t + 2})
         parts.append(build_message(replace(msg, encoding="ebcdic" if enc.ebcdic else "ascii",
                                            byte_order="big" if enc.big else "little")))
