@@ -25,7 +25,7 @@ from typing import Union
 
 import pyarrow as pa
 
-from mqtool.errors import InputError
+from mqtool.errors import ExitStatus, MqtoolError
 
 # Adabas field formats (Adabas Command Reference, *Record Buffers*: A alphanumeric, B binary,
 # F fixed point, G floating point, P packed decimal, U unpacked decimal, W wide character)
@@ -37,8 +37,11 @@ MAX_OCCURRENCES = 65534  # Adabas: MU values and PE occurrences of a record (mai
 MAX_DIGITS = 38  # decimal128
 
 
-class LayoutError(InputError):
-    """A layout that cannot be used: names its source and where in it."""
+class LayoutError(MqtoolError):
+    """A layout that cannot be used (a malformed format buffer, FDT or global format field
+    table): names its source and where in it; bad input, exit status 2."""
+
+    status = ExitStatus.DECODE
 
     def __init__(self, source: str, reason: str) -> None:
         self.source, self.reason = source, reason

@@ -18,6 +18,8 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from mqtool.formats.urb.fdt import Fdt
 from mqtool.formats.urb.formatbuffer import Given, layout_for
 from mqtool.formats.urb.typed.gfft import Gfft
@@ -97,6 +99,19 @@ class Layouts:
             stream = fs.stream[k][1].layout if k >= 0 else None
         order = (stream, fs.user) if self.prefer == "stream" else (fs.user, stream)
         return next((x for x in (*order, fs.fdt_layout) if x is not None), None)
+
+    def assign(self, key: Key, files: np.ndarray, offsets: np.ndarray) -> list[RecordLayout | None]:
+        """``for_image`` for many images of one file at once (input file indices, offsets)."""
+        fs = self.files.get(key)
+        if fs is None:
+            return [None] * len(files)
+        at = np.zeros(len(files), np.int64) - 1
+        if fs.stream:
+            marks = np.array([p for p, _ in fs.stream], np.int64).reshape(-1, 2)
+            at = np.searchsorted(marks[:, 0] * (1 << 40) + marks[:, 1], files.astype(np.int64) * (1 << 40) + offsets,
+                                 side="right") - 1
+        choices = [self.for_image(key, p) for p, _ in fs.stream] + [self.for_image(key, (-1, -1))]
+        return [choices[int(k)] for k in at]
 
     def count(self, layout: RecordLayout, n: int) -> None:
         key = (layout.dbid or 0, layout.fnr or 0)

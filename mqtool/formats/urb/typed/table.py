@@ -128,24 +128,33 @@ def encodings(changes: pa.Table, transactions: pa.Table | None = None, messages:
               keep_blanks: bool = False, wide_codec: str | None = None) -> tuple[list[Encoding], np.ndarray]:
     """The distinct encodings of the images of ``changes`` and each row's index into them."""
     n = changes.num_rows
+    if not n:
+        return [], np.zeros(0, np.int64)
     tx = _joined(changes, transactions, ["transaction"], ["urbtarc", "urbtacod", "urbtwcod"])
     msg = _joined(changes, messages, ["file", "msg"], ["byte_order", "codepage"])
     cps = pc.coalesce(msg["codepage"].cast(pa.string()),
-                      _col(changes, "image_codepage", pa.string())).fill_null("cp037")
-    orders = msg["byte_order"].cast(pa.string()).fill_null("big")
-    combo = pa.table({"arc": tx["urbtarc"].cast(pa.int64()).fill_null(0),
-                      "acod": tx["urbtacod"].cast(pa.int64()).fill_null(0),
-                      "wcod": tx["urbtwcod"].cast(pa.int64()).fill_null(0),
-                      "cp": cps, "order": orders})
-    if not n:
-        return [], np.zeros(0, np.int64)
-    distinct = combo.group_by(combo.column_names, use_threads=False).aggregate([])
-    found = [encoding_of(r["arc"], r["acod"], r["wcod"], r["cp"], r["order"] == "big", keep_blanks, wide_codec)
-             for r in distinct.to_pylist()]
-    ids = combo.append_column("__row", pa.array(np.arange(n))).join(
-        distinct.append_column("__enc", pa.array(np.arange(distinct.num_rows))),
-        combo.column_names, use_threads=False).sort_by("__row").column("__enc").to_numpy()
-    return found, ids
+                      _col(changes, "image_codepage", pa.string())).fill_null("cp037").dictionary_encode()
+    orders = msg["byte_order"].cast(pa.string()).fill_null("big").dictionary_encode()
+    columns = [tx[c].cast(pa.int64()).fill_null(0).to_numpy() for c in ("urbtarc", "urbtacod", "urbtwcod")]
+    columns += [cps.indices.to_numpy().astype(np.int64), orders.indices.to_numpy().astype(np.int64)]
+    key = np.zeros(n, np.int64)
+    levels = []
+    for col in columns:  # each column's distinct values, then one mixed-radix key a row
+        values, inverse = np.unique(col, return_inverse=True)
+        levels.append(values)
+        key = key * len(values) + inverse.ravel()
+    distinct, ids = np.unique(key, return_inverse=True)
+    cp_names, order_names = cps.dictionary.to_pylist(), orders.dictionary.to_pylist()
+    found = []
+    for k in distinct.tolist():
+        picked = []
+        for values in reversed(levels):
+            k, r = divmod(k, len(values))
+            picked.append(int(values[r]))
+        arc, acod, wcod, cp, o = reversed(picked)
+        found.append(encoding_of(arc, acod, wcod, cp_names[cp], order_names[o] == "big", keep_blanks,
+                                 wide_codec))
+    return found, ids.ravel()
 
 
 def typed_changes(changes: pa.Table, layouts: Layouts, transactions: pa.Table | None = None,
@@ -162,16 +171,17 @@ def typed_changes(changes: pa.Table, layouts: Layouts, transactions: pa.Table | 
         return out
     changes = changes.combine_chunks()
     found, enc_ids = encodings(changes, transactions, messages, keep_blanks, wide_codec)
-    order = list(dict.fromkeys((files or []) + _col(changes, "file", pa.string()).to_pylist()))
-    file_index = np.array([order.index(f) if f in order else 0
-                           for f in _col(changes, "file", pa.string()).to_pylist()], np.int64)
+    names = _col(changes, "file", pa.string())
+    order = list(dict.fromkeys((files or []) + pc.unique(names.drop_null()).to_pylist()))
+    file_index = pc.index_in(names, value_set=pa.array(order, pa.string())).fill_null(0).to_numpy().astype(np.int64)
     offsets = _col(changes, "offset", pa.int64()).fill_null(0).to_numpy()
     dbid = _col(changes, "dbid", pa.int64()).fill_null(0).to_numpy()
     fnr = _col(changes, "file_number", pa.int64()).fill_null(0).to_numpy()
     errors: list[pa.Table] = []
-    for key in sorted({(int(d), int(f)) for d, f in zip(dbid, fnr, strict=True)}):
+    for both in np.unique(dbid * (1 << 32) + fnr).tolist():
+        key = (both >> 32, both & 0xFFFFFFFF)
         rows = np.nonzero((dbid == key[0]) & (fnr == key[1]))[0]
-        chosen = [layouts.for_image(key, (int(file_index[r]), int(offsets[r]))) for r in rows]
+        chosen = layouts.assign(key, file_index[rows], offsets[rows])
         typed, errs = _file_table(changes, rows, chosen, found, enc_ids, layouts, key)
         if typed is not None:
             out.tables[key] = typed

@@ -113,16 +113,22 @@ def text(flat: np.ndarray, offsets: np.ndarray, codec: str, keep_blanks: bool = 
 
 
 def _multibyte(flat: np.ndarray, offsets: np.ndarray, codec: str) -> tuple[pa.Array, Failures]:
-    """UTF-8 checked by Arrow in one pass; other encodings value by value."""
+    """UTF-8 checked by Arrow in one pass, UTF-16 decoded in one pass; value by value where
+    that fails (to say which value is not text) and for other encodings."""
     raw = flat.tobytes()
     n = len(offsets) - 1
-    if codec.replace("-", "").replace("_", "").lower() == "utf8":
+    name = codec.replace("-", "").replace("_", "").lower()
+    if name == "utf8":
         arr = pa.BinaryArray.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets.astype(np.int32)),
                                                            pa.py_buffer(raw)])
         try:
             return arr.cast(pa.string()), []
         except pa.ArrowInvalid:
             pass
+    elif name in ("utf16be", "utf16le"):
+        whole = _utf16(flat, offsets, codec)
+        if whole is not None:
+            return whole, []
     values: list[str | None] = []
     fails: Failures = []
     for i in range(n):
@@ -133,6 +139,33 @@ def _multibyte(flat: np.ndarray, offsets: np.ndarray, codec: str) -> tuple[pa.Ar
             values.append(None)
             fails.append((i, f"not {codec} text: byte {e.start} of the value ({e.reason})"))
     return pa.array(values, pa.string()), fails
+
+
+def _utf16(flat: np.ndarray, offsets: np.ndarray, codec: str) -> pa.Array | None:
+    """UTF-16 values decoded all at once; None when one of them is not UTF-16 on its own (an
+    odd length, a surrogate pair cut at either end: the caller then goes value by value)."""
+    if (offsets % 2).any():
+        return None
+    units = flat.view(">u2" if codec.lower().replace("_", "-").endswith("be") else "<u2")
+    low = (units >= 0xDC00) & (units < 0xE000)
+    starts, ends = offsets[:-1] // 2, offsets[1:] // 2
+    full = ends > starts
+    if len(units) and ((units[np.maximum(ends[full] - 1, 0)] >= 0xD800) & (units[np.maximum(ends[full] - 1, 0)] < 0xDC00)).any():
+        return None
+    if len(units) and low[np.minimum(starts[full], len(units) - 1)].any():
+        return None
+    try:
+        decoded = flat.tobytes().decode(codec)
+    except UnicodeDecodeError:
+        return None
+    points = np.frombuffer(decoded.encode("utf-32-le"), np.uint32)
+    utf8 = 1 + (points >= 0x80) + (points >= 0x800) + (points >= 0x10000)
+    chars = np.zeros(len(units) + 1, np.int64)  # characters before each code unit
+    np.cumsum(1 - low, out=chars[1:])
+    cum = np.zeros(len(points) + 1, np.int64)
+    np.cumsum(utf8, out=cum[1:])
+    return pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(cum[chars[offsets // 2]].astype(np.int32)),
+                                       pa.py_buffer(decoded.encode("utf-8")))
 
 
 # --------------------------------------------------------------------------- binary, floats
@@ -372,7 +405,8 @@ def fixed(v: Value, m: np.ndarray, enc: Encoding) -> tuple[pa.Array, Failures]:
             arr, _bad = count_times(ints.astype(np.int64), v.mask, np.zeros(n, bool))
             return arr, []
         return pa.array(ints, value_type(v)), []
-    return pa.array([bytes(r) for r in m] if n else [], pa.binary()), []
+    raw = pa.py_buffer(np.ascontiguousarray(m).tobytes())
+    return pa.Array.from_buffers(pa.binary(size), n, [None, raw]).cast(pa.binary()), []
 
 
 def _decimal(v: Value, dg: Digits) -> tuple[pa.Array, Failures]:
