@@ -12,10 +12,16 @@ The entry points a command calls::
 ``fdt.load_fdt``.
 """
 
-from mqtool.formats.urb.typed.gfft import Gfft, scan, tables
-from mqtool.formats.urb.typed.layout import LayoutError, RecordLayout
-from mqtool.formats.urb.typed.sources import Layouts
-from mqtool.formats.urb.typed.table import TypedChanges, encoding_of, table_name, typed_changes
+from importlib import import_module
+from typing import Any
 
-__all__ = ["Gfft", "LayoutError", "Layouts", "RecordLayout", "TypedChanges", "encoding_of", "scan",
-           "table_name", "tables", "typed_changes"]
+_WHERE = {"Gfft": "gfft", "scan": "gfft", "tables": "gfft", "LayoutError": "layout", "RecordLayout": "layout",
+          "Layouts": "sources", "TypedChanges": "table", "encoding_of": "table", "table_name": "table",
+          "typed_changes": "table"}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:  # the submodules import the FDT and format-buffer modules,
+    if name in _WHERE:  # which import this package's layout: loaded on first use
+        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(name)

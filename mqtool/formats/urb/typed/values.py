@@ -286,7 +286,7 @@ def decimals(dg: Digits, precision: int, scale: int) -> pa.Array:
         for h, lo_, neg in zip(high.tolist(), low.tolist(), dg.negative.tolist(), strict=True):
             v = h * 10**18 + lo_
             raw += (-v if neg else v).to_bytes(16, "little", signed=True)
-        words = np.frombuffer(bytes(raw), np.int64).reshape(n, 2) if n else words
+        words = np.frombuffer(bytes(raw), np.int64).reshape(n, 2).copy() if n else words
     words[dg.bad] = 0
     validity = _validity(~dg.bad)
     return pa.Array.from_buffers(pa.decimal128(precision, scale), n,
