@@ -206,13 +206,12 @@ def _text(value: str, length: int, codec: str, blank: bytes) -> bytes:
 
 def encode(f: Field, value: Any, enc: Encoding) -> bytes:
     """The image bytes of one value of field ``f``."""
-    order = "big" if enc.big else "little"
     if f.fmt == A:
         return _text(value, f.length, enc.acodec, " ".encode(enc.acodec))
     if f.fmt == W:
         return _text(value, f.length, enc.wcodec, " ".encode(enc.wcodec))
     if f.fmt in (B, SIGNED):
-        return int(value).to_bytes(f.length, order, signed=f.fmt == SIGNED)
+        return int(value).to_bytes(f.length, "big" if enc.big else "little", signed=f.fmt == SIGNED)
     if f.fmt == BYTES:
         return bytes(value)
     if f.fmt in (P, U):

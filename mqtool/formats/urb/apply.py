@@ -39,6 +39,7 @@ APPLIED = ("I", "U", "R")  # record types whose after image is the record from t
 DELETE = "D"
 META = [("_change", pa.string()), ("_transaction_number", pa.int64()), ("_transaction_time", TS),
         ("_record_time", TS), ("_subscription", pa.string())]
+QUOTED = 120  # characters of a reader's complaint quoted
 NEEDED = ("isn", "record_type", "after", "dbid", "file_number")
 
 
@@ -85,7 +86,7 @@ def _read(path: str) -> pa.Table:
     try:
         t = pq.read_table(path)
     except (OSError, pa.ArrowInvalid) as e:
-        raise InputError(f"{path}: not a Parquet table ({str(e).splitlines()[0][:120]})") from None
+        raise InputError(f"{path}: not a Parquet table ({str(e).splitlines()[0][:QUOTED]})") from None
     missing = [c for c in NEEDED if c not in t.column_names]
     if missing:
         raise InputError(f"{path}: not a typed change table (no {', '.join(missing)} column)")
@@ -103,7 +104,8 @@ def apply(batches: list[pa.Table], to: str) -> dict[Key, FileResult]:
     by_file: dict[Key, list[pa.Table]] = {}
     for k, t in enumerate(batches):
         t = t.append_column("__batch", pa.array(np.full(t.num_rows, k, np.int64)))
-        keys = t.select(["dbid", "file_number"]).group_by(["dbid", "file_number"], use_threads=False).aggregate([])
+        keys = t.select(["dbid", "file_number"]).group_by(["dbid", "file_number"],
+                                                          use_threads=False).aggregate([])
         for d, f in zip(keys.column("dbid").to_pylist(), keys.column("file_number").to_pylist(), strict=True):
             mask = pc.and_(pc.equal(t.column("dbid"), d), pc.equal(t.column("file_number"), f))
             by_file.setdefault((int(d or 0), int(f or 0)), []).append(t.filter(mask))
@@ -156,7 +158,8 @@ def _fill(t: pa.Table, name: str) -> np.ndarray:
     col = t.column(name).combine_chunks()
     if pa.types.is_timestamp(col.type):
         col = col.cast(pa.int64())
-    return col.fill_null(np.iinfo(np.int64).min).to_numpy()
+    out: np.ndarray = col.fill_null(np.iinfo(np.int64).min).to_numpy()
+    return out
 
 
 def _last_per_isn(changes: pa.Table) -> pa.Table:
@@ -177,8 +180,8 @@ def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir) -> FileResult:
     old = pq.read_table(path) if path.exists() else None
     typ = _after_type(parts)
     if old is not None:
-        typ = pa.struct(list({**{f.name: f for f in old.schema if f.name != "isn" and not f.name.startswith("_")},
-                              **{f.name: f for f in typ}}.values()))
+        kept = {f.name: f for f in old.schema if f.name != "isn" and not f.name.startswith("_")}
+        typ = pa.struct(list({**kept, **{f.name: f for f in typ}}.values()))
     changes = _changes(parts, typ)
     res.changes, res.rows_before = changes.num_rows, old.num_rows if old is not None else 0
     last = _last_per_isn(changes)
@@ -188,11 +191,10 @@ def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir) -> FileResult:
     times = _fill(last, "_transaction_time")
     old_isn = old.column("isn").to_numpy() if old is not None else np.zeros(0, np.int64)
     old_time = _fill(old, "_transaction_time") if old is not None else np.zeros(0, np.int64)
-    at = np.searchsorted(old_isn, isns)
-    found = (at < len(old_isn)) & (old_isn[np.minimum(at, max(len(old_isn) - 1, 0))] == isns) if len(old_isn) \
-        else np.zeros(len(isns), bool)
-    older = found & (old_time[np.minimum(at, max(len(old_isn) - 1, 0))] > times) if len(old_isn) \
-        else np.zeros(len(isns), bool)
+    older = np.zeros(len(isns), bool)
+    if len(old_isn):
+        at = np.minimum(np.searchsorted(old_isn, isns), len(old_isn) - 1)
+        older = (old_isn[at] == isns) & (old_time[at] > times)
     writes = np.isin(kinds, APPLIED) & has_after & ~older
     deletes = (kinds == DELETE) & ~older
     res.older = int(older.sum())

@@ -123,7 +123,7 @@ class Fdt:
         """One value of field ``f`` (length, format, decimals overridden where given)."""
         if f.is_group:
             raise LayoutError(self.source, f"{f.name} is a group, not a field with a value")
-        return Value(f.name, f.column, fmt or f.fmt or "A", f.length if length is None else length,
+        return Value(f.name, f.column, fmt or f.fmt or "A", (f.length or 0) if length is None else length,
                      f.decimals if scale is None else scale, signed=False)
 
 
@@ -135,29 +135,34 @@ def _field(obj: Any, k: int, source: str) -> FdtField:
     if not isinstance(name, str) or len(name) != 2 or not name[0].isalpha() or not name.isalnum() \
             or not name.isascii():
         raise LayoutError(source, f"{where}: name {name!r} is not a two-character Adabas field name")
-    level = obj.get("level", 1)
-    length, fmt = obj.get("length"), obj.get("format")
-    options = obj.get("options", [])
+    where = f"{where} ({name})"
+    level, options = obj.get("level", 1), obj.get("options", [])
     if not isinstance(level, int) or not 1 <= level <= MAX_LEVEL:
-        raise LayoutError(source, f"{where} ({name}): level {level!r} (1..{MAX_LEVEL})")
+        raise LayoutError(source, f"{where}: level {level!r} (1..{MAX_LEVEL})")
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
-        raise LayoutError(source, f"{where} ({name}): options must be a list of words (MU, PE, NU...)")
-    if fmt is not None and (not isinstance(fmt, str) or fmt.upper() not in FORMATS):
-        raise LayoutError(source, f"{where} ({name}): format {fmt!r} (one of {', '.join(FORMATS)})")
-    if (fmt is None) != (length is None) or (length is not None and
-                                             (not isinstance(length, int) or not 0 <= length <= 32767)):
-        raise LayoutError(source, f"{where} ({name}): a field has a length (0..32767) and a format, "
-                                  f"a group neither")
+        raise LayoutError(source, f"{where}: options must be a list of words (MU, PE, NU...)")
+    length, fmt = _shape(obj, where, source)
     occurrences, decimals = obj.get("occurrences"), obj.get("decimals", 0)
     if occurrences is not None and (not isinstance(occurrences, int) or not 0 <= occurrences <= 65534):
-        raise LayoutError(source, f"{where} ({name}): occurrences {occurrences!r} (0..65534)")
+        raise LayoutError(source, f"{where}: occurrences {occurrences!r} (0..65534)")
     if not isinstance(decimals, int) or decimals < 0:
-        raise LayoutError(source, f"{where} ({name}): decimals {decimals!r}")
+        raise LayoutError(source, f"{where}: decimals {decimals!r}")
     long_name = obj.get("long_name") or ""
     if not isinstance(long_name, str) or not long_name.isprintable():
-        raise LayoutError(source, f"{where} ({name}): long_name must be printable text")
-    return FdtField(name.upper(), long_name, level, length, fmt.upper() if fmt else None,
-                    frozenset(o.upper() for o in options), decimals, occurrences, obj.get("count") is True)
+        raise LayoutError(source, f"{where}: long_name must be printable text")
+    return FdtField(name.upper(), long_name, level, length, fmt, frozenset(o.upper() for o in options),
+                    decimals, occurrences, obj.get("count") is True)
+
+
+def _shape(obj: dict[str, Any], where: str, source: str) -> tuple[int | None, str | None]:
+    """A field's standard length and format (a group has neither)."""
+    length, fmt = obj.get("length"), obj.get("format")
+    if fmt is not None and (not isinstance(fmt, str) or fmt.upper() not in FORMATS):
+        raise LayoutError(source, f"{where}: format {fmt!r} (one of {', '.join(FORMATS)})")
+    if (fmt is None) != (length is None) or (length is not None and
+                                             (not isinstance(length, int) or not 0 <= length <= 32767)):
+        raise LayoutError(source, f"{where}: a field has a length (0..32767) and a format, a group neither")
+    return length, fmt.upper() if fmt else None
 
 
 def _one(obj: Any, source: str) -> Fdt:

@@ -62,6 +62,9 @@ PERIOD: "."
 %ignore " "
 """
 
+FB_PARTS = 3  # length, format, edit mask after a field name
+NEAR = 12  # characters of the input quoted where it cannot be read
+QUOTED = 40  # characters of a bad option quoted
 _REF = re.compile(r"^([A-Z][A-Z0-9])([0-9]+(?:-(?:[0-9]+|N))?)?(?:\(([^)]*)\))?([CLS])?$")
 _OPTION = re.compile(r"^\s*([0-9]+)\s*:\s*([0-9]+)\s*=\s*(.*?)\s*$", re.S)
 
@@ -122,7 +125,7 @@ def parse(text: str, source: str = "format buffer", fdt: Fdt | None = None,
         tree = _parser().parse(upper)
     except UnexpectedInput as e:
         col = getattr(e, "column", "?")
-        near = upper[max(0, e.pos_in_stream or 0):][:12] if e.pos_in_stream is not None else ""
+        near = upper[max(0, e.pos_in_stream or 0):][:NEAR] if e.pos_in_stream is not None else ""
         raise LayoutError(source, f"column {col}: cannot read {near!r} (entries are AA, AA,8,A, "
                                   f"AA1-5, AAC, nX, 'text'; a period ends the buffer)") from None
     entries = _Entries().transform(tree)
@@ -152,8 +155,7 @@ def _length(parts: list[str], source: str, where: str, name: str) -> tuple[int |
 
 def _field_items(ref: _Ref, parts: list[str], fdt: Fdt | None, source: str, where: str) -> list[Item]:
     length, scale = _length(parts, source, where, ref.name)
-    fmt = parts[1] if len(parts) > 1 else None
-    mask = parts[2] if len(parts) > 2 else None
+    _, fmt, mask = (*parts, None, None, None)[:FB_PARTS]
     known = fdt.get(ref.name) if fdt is not None else None
     if ref.suffix == "C":
         return [Count(ref.name, length or 1, fmt or "B")]
@@ -229,7 +231,7 @@ def parse_option(option: str, source: str = "--format-buffer") -> Given:
     """``DBID:FNR=FORMAT-BUFFER`` (quotes around the buffer optional)."""
     m = _OPTION.match(option)
     if m is None:
-        raise LayoutError(source, f"{option[:40]!r}: give DBID:FNR='AA,8,A,...'")
+        raise LayoutError(source, f"{option[:QUOTED]!r}: give DBID:FNR='AA,8,A,...'")
     dbid, fnr, text = int(m.group(1)), int(m.group(2)), m.group(3)
     if not 0 < dbid < 65536 or not 0 < fnr < 65536:
         raise LayoutError(source, f"database {dbid}, file {fnr}: numbers 1..65535")

@@ -100,7 +100,8 @@ def test_query_the_state(tmp_path: Path) -> None:
     out = tmp_path / "state"
     apply_paths([str(_write(tmp_path, typed_table(tmp_path, txs)))], str(out))
     state = read_state(out)
-    rich = state.filter(pc.greater(state.column("SALARY"), pa.scalar(Decimal("100000.00"), pa.decimal128(9, 2))))
+    limit = pa.scalar(Decimal("100000.00"), pa.decimal128(9, 2))
+    rich = state.filter(pc.greater(state.column("SALARY"), limit))
     assert rich.select(["PERSONNEL-ID", "SALARY"]).to_pylist() == [
         {"PERSONNEL-ID": "20000002", "SALARY": Decimal("120000.50")}]
     assert state.column("_change").to_pylist() == ["I", "I"]

@@ -58,7 +58,8 @@ def test_empltel_record_decodes(employees) -> None:  # type: ignore[no-untyped-d
     layout = parse(EMPLTEL, fdt=employees)
     values = ["20002900", "TOM", "", "DILWORTH", "00540212", "USA", "(219)", "464-2421", "MGMT10",
               "SECRETARY"]
-    raw = b"".join(v.encode("latin-1").ljust(n, b" ") for v, (_, n) in zip(values, EMPLTEL_DATAMAP, strict=True))
+    raw = b"".join(v.encode("latin-1").ljust(n, b" ")
+                   for v, (_, n) in zip(values, EMPLTEL_DATAMAP, strict=True))
     rec, fails = decode_images(layout, pa.array([raw]), Encoding(ebcdic=False, acodec="latin-1", big=False,
                                                                     floats="ieee"))
     assert not fails
@@ -78,7 +79,8 @@ def test_empltel_record_decodes(employees) -> None:  # type: ignore[no-untyped-d
     # Record Buffers: "AA,BB" with the standard lengths given
     ("AA,8,A,BB,4,P", [Value("AA", "AA", "A", 8), Value("BB", "BB", "P", 4)]),
     # the example, length 0 (variable), decimal places, a literal, an edit mask
-    ("AA,8,A,AB,2,P,AC,20,A.", [Value("AA", "AA", "A", 8), Value("AB", "AB", "P", 2), Value("AC", "AC", "A", 20)]),
+    ("AA,8,A,AB,2,P,AC,20,A.", [Value("AA", "AA", "A", 8), Value("AB", "AB", "P", 2),
+                                Value("AC", "AC", "A", 20)]),
     ("AA,0,A,AB,5.2,U,'*',AH,8,U,DATE.", [Value("AA", "AA", "A", 0), Value("AB", "AB", "U", 5, 2),
                                          Skip(1, "literal"), Value("AH", "AH", "U", 8, mask="DATE")]),
     ("BB1(1-3),3,P", [Repeat("BB", "BB_1", "MU", (Value("BB", "BB", "P", 3),), 1, 3)]),

@@ -219,12 +219,14 @@ def test_dates_and_times_from_digits_and_counts(t: datetime) -> None:
     assert got == [t.date()]
     got, _ = one(Value("AL", "AT", "U", 6, mask="TIME"), [zoned_bytes(int(t.strftime("%H%M%S")), 6, True)])
     assert got == [time(t.hour, t.minute, t.second)]
-    got, _ = one(Value("AL", "AT", "P", 8, mask="DATETIME"), [packed_bytes(int(t.strftime("%Y%m%d%H%M%S")), 8)])
+    got, _ = one(Value("AL", "AT", "P", 8, mask="DATETIME"),
+                 [packed_bytes(int(t.strftime("%Y%m%d%H%M%S")), 8)])
     assert got == [t.replace(microsecond=0)]
     got, _ = one(Value("AL", "AT", "U", 20, mask="TIMESTAMP"),
                  [zoned_bytes(int(t.strftime("%Y%m%d%H%M%S%f")), 20, True)])
     assert got == [t]
-    tenths = natdate(t.date()) * 864000 + (t.hour * 3600 + t.minute * 60 + t.second) * 10 + t.microsecond // 100_000
+    seconds = t.hour * 3600 + t.minute * 60 + t.second
+    tenths = natdate(t.date()) * 864000 + seconds * 10 + t.microsecond // 100_000
     got, _ = one(Value("AN", "AT", "P", 7, mask="NATTIME"), [packed_bytes(tenths, 7)])
     assert got == [t]
     unix = int((t - datetime(1970, 1, 1)).total_seconds())
@@ -234,7 +236,7 @@ def test_dates_and_times_from_digits_and_counts(t: datetime) -> None:
 
 def test_not_a_date() -> None:
     got, fails = one(Value("AK", "BIRTH", "U", 8, mask="DATE"),
-                     [zoned_bytes(20040231, 8, True), zoned_bytes(0, 8, True), zoned_bytes(20040229, 8, True)])
+                     [zoned_bytes(n, 8, True) for n in (20040231, 0, 20040229)])
     assert got == [None, None, date(2004, 2, 29)]
     assert len(fails) == 1 and "not a date (20040231)" in fails[0].reason
 

@@ -19,7 +19,7 @@ order of the values in the image.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +83,7 @@ def _text(value: Any, length: Any = None) -> str:
     return s
 
 
-def layout_of(urbf: Mapping[str, Any], urbgs: list[Mapping[str, Any]], where: str) -> RecordLayout:
+def layout_of(urbf: Mapping[str, Any], urbgs: Sequence[Mapping[str, Any]], where: str) -> RecordLayout:
     """The image layout a URBF and its URBGs (their field values by DSECT name) give."""
     gfid = _text(urbf.get("urbfgfid"))
     source = f"GFFT {gfid or '(no id)'} of file {urbf.get('urbffnr')} ({where})"
@@ -219,10 +219,10 @@ def scan(data: bytes, file: str = "") -> Iterator[tuple[int, Gfft | LayoutError]
     """Every global format field table of a stream of URB messages, with its offset: only
     the messages that hold a URBF eyecatcher are decoded (``urb.decode``)."""
     from mqtool.formats.urb.decode import decode
-    from mqtool.formats.urb.layout import CODEPAGES, HEADER_PREFIXES, URBHLENT_AT, WORD
+    from mqtool.formats.urb.layout import CODEPAGES, EYE_LEN, HEADER_PREFIXES, URBHLENT_AT, WORD
 
     eyes = sorted({"URBF".encode(cp) for cp in CODEPAGES})
-    heads = {prefix[:4] for prefix in HEADER_PREFIXES}
+    heads = {prefix[:EYE_LEN] for prefix in HEADER_PREFIXES}
     hits = sorted(p for eye in eyes for p in _find_all(data, eye))
     done: set[int] = set()
     for p in hits:
@@ -232,7 +232,8 @@ def scan(data: bytes, file: str = "") -> Iterator[tuple[int, Gfft | LayoutError]
         prefix = next((v for k, v in HEADER_PREFIXES.items() if data.startswith(k, h)), None)
         if prefix is None:
             continue
-        length = int.from_bytes(data[h + URBHLENT_AT:h + URBHLENT_AT + WORD], "big" if prefix[1] else "little")
+        word = data[h + URBHLENT_AT:h + URBHLENT_AT + WORD]
+        length = int.from_bytes(word, "big" if prefix[1] else "little")
         if h + length <= p:
             continue
         done.add(h)

@@ -75,7 +75,8 @@ class _Walk:
                 n = int(need[i]) if isinstance(need, np.ndarray) else need
                 self.fail(rows[i:i + 1], pos[i:i + 1], np.ones(1, bool), path,
                           f"the image ends {int(room[i])} bytes into {what} of {n} bytes")
-        return alive & ~bad
+        still: np.ndarray = alive & ~bad
+        return still
 
     # ------------------------------------------------------------------ items
 
@@ -300,5 +301,5 @@ def decode_images(layout: RecordLayout, images: pa.Array | pa.ChunkedArray, enc:
     typ = layout.struct_type()
     arrays = [a.cast(f.type) for a, f in zip(cols, typ, strict=True)]
     if not arrays:
-        return pa.array([{}] * len(rows), pa.struct([])), walk.failures  # type: ignore[return-value]
+        return pa.array([{}] * len(rows), pa.struct([])), walk.failures
     return pa.StructArray.from_arrays(arrays, fields=list(typ)), walk.failures

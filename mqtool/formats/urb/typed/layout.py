@@ -33,6 +33,7 @@ FORMATS = ("A", "B", "F", "G", "P", "U", "W")
 # date/time interpretations of a numeric value: Adabas date-time edit masks, and the GFFT's
 # date/time formats (digits of U fields; Natural date/time as packed days / tenths of seconds)
 MASKS = ("DATE", "TIME", "DATETIME", "TIMESTAMP", "NATDATE", "NATTIME", "UNIXTIME", "XTIMESTAMP")
+SHORT_NAME = 2  # characters of an Adabas field name
 MAX_OCCURRENCES = 65534  # Adabas: MU values and PE occurrences of a record (mainframe limit)
 MAX_DIGITS = 38  # decimal128
 

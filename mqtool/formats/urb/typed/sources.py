@@ -23,7 +23,7 @@ import numpy as np
 from mqtool.formats.urb.fdt import Fdt
 from mqtool.formats.urb.formatbuffer import Given, layout_for
 from mqtool.formats.urb.typed.gfft import Gfft
-from mqtool.formats.urb.typed.layout import LayoutError, RecordLayout
+from mqtool.formats.urb.typed.layout import SHORT_NAME, LayoutError, RecordLayout
 
 Key = tuple[int, int]  # (database id, file number)
 Position = tuple[int, int]  # (input file's index, byte offset)
@@ -69,8 +69,8 @@ class Layouts:
                     fs.fdt_layout = fs.fdt.layout()
                 except LayoutError as e:
                     self.problems.append(f"file {key[0]}:{key[1]}: {e.reason} (the FDT names columns only)")
-        for pos, g in gffts:
-            self.add(pos, g)
+        for pos, table in gffts:
+            self.add(pos, table)
         return self
 
     def _file(self, key: Key) -> _FileSources:
@@ -108,8 +108,8 @@ class Layouts:
         at = np.zeros(len(files), np.int64) - 1
         if fs.stream:
             marks = np.array([p for p, _ in fs.stream], np.int64).reshape(-1, 2)
-            at = np.searchsorted(marks[:, 0] * (1 << 40) + marks[:, 1], files.astype(np.int64) * (1 << 40) + offsets,
-                                 side="right") - 1
+            at = np.searchsorted(marks[:, 0] * (1 << 40) + marks[:, 1],
+                                 files.astype(np.int64) * (1 << 40) + offsets, side="right") - 1
         choices = [self.for_image(key, p) for p, _ in fs.stream] + [self.for_image(key, (-1, -1))]
         return [choices[int(k)] for k in at]
 
@@ -149,7 +149,7 @@ class Layouts:
                     break
         if fs.fdt is not None and fs.user is not None:
             unknown = [s[0] for s in fs.user.signature() if s[1] not in ("X",) and
-                       fs.fdt.get(s[0].removesuffix("C")[:2]) is None]
+                       fs.fdt.get(s[0].removesuffix("C")[:SHORT_NAME]) is None]
             if unknown:
                 out.append(f"{fs.user.source} names fields the {fs.fdt.source} does not have: "
                            f"{', '.join(sorted(set(unknown)))}")
@@ -160,5 +160,6 @@ def _difference(a: RecordLayout, b: RecordLayout) -> str:
     sa, sb = a.signature(), b.signature()
     for k, (x, y) in enumerate(zip(sa, sb, strict=False)):
         if x != y:
-            return f"value {k + 1}: {x[0]} {x[1]}{x[2]} vs {y[0]} {y[1]}{y[2]}"
+            (na, fa, la, _), (nb, fb, lb, _) = x, y
+            return f"value {k + 1}: {na} {fa}{la} vs {nb} {fb}{lb}"
     return f"{len(sa)} vs {len(sb)} values"

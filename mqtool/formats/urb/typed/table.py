@@ -105,7 +105,8 @@ def _keys(t: pa.Table, keys: list[str], files: list[str]) -> np.ndarray:
     return out
 
 
-def _joined(changes: pa.Table, other: pa.Table | None, keys: list[str], cols: list[str]) -> dict[str, pa.Array]:
+def _joined(changes: pa.Table, other: pa.Table | None, keys: list[str],
+            cols: list[str]) -> dict[str, pa.Array]:
     """Columns of ``other`` for each change row, looked up by ``keys`` (nulls when absent)."""
     n = changes.num_rows
     if other is None or not all(k in other.column_names for k in keys) or not n:
@@ -173,7 +174,8 @@ def typed_changes(changes: pa.Table, layouts: Layouts, transactions: pa.Table | 
     found, enc_ids = encodings(changes, transactions, messages, keep_blanks, wide_codec)
     names = _col(changes, "file", pa.string())
     order = list(dict.fromkeys((files or []) + pc.unique(names.drop_null()).to_pylist()))
-    file_index = pc.index_in(names, value_set=pa.array(order, pa.string())).fill_null(0).to_numpy().astype(np.int64)
+    file_index = pc.index_in(names, value_set=pa.array(order, pa.string())).fill_null(0)
+    file_index = file_index.to_numpy().astype(np.int64)
     offsets = _col(changes, "offset", pa.int64()).fill_null(0).to_numpy()
     dbid = _col(changes, "dbid", pa.int64()).fill_null(0).to_numpy()
     fnr = _col(changes, "file_number", pa.int64()).fill_null(0).to_numpy()
@@ -210,9 +212,10 @@ def _file_table(changes: pa.Table, rows: np.ndarray, chosen: list[RecordLayout |
     parts: list[tuple[np.ndarray, pa.Array]] = []
     errors: list[pa.Table] = []
     images = _col(sub, "image", pa.binary())
+    sided = np.isin(kinds, list(IMAGE_SIDES))
     for lid, layout in ids.items():
         for e in np.unique(enc_ids[rows]).tolist():
-            sel = np.nonzero((layout_of_row == lid) & (enc_ids[rows] == e) & np.isin(kinds, list(IMAGE_SIDES)))[0]
+            sel = np.nonzero((layout_of_row == lid) & (enc_ids[rows] == e) & sided)[0]
             if not len(sel):
                 continue
             arr, fails = decode_images(layout, images.take(pa.array(sel)), found[e])
@@ -250,7 +253,8 @@ def _conform(arr: pa.StructArray, typ: pa.StructType) -> pa.StructArray:
     children = []
     names = {f.name: i for i, f in enumerate(arr.type)}
     for f in typ:
-        children.append(arr.field(names[f.name]).cast(f.type) if f.name in names else pa.nulls(len(arr), f.type))
+        children.append(arr.field(names[f.name]).cast(f.type) if f.name in names
+                        else pa.nulls(len(arr), f.type))
     return pa.StructArray.from_arrays(children, fields=list(typ), mask=arr.is_null())
 
 
@@ -291,12 +295,13 @@ def _records(sub: pa.Table, kinds: np.ndarray, values: pa.Array, typ: pa.StructT
             cols[name] = _col(sub, name, t).take(pa.array(heads))
     for kind, side in IMAGE_SIDES.items():
         cols[side] = _pick(values, kinds == kind, image_record, len(heads), typ)
-    key_images = _pick(_col(sub, "image", pa.binary()), kinds == KEY_IMAGE, image_record, len(heads), pa.binary())
-    cols["key_image"] = key_images
+    cols["key_image"] = _pick(_col(sub, "image", pa.binary()), kinds == KEY_IMAGE, image_record, len(heads),
+                              pa.binary())
     return pa.table(cols)
 
 
-def _pick(values: pa.Array, which: np.ndarray, image_record: np.ndarray, n: int, typ: pa.DataType) -> pa.Array:
+def _pick(values: pa.Array, which: np.ndarray, image_record: np.ndarray, n: int,
+          typ: pa.DataType) -> pa.Array:
     """For each record, the value of its image of one kind (the last one, null when none)."""
     at = np.full(n, -1, np.int64)
     rows = np.nonzero(which)[0]

@@ -36,6 +36,9 @@ NATDATE_1970 = 719527  # Natural day number of 1970-01-01
 TENTHS_PER_DAY = 864000
 US = 1_000_000
 BLANK_TRIM = " "
+HIGH_NIBBLES, LOW_NIBBLES = slice(0, None, 2), slice(1, None, 2)  # digit positions in packed bytes
+UTF16_UNIT = 2  # bytes of a UTF-16 code unit
+INT64_DIGITS = 18  # decimal digits an int64 always holds
 
 # (row index within the batch, reason)
 Failures = list[tuple[int, str]]
@@ -150,7 +153,8 @@ def _utf16(flat: np.ndarray, offsets: np.ndarray, codec: str) -> pa.Array | None
     low = (units >= 0xDC00) & (units < 0xE000)
     starts, ends = offsets[:-1] // 2, offsets[1:] // 2
     full = ends > starts
-    if len(units) and ((units[np.maximum(ends[full] - 1, 0)] >= 0xD800) & (units[np.maximum(ends[full] - 1, 0)] < 0xDC00)).any():
+    last = units[np.maximum(ends[full] - 1, 0)] if len(units) else np.zeros(0, np.uint16)
+    if ((last >= 0xD800) & (last < 0xDC00)).any():
         return None
     if len(units) and low[np.minimum(starts[full], len(units) - 1)].any():
         return None
@@ -164,7 +168,9 @@ def _utf16(flat: np.ndarray, offsets: np.ndarray, codec: str) -> pa.Array | None
     np.cumsum(1 - low, out=chars[1:])
     cum = np.zeros(len(points) + 1, np.int64)
     np.cumsum(utf8, out=cum[1:])
-    return pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(cum[chars[offsets // 2]].astype(np.int32)),
+    unit_offsets = offsets // UTF16_UNIT
+    utf8_offsets = cum[chars[unit_offsets]].astype(np.int32)
+    return pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(utf8_offsets),
                                        pa.py_buffer(decoded.encode("utf-8")))
 
 
@@ -189,7 +195,8 @@ def ibm_floats(m: np.ndarray) -> np.ndarray:
         frac = (frac << np.uint64(8)) | m[:, k].astype(np.uint64)
     exp = (first & 0x7F) - 64
     value = np.ldexp(frac.astype(np.float64), (4 * exp - 8 * (size - 1)).astype(np.int32))
-    return np.where(first & 0x80, -value, value)
+    out: np.ndarray = np.where(first & 0x80, -value, value)
+    return out
 
 
 def floats(m: np.ndarray, enc: Encoding) -> tuple[np.ndarray, np.ndarray]:
@@ -224,8 +231,8 @@ def packed(m: np.ndarray) -> Digits:
     n, size = m.shape
     hi, lo = (m >> 4).astype(np.int64), (m & 0xF).astype(np.int64)
     d = np.empty((n, 2 * size - 1), np.int64)
-    d[:, 0::2] = hi
-    d[:, 1::2] = lo[:, :-1]
+    d[:, HIGH_NIBBLES] = hi
+    d[:, LOW_NIBBLES] = lo[:, :-1]
     sign = lo[:, -1]
     why = np.full(n, None, object)
     bad_digit = d > 9
@@ -240,7 +247,7 @@ def packed(m: np.ndarray) -> Digits:
 
 
 def zoned(m: np.ndarray, ebcdic: bool) -> Digits:
-    n, size = m.shape
+    n = len(m)
     zone, d = (m >> 4).astype(np.int64), (m & 0xF).astype(np.int64)
     why = np.full(n, None, object)
     digit_zone = 0xF if ebcdic else 0x3
@@ -256,7 +263,8 @@ def zoned(m: np.ndarray, ebcdic: bool) -> Digits:
             why[i] = f"unpacked decimal: byte {k} X'{m[i, k]:02X}' is no digit"
         elif bad_zone[i].any():
             k = int(np.argmax(bad_zone[i]))
-            why[i] = f"unpacked decimal: byte {k} X'{m[i, k]:02X}' has zone {zone[i, k]:X}, not {digit_zone:X}"
+            why[i] = (f"unpacked decimal: byte {k} X'{m[i, k]:02X}' has zone {zone[i, k]:X}, "
+                      f"not {digit_zone:X}")
         else:
             why[i] = f"unpacked decimal: sign zone {last[i]:X} of the last byte X'{m[i, -1]:02X}'"
     return Digits(d, np.isin(last, minus), bad, why)
@@ -268,7 +276,8 @@ def _number(d: np.ndarray) -> np.ndarray:
     if width == 0:
         return np.zeros(len(d), np.int64)
     pow10 = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return d @ pow10
+    out: np.ndarray = d @ pow10
+    return out
 
 
 def decimals(dg: Digits, precision: int, scale: int) -> pa.Array:
@@ -281,7 +290,8 @@ def decimals(dg: Digits, precision: int, scale: int) -> pa.Array:
         words[:, 0] = v
         words[:, 1] = v >> 63
     else:
-        high, low = _number(dg.d[:, :width - 18]), _number(dg.d[:, width - 18:])
+        split = width - INT64_DIGITS
+        high, low = _number(dg.d[:, :split]), _number(dg.d[:, split:])
         raw = bytearray()
         for h, lo_, neg in zip(high.tolist(), low.tolist(), dg.negative.tolist(), strict=True):
             v = h * 10**18 + lo_
@@ -311,17 +321,25 @@ def days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     mp = (m + 9) % 12
     doy = (153 * mp + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
+    out: np.ndarray = era * 146097 + doe - 719468
+    return out
 
 
 def _valid_date(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
     mdays = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], np.int64)
-    last = mdays[np.clip(m, 0, 12)] + ((m == 2) & leap)
-    return (y >= 1) & (y <= 9999) & (m >= 1) & (m <= 12) & (d >= 1) & (d <= last)
+    months = np.clip(m, 0, 12)
+    last = mdays[months] + ((m == 2) & leap)
+    out: np.ndarray = (y >= 1) & (y <= 9999) & (m >= 1) & (m <= 12) & (d >= 1) & (d <= last)
+    return out
 
 
 DIGIT_MASKS = {"DATE": 8, "TIME": 6, "DATETIME": 14, "TIMESTAMP": 20}
+# digit positions: YYYYMMDD, HHMMSS, and in a DATETIME / TIMESTAMP after the date, HHMMSSuuuuuu
+DATE_PARTS = (slice(0, 4), slice(4, 6), slice(6, 8))
+TIME_PARTS = (slice(0, 2), slice(2, 4), slice(4, 6))
+CLOCK_PARTS = (slice(8, 10), slice(10, 12), slice(12, 14))
+MICROS = slice(14, 20)
 
 
 def _tail(dg: Digits, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -341,18 +359,18 @@ def digit_times(dg: Digits, mask: str) -> tuple[pa.Array, np.ndarray, np.ndarray
     t, ok = _tail(dg, DIGIT_MASKS[mask])
     zero = ~dg.bad & (dg.d == 0).all(axis=1)
     if mask == "TIME":
-        hh, mi, ss = _number(t[:, 0:2]), _number(t[:, 2:4]), _number(t[:, 4:6])
+        hh, mi, ss = (_number(t[:, s]) for s in TIME_PARTS)
         ok &= (hh < 24) & (mi < 60) & (ss < 60)
         us = ((hh * 60 + mi) * 60 + ss) * US
         return _arrow(us, ok, pa.time64("us")), ~ok & ~zero, zero
-    y, mo, da = _number(t[:, 0:4]), _number(t[:, 4:6]), _number(t[:, 6:8])
+    y, mo, da = (_number(t[:, s]) for s in DATE_PARTS)
     valid = _valid_date(y, mo, da)
     days = days_from_civil(y, mo, da)
     if mask == "DATE":
         ok &= valid
         return _arrow(days, ok, pa.date32()), ~ok & ~zero, zero
-    hh, mi, ss = _number(t[:, 8:10]), _number(t[:, 10:12]), _number(t[:, 12:14])
-    frac = _number(t[:, 14:20]) if mask == "TIMESTAMP" else np.zeros(len(t), np.int64)
+    hh, mi, ss = (_number(t[:, s]) for s in CLOCK_PARTS)
+    frac = _number(t[:, MICROS]) if mask == "TIMESTAMP" else np.zeros(len(t), np.int64)
     ok &= valid & (hh < 24) & (mi < 60) & (ss < 60)
     us = ((days * 24 + hh) * 60 + mi) * 60 * US + ss * US + frac
     return _arrow(us, ok, pa.timestamp("us")), ~ok & ~zero, zero
