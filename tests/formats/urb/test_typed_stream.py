@@ -228,3 +228,20 @@ def test_encodings_from_the_architecture_key() -> None:
     assert encoding_of(4, 0, 0, "cp500", True).floats == "vax"
     assert replace(encoding_of(0, 0, 0, "cp037", True, wide_codec="utf-8")).wcodec == "utf-8"
     assert np.array_equal(np.zeros(1), np.zeros(1))
+
+
+def test_an_fdt_lays_out_a_file_without_table_or_buffer(tmp_path: Path) -> None:
+    from mqtool.formats.urb.fdt import parse_fdt
+
+    fields = [f for f in g.employees() if f.fid in ("AA", "AE")]
+    data = g.stream(fields, [[g.Change("I", 3, None, {"PERSONNEL-ID": "P3", "AGE": 41})]], gfft=False).data
+    path = tmp_path / "s.urb"
+    path.write_bytes(data)
+    tables, _ = extract_tables(str(path))
+    fdts = parse_fdt('{"dbid": 10006, "fnr": 9, "fields": [{"name": "AA", "long_name": "PERSONNEL-ID",'
+                     ' "length": 8, "format": "A"}, {"name": "AE", "long_name": "AGE", "length": 1,'
+                     ' "format": "B"}]}', "FDT employees.json")
+    result = typed_changes(tables.table("changes"), Layouts.of(fdts=fdts), tables.table("transactions"))
+    assert result.tables[KEY].column("after").to_pylist() == [{"PERSONNEL-ID": "P3", "AGE": 41}]
+    assert result.tables[KEY].column("layout").to_pylist() == ["FDT employees.json"]
+    assert any("FDT employees.json: 1 image" in line for line in result.report)
