@@ -245,3 +245,14 @@ def test_an_fdt_lays_out_a_file_without_table_or_buffer(tmp_path: Path) -> None:
     assert result.tables[KEY].column("after").to_pylist() == [{"PERSONNEL-ID": "P3", "AGE": 41}]
     assert result.tables[KEY].column("layout").to_pylist() == ["FDT employees.json"]
     assert any("FDT employees.json: 1 image" in line for line in result.report)
+
+
+def test_images_before_the_first_table(tmp_path: Path) -> None:
+    fields = [f for f in g.employees() if f.fid in ("AA", "AE")]
+    early = g.stream(fields, [[g.Change("I", 1, None, {"PERSONNEL-ID": "A", "AGE": 1})]], gfft=False).data
+    late = g.stream(fields, [[g.Change("I", 2, None, {"PERSONNEL-ID": "B", "AGE": 2})]]).data
+    result = typed(tmp_path, early + late)
+    assert result.tables[KEY].column("after").to_pylist() == [None, {"PERSONNEL-ID": "B", "AGE": 2}]
+    (err,) = result.errors.to_pylist()
+    assert "no layout for 1 images of database 10006 file 9 (before its first GFFT" in err["reason"]
+    assert err["offset"] == early.find(b"\xe4\xd9\xc2\xc4")  # the URBD of the first image

@@ -198,17 +198,15 @@ def _file_table(changes: pa.Table, rows: np.ndarray, chosen: list[RecordLayout |
     """The typed table of one file's change rows ``rows``."""
     sub = changes.take(pa.array(rows))
     kinds = _col(sub, "image_type", pa.string()).fill_null("").to_numpy(zero_copy_only=False)
-    if all(c is None for c in chosen):
-        first = sub.slice(0, 1).to_pylist()[0]
+    if all(c is None for c in chosen):  # one error row for the file, at its first image
         return None, [_error_rows(sub, np.zeros(1, np.int64), np.zeros(1, np.int64), ["image"],
                                   [f"no layout for database {key[0]} file {key[1]}: {len(rows)} images "
                                    f"kept as bytes (give --format-buffer {key[0]}:{key[1]}=... or an FDT)"],
-                                  [""], urbd=False)] if first else []
+                                  [""], urbd=False)]
     ids = {id(c): c for c in chosen if c is not None}
     layout_of_row = np.array([id(c) if c is not None else 0 for c in chosen], np.int64)
     structs: dict[int, pa.StructType] = {i: c.struct_type() for i, c in ids.items()}
     unified = _unify(list(structs.values()))
-    decoded: list[pa.Array | None] = [None] * len(rows)
     parts: list[tuple[np.ndarray, pa.Array]] = []
     errors: list[pa.Table] = []
     images = _col(sub, "image", pa.binary())
@@ -227,7 +225,11 @@ def _file_table(changes: pa.Table, rows: np.ndarray, chosen: list[RecordLayout |
                 errors.append(_error_rows(sub, idx, np.array([f.offset for f in fails], np.int64),
                                           [f"{s}.{f.path}" for s, f in zip(side, fails, strict=True)],
                                           [f.reason for f in fails], [f.first_bytes for f in fails]))
-    del decoded
+    missing = np.nonzero(layout_of_row == 0)[0]
+    if len(missing):  # images before the file's first table, with no format buffer
+        errors.append(_error_rows(sub, missing[:1], np.zeros(1, np.int64), ["image"],
+                                  [f"no layout for {len(missing)} images of database {key[0]} file {key[1]} "
+                                   f"(before its first GFFT; kept as bytes)"], [""], urbd=False))
     values = _scatter(parts, len(rows), unified)
     return _records(sub, kinds, values, unified, chosen), errors
 
