@@ -234,16 +234,24 @@ def test_tables_render(page: Path) -> None:
     assert not stray, f"{page.name} lines {stray} are not part of a table"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+SOURCES = sorted((ROOT / "testdata").glob("*/SOURCES.md"))
+
+
+@pytest.mark.parametrize("page", PAGES + SOURCES,
+                         ids=PAGE_IDS + [p.relative_to(ROOT).as_posix() for p in SOURCES])
 def test_pages_refer_to_nothing_outside_the_repository(page: Path) -> None:
-    """No page cites documents the repository does not hold; every relative link (from the
-    page's own folder) names a file or folder that exists."""
+    """No page cites documents the repository does not hold (the vectors' provenance cites
+    the original documents); every relative link (from the page's own folder) names a file
+    or folder that exists, and so does every repository path a provenance note names."""
     text = page.read_text(encoding="utf-8")
     for word in ("specs/", "seeds/", "seed 0", "spec section", "spec §", "(seed", "/work/"):
         assert word not in text, word
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
         if not target.startswith(("http://", "https://", "#")):
             assert (page.parent / target.split("#")[0]).exists(), f"{page.name} links to missing {target}"
+    if page.name == "SOURCES.md":
+        for path in re.findall(r"`((?:mqtool|tests|testdata|bench)/[^`*{ ]+)`", text):
+            assert (ROOT / path).exists(), f"{page.relative_to(ROOT)} names missing {path}"
 
 
 def test_the_readme_is_read_in_ten_minutes_and_links_every_page() -> None:
