@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -61,7 +62,7 @@ def _command_path(parts: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("table", [TOP, DECODE, BUILD, REASSEMBLE],
                          ids=["top", "decode", "build", "reassemble"])
-def test_command_tables_match_the_commands_short_help(table: dict) -> None:
+def test_command_tables_match_the_commands_short_help(table: dict[str, Any]) -> None:
     from mqtool.cli import LazyGroup
 
     group = LazyGroup(name="t", table=table)
@@ -115,8 +116,8 @@ def _blocks(text: str) -> list[tuple[int, str, bool]]:
     return found
 
 
-def _transcripts() -> list[object]:
-    found = []
+def _transcripts() -> list[Any]:
+    found: list[Any] = []
     for page in doc_pages():
         where = page.relative_to(ROOT).as_posix()
         for start, body, spark in _blocks(page.read_text(encoding="utf-8")):
@@ -126,8 +127,8 @@ def _transcripts() -> list[object]:
     return found
 
 
-def _man_examples() -> list[tuple[str, int, object]]:
-    found = []
+def _man_examples() -> list[tuple[str, int, Step]]:
+    found: list[tuple[str, int, Step]] = []
     for p in sorted((MAN / "examples").glob("*.txt")):
         found += [(f"man/examples/{p.name}", s.line, s) for s in parse_transcript(p.read_text())]
     return found
@@ -164,6 +165,8 @@ def in_a_shell(command: str) -> list[str]:
     pipe as a terminal shows them."""
     import os
 
+    for part in command.removesuffix(STATUS).split(" | "):
+        assert shlex.split(part)[0] == "mqtool", f"transcripts run mqtool only: {command}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
