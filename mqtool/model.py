@@ -187,3 +187,20 @@ class Detection:
     def to_json(self) -> dict[str, object]:
         return {"format": self.format, "confidence": self.confidence, "reason": self.reason,
                 "options": dict(self.options)}
+
+
+def shift_unit(unit: Decoded, delta: int) -> Decoded:
+    """``unit`` with every offset (unit, elements, spans, data, problems) moved by ``delta``:
+    a unit decoded from bytes that start ``delta`` bytes into a larger input, made to say
+    where it is in that input. In place; returns ``unit``."""
+    if not delta:
+        return unit
+    unit.offset += delta
+    for el in unit.elements:
+        el.offset += delta
+        el.spans = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
+        if el.data_offset is not None:
+            el.data_offset += delta
+    unit.errors = [Problem(p.path, p.offset + delta, p.reason) for p in unit.errors]
+    unit.problems = [Problem(p.path, p.offset + delta, p.reason) for p in unit.problems]
+    return unit

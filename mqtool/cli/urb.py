@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from mqtool.cli import BUILD, DECODE
 from mqtool.cli._common import (
+    Env,
     Progress,
     build_output_options,
     codepage_option,
@@ -26,9 +27,6 @@ from mqtool.cli._common import (
 )
 from mqtool.errors import ExitStatus
 from mqtool.model import Decoded
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 
 @click.command(short_help=DECODE["urb"][1])
@@ -238,8 +236,8 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     api.write_summary(os.path.join(outdir, "_summary.json"), info)
     if summary_path:
         write_summary(env, summary_path, info)
-    if env.stderr_isatty:
-        _print_rows(env.console_err(), info)
+    if summary_path != "-":  # the tables are in files: stdout says how many rows each got
+        _print_rows(env, info)
     if result.errors:
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")
@@ -247,11 +245,12 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     return ExitStatus.OK
 
 
-def _print_rows(console: Console, info: dict[str, Any]) -> None:
+def _print_rows(env: Env, info: dict[str, Any]) -> None:
+    """Rows per table, errors by reason (``extract urb`` and ``spark-extract urb``)."""
     for name, n in info["rows"].items():
-        console.print(f"{name:<13} {n:>9,} rows")
+        env.line(f"{name:<13} {n:>9,} rows")
     for reason, n in info.get("errors_by_reason", {}).items():
-        console.print(f"  {reason}: {n:,}")
+        env.line(f"  {reason}: {n:,}")
 
 
 # --------------------------------------------------------------------------- spark-extract urb
@@ -298,8 +297,7 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
                              leap_seconds=leap_seconds)
     finally:
         spark.stop()
-    for name, n in info["rows"].items():
-        env.line(f"{name:<13} {n:>9,} rows")
+    _print_rows(env, info)
     if info["rows"].get("errors"):
         env.error(f"urb: {info['rows']['errors']} errors; see {outdir}/errors")
         return ExitStatus.DECODE

@@ -1,6 +1,6 @@
 """One rule per convention, checked on every command of ``mqtool.cli``'s tables.
 
-README "Conventions every command follows": directory arguments; binary output never to a
+docs/conventions.md (README links it): directory arguments; binary output never to a
 terminal; builders refuse everything wrong at once; ``--json`` is the JSON flag; ``-`` is
 stdin; ``--tz local``; unknown code pages list the valid ones; builders' help speaks of
 building; an output extension that names no format is refused. Each table below classifies
@@ -554,7 +554,7 @@ def _output(p: click.Option) -> bool:
 
 
 DUMP_KINDS = set(registry.queue_dumps())
-# README "Conventions": each option name, what it means, and the rule every use of it follows
+# docs/conventions.md: each option name, what it means, and the rule every use of it follows
 MEANINGS: dict[str, tuple[str, Any]] = {
     "-o": ("where the command writes: a file, or a directory where the output is several files",
            _output),
@@ -643,10 +643,10 @@ def test_the_names_that_meant_two_things_mean_one() -> None:
         assert {c for c, _ in uses[name]} == commands, name
 
 
-def test_the_readme_table_lists_every_shared_option() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_conventions_table_lists_every_shared_option() -> None:
+    text = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
     table = text[text.index("| option | what it means |"):]
-    table = table[:table.index("\n\n")]
+    table = table.split("\n\n")[0].strip()
     names = {n.strip("` ") for row in table.splitlines()[2:] for n in row.split("|")[1].split(",")}
     shared = {name for name, uses in _uses().items() if len({c for c, _ in uses}) > 1}
     assert shared - {"-h", "--help"} <= names, shared - names

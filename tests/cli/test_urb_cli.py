@@ -296,9 +296,16 @@ def _extract(*args: str):  # type: ignore[no-untyped-def]
 def test_extract_urb_writes_the_tables_and_a_summary(tmp_path: Path) -> None:
     out = tmp_path / "out"
     res = _extract(str(TESTDATA / "urb" / "inst-color.data.dump"),
-                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out), "--summary", "-")
+                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out))
     assert res.return_value == 0, res.output
-    assert json.loads(res.output)["rows"] == {
+    assert res.output.splitlines()[:7] == [
+        "messages              2 rows", "transactions          1 rows", "records               3 rows",
+        "images                3 rows", "status                1 rows", "errors                0 rows",
+        "changes               3 rows"]
+    res = _extract(str(TESTDATA / "urb" / "inst-color.data.dump"),
+                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out), "--force",
+                   "--summary", "-")
+    assert json.loads(res.output)["rows"] == {  # --summary -: the summary as JSON instead
         "messages": 2, "transactions": 1, "records": 3, "images": 3, "status": 1, "errors": 0,
         "changes": 3}
     assert sorted(p.name for p in out.iterdir()) == sorted(
