@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import click
@@ -118,13 +117,6 @@ def refuse_binary_to_terminal(env: Env) -> None:
     has_dump = ctx is not None and any("--dump" in getattr(p, "opts", ()) for p in ctx.command.params)
     how = "use -o FILE, a pipe, or --dump for a hex dump" if has_dump else "use -o FILE or a pipe"
     raise InputError(f"refusing to write binary data to a terminal: {how}")
-
-
-def refuse_directory(file: str) -> None:
-    """The one rule for directories given to a command that does not read queue dumps:
-    ``FILE: is a directory`` (exit status 1), as ``io.inputs`` says it for every input."""
-    if file != "-" and Path(file).is_dir():
-        raise InputError(f"{file}: is a directory")
 
 
 def get_env() -> Env:
@@ -233,9 +225,6 @@ class CodepageParam(click.ParamType):  # type: ignore[type-arg]
             self.fail(f"{value!r} is not an EBCDIC code page (the format writes EBCDIC)", param,
                       ctx)
         return codec
-
-
-CODEPAGE = CodepageParam()
 
 
 class CorrelIdParam(click.ParamType):  # type: ignore[type-arg]
