@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mqtool.model import Decoded, Detection
-
 if TYPE_CHECKING:
     from mqtool.io.inputs import QueueDumps
+    from mqtool.model import Decoded, Detection
 
 
 class Decoder(Protocol):

@@ -24,7 +24,7 @@ ENVIRONMENT = 4  # errors.ExitStatus.ENVIRONMENT
 INTERNAL_ERROR = 70  # a bug: reported in one line, traceback with MQTOOL_DEBUG=1
 
 _HERE = Path(__file__).parent
-Target = str | dict[str, "Entry"] | Callable[[], click.Command]
+Target = str | dict[str, "Entry"] | Callable[[], click.Command] | Callable[[], dict[str, "Entry"]]
 Entry = tuple[Target, str]  # (module:attribute, a sub-table or a command factory; one-line help)
 
 
@@ -52,9 +52,26 @@ def _generic(verb: str, name: str) -> click.Command:
     return command
 
 
-DECODE = {**format_commands("decode"),
-          "auto": ("mqtool.cli.auto:decode_auto", "Recognise the format, then decode with it.")}
-BUILD = format_commands("build")
+@functools.cache
+def decode_table() -> dict[str, Entry]:
+    return {**format_commands("decode"),
+            "auto": ("mqtool.cli.auto:decode_auto", "Recognise the format, then decode with it.")}
+
+
+@functools.cache
+def build_table() -> dict[str, Entry]:
+    return format_commands("build")
+
+
+def __getattr__(name: str) -> dict[str, Entry]:
+    """``DECODE`` and ``BUILD``, made from the registry when first asked for (``mqtool
+    --help`` loads no registry)."""
+    tables = {"DECODE": decode_table, "BUILD": build_table}
+    if name not in tables:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return tables[name]()
+
+
 REASSEMBLE = {
     "attachment": ("mqtool.cli.sas:reassemble_attachment",
                    "Rebuild SAS attachments (files, data sets) from a queue dump."),
@@ -72,8 +89,8 @@ SPARK_EXTRACT = {
 TOP = {
     "dump": ("mqtool.cli.dump:dump",
              "Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back."),
-    "decode": (DECODE, "Decode messages, records and templates; listing, --annotate, --json."),
-    "build-request": (BUILD, "Build request messages and templates."),
+    "decode": (decode_table, "Decode messages, records and templates; listing, --annotate, --json."),
+    "build-request": (build_table, "Build request messages and templates."),
     "reassemble": (REASSEMBLE, "Rebuild logical units from the physical messages of a dump."),
     "reassemble-attachment": ("mqtool.cli.sas:reassemble_attachment",
                               "Same as 'reassemble attachment'."),
@@ -110,6 +127,8 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         target, help_text = entry
+        if target is decode_table or target is build_table:  # made from the registry
+            target = target()
         if isinstance(target, dict):
             if name in DEFAULTED:
                 return DefaultGroup(name=name, table=target, help=help_text, short_help=help_text,

@@ -11,10 +11,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -357,6 +355,9 @@ def spooled(inputs: Iterable[str]) -> Iterator[Spooled]:
     if STDIN not in given:
         yield Spooled(given, {})
         return
+    import shutil
+    import tempfile
+
     source = stdin()
     with tempfile.NamedTemporaryFile(prefix="mqtool-stdin-", suffix=".bin") as tmp:
         shutil.copyfileobj(source, tmp, 4 << 20)
