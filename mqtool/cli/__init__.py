@@ -135,7 +135,8 @@ class LazyGroup(click.Group):
                                     default=DEFAULTED[name])
             return LazyGroup(name=name, table=target, help=help_text, short_help=help_text)
         if callable(target):
-            return target()
+            made = target()
+            return made if isinstance(made, click.Command) else None
         module, attr = target.split(":")
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
