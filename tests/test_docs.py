@@ -87,12 +87,24 @@ def _alias_of(name: str, target: str) -> click.Command | None:
     return None
 
 
+def _pages() -> list[Path]:
+    """The pages whose console blocks are transcripts: README.md and every page in docs/."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def _console_blocks(page: Path) -> list[tuple[int, str]]:
+    """``(first line number, text)`` of every ```console block of a page."""
+    text = page.read_text(encoding="utf-8")
+    return [(text[:m.start()].count("\n") + 2, m.group(1))
+            for m in re.finditer(r"```console\n(.*?)```", text, re.S)]
+
+
 def _transcripts() -> list[tuple[str, int, object]]:
     found = []
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for m in re.finditer(r"```console\n(.*?)```", readme, re.S):
-        start = readme[:m.start()].count("\n") + 2
-        found += [("README.md", s.line, s) for s in parse_transcript(m.group(1), start)]
+    for page in _pages():
+        where = page.relative_to(ROOT).as_posix()
+        for start, block in _console_blocks(page):
+            found += [(where, s.line, s) for s in parse_transcript(block, start)]
     for p in sorted((MAN / "examples").glob("*.txt")):
         found += [(f"man/examples/{p.name}", s.line, s) for s in parse_transcript(p.read_text())]
     return found
@@ -106,6 +118,19 @@ def test_transcripts_show_real_output(in_root: None, where: str, line: int, step
     assert matches(expected, actual), (
         f"{where}:{line}: $ {step.command}\n--- expected\n" + "\n".join(expected)  # type: ignore[attr-defined]
         + "\n--- actual\n" + "\n".join(actual))
+
+
+def test_every_console_block_runs_a_command() -> None:
+    """A console block in README.md or docs/ without a ``$ mqtool`` line would be shown and
+    never checked."""
+    pages = _pages()
+    assert any(p.parent.name == "docs" for p in pages), "docs/*.md are read"
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        blocks = _console_blocks(page)
+        assert len(blocks) == text.count("```console"), page
+        for start, block in blocks:
+            assert parse_transcript(block, start), f"{page.name}:{start}: a console block with no $ line"
 
 
 def test_help_imports_no_heavy_modules() -> None:
