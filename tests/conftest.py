@@ -39,7 +39,6 @@ SPARK = ("tests/spark/",)
 # still covers every format and every command without them (tests/test_markers.py).
 SLOW = (
     "tests/test_docs.py::test_wheel_installs_the_man_pages",  # pip wheel of a copy
-    "tests/test_markers.py",  # collects the whole suite once more
     "tests/test_ksy.py",  # node compiles the six .ksy specs
     "tests/cli/test_exit_contract.py::test_closed_stdout_pipe_ends_quietly",  # a process per command
     "tests/cli/test_exit_contract.py::test_a_fifo_is_refused_not_opened",  # a process per command
@@ -84,13 +83,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if _profile_name(config) == "long":
         scale_examples((item.obj for item in items if isinstance(item, pytest.Function)),
                        long_factor(config))
-    listing = os.environ.get("MQTOOL_LIST_MARKERS")  # tests/test_markers.py reads it
+    COLLECTED.clear()  # what tests/test_markers.py checks: every test and its loop markers
+    COLLECTED.update({item.nodeid: sorted({m.name for m in item.iter_markers()} & {"slow", "spark"})
+                      for item in items})
+    listing = os.environ.get("MQTOOL_LIST_MARKERS")
     if listing:
         import json
 
         with open(listing, "w", encoding="utf-8") as f:
-            json.dump({item.nodeid: sorted({m.name for m in item.iter_markers()} & {"slow", "spark"})
-                       for item in items}, f)
+            json.dump(COLLECTED, f)
+
+
+COLLECTED: dict[str, list[str]] = {}
 
 
 # --------------------------------------------------------------------------- hypothesis

@@ -19,8 +19,17 @@ from tests.helpers import ROOT
 
 
 @pytest.fixture(scope="module")
-def markers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
-    """Every test of the suite with its slow/spark markers, as a collection sees them."""
+def markers(request: pytest.FixtureRequest,
+            tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """Every test of the suite with its slow/spark markers, as a collection sees them: this
+    run's own when it collected the whole suite, else a collection in a new process."""
+    from pathlib import Path
+
+    from tests.conftest import COLLECTED
+
+    whole = [Path(a).resolve() for a in request.config.args] in ([ROOT / "tests"], [ROOT])
+    if whole:
+        return dict(COLLECTED)
     listing = tmp_path_factory.mktemp("markers") / "markers.json"
     env = {**os.environ, "MQTOOL_LIST_MARKERS": str(listing)}
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
