@@ -68,6 +68,22 @@ EMPTY["layouts"] = ExitStatus.OK  # takes no input file: it runs as always
 RANDOM = dict(EMPTY)
 RANDOM["view"] = ExitStatus.USAGE  # not a terminal here
 
+# spark-extract runs its job in the shared Spark session (tests/conftest.py), so these
+# need Java and pyspark. Empty input: `spark-extract csq1logp` starts Spark before it finds
+# no bytes to read (`spark-extract urb` refuses it first).
+SPARK_RUNS = {"spark-extract csq1logp", "spark-extract urb"}
+SPARK_EMPTY = {"spark-extract csq1logp"}
+
+
+def _marked(commands: list[str], spark: set[str]) -> list[object]:
+    return [pytest.param(c, marks=pytest.mark.spark) if c in spark else c for c in commands]
+
+
+@pytest.fixture(autouse=True)
+def _shared_spark(request: pytest.FixtureRequest) -> None:
+    if request.node.get_closest_marker("spark") is not None:
+        request.getfixturevalue("cli_uses_shared_spark")
+
 
 def test_every_command_is_covered() -> None:
     assert set(COMMANDS) == set(ARGV), "add the new command to ARGV (and its expected statuses)"
@@ -83,7 +99,7 @@ def _no_crash(r) -> None:  # type: ignore[no-untyped-def]
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", _marked(COMMANDS, SPARK_EMPTY))
 def test_empty_input(command: str, tmp_path: Path) -> None:
     f = tmp_path / "empty.bin"
     f.write_bytes(b"")
@@ -94,7 +110,7 @@ def test_empty_input(command: str, tmp_path: Path) -> None:
         assert "empty" in (r.stderr + r.stdout.decode()), r.stderr
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", _marked(COMMANDS, SPARK_RUNS))
 def test_random_bytes(command: str, tmp_path: Path) -> None:
     f = tmp_path / "random.bin"
     f.write_bytes(random.Random(12).randbytes(4096))
@@ -169,10 +185,8 @@ def test_unwritable_output_is_exit_4_in_one_line(command: str, good: dict[str, P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 
-@pytest.mark.parametrize("command", WRITERS)
+@pytest.mark.parametrize("command", _marked(WRITERS, SPARK_RUNS))
 def test_good_input_writes_its_output(command: str, good: dict[str, Path], tmp_path: Path) -> None:
-    if command.startswith("spark-extract"):
-        pytest.skip("needs Java: tests/spark")
     r = mq(*_argv(command, good[GOOD[command]], tmp_path / "out"))
     assert r.status == 0, r.stderr
     written = list(tmp_path.glob("out*"))
@@ -299,7 +313,7 @@ def test_a_fifo_is_refused_not_opened(command: str, tmp_path: Path) -> None:
     if command.startswith("reassemble"):
         argv = [a for a in argv if a not in ("-o", str(tmp_path / "out"))] + ["--list"]
     p = subprocess.run([sys.executable, "-c", "from mqtool.cli import main; main()", *argv],
-                       capture_output=True, cwd=ROOT, timeout=15,
+                       capture_output=True, cwd=ROOT, timeout=120,  # a hang guard, not a time limit
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     err = p.stderr.decode("utf-8", "replace")
     # extract reads many files: an unreadable one is an error row naming it (exit 2), the
