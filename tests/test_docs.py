@@ -200,7 +200,7 @@ def test_every_console_block_runs_a_command() -> None:
     for page in pages:
         text = page.read_text(encoding="utf-8")
         blocks = _blocks(text)
-        assert len(blocks) == text.count("```console"), page
+        assert len(blocks) == len(re.findall(r"^```console$", text, re.M)), page
         for start, body, _spark in blocks:
             assert parse_transcript(body, start), f"{page.name}:{start}: a console block with no $ line"
 
