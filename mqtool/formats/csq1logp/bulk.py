@@ -27,7 +27,7 @@ from mqtool.formats.csq1logp import layout as csq_layout
 from mqtool.formats.csq1logp.framing import Frame
 from mqtool.layout import Layout
 from mqtool.model import HEX, INT, STCK, TEXT, Decoded
-from mqtool.tod import UNIX_OFFSET_US
+from mqtool.tod import tod_array_to_unix_micros
 
 MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
 PROVENANCE = [
@@ -284,7 +284,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
             valid = ~text.blank[v].all(axis=1) if f.name in csq_layout.ROW_BLANK_KEY else None
             cols[f.name] = text.hexes(v, valid)
         elif f.kind == STCK:
-            us = (v >> np.uint64(12)).astype(np.int64) - UNIX_OFFSET_US
+            us = tod_array_to_unix_micros(v)
             set_ = v != 0
             cols[f.name] = pa.Array.from_buffers(TS_UTC, n, [_bitmap(set_)[0], pa.py_buffer(us)])
             if f.name == "dtodout":

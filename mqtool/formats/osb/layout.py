@@ -23,6 +23,7 @@ from construct.core import stream_read, stream_write
 
 from mqtool.codepages import codec_name
 from mqtool.layout import Annotated, Hex, Inferred, Layout, Means, Unknown, Variant, dsect
+from mqtool.tod import Tod
 
 FORMAT = "redolog"
 PARTS = ("parmlist", "header", "intent", "usrextpl", "parmset")
@@ -132,12 +133,15 @@ def _rl_len_meaning(value: int, f: Mapping[str, Any]) -> str:
     il = f.get("rl_intent_len")
     if il is None:
         return ""
-    return f"= 48 + rl_intent_len {il}" if value == RLHDR_LEN + il else f"48 + rl_intent_len = {48 + il}"
+    if value == RLHDR_LEN + il:
+        return f"= {RLHDR_LEN} + rl_intent_len {il}"
+    return f"{RLHDR_LEN} + rl_intent_len = {RLHDR_LEN + il}"
 
 
 def _time_meaning(value: Any, f: Mapping[str, Any]) -> str:
-    raw = getattr(value, "raw", 0)
-    return f"commit time (STCK), low-order bits X'{raw & 0xFFF:03X}'" if raw else "not set"
+    if not isinstance(value, Tod) or not value.is_set:
+        return "not set"
+    return f"commit time (STCK), low-order bits X'{value.submicro:03X}'"
 
 
 def _offset_meaning(value: int, f: Mapping[str, Any]) -> str:
