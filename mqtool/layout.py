@@ -23,7 +23,6 @@ import io
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from construct import (
@@ -38,7 +37,7 @@ from construct import (
     Struct,
 )
 
-from mqtool.codepages import blank, codec_name
+from mqtool.codepages import blank, codec_name, latin1_table
 from mqtool.errors import BuildError, DecodeError
 from mqtool.model import EYE, HEX, HEXINT, INT, RESERVED, STCK, TEXT, Element, Span
 from mqtool.tod import Tod
@@ -495,18 +494,6 @@ def _chain(con: Construct) -> list[Adapter]:
     return chain
 
 
-@lru_cache(maxsize=32)
-def _latin1_table(codec: str) -> bytes | None:
-    """A translate table taking ``codec`` to latin-1, when every character of the code
-    page is in latin-1 (cp037, cp500, cp273 ... yes; cp1140 with its euro sign, no)."""
-    if codec == "latin-1":
-        return bytes(range(256))
-    try:
-        return bytes(range(256)).decode(codec).encode("latin-1")
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        return None
-
-
 def _inline(f: FieldInfo, i: int, env: dict[str, Any]) -> str:
     """Python expression converting struct value ``r[i]`` like the field's adapters do."""
     chain = _chain(f.con)
@@ -515,7 +502,7 @@ def _inline(f: FieldInfo, i: int, env: dict[str, Any]) -> str:
     if len(chain) == 1 and type(chain[0]) in (Text, Eye):
         codec = chain[0].codec
         strip = ".rstrip(' ')" if type(chain[0]) is Text else ""
-        table = _latin1_table(codec)
+        table = latin1_table(codec)
         if table is None:
             return f"r[{i}].decode({codec!r}){strip}"
         env[f"T{i}"] = table  # translate + latin-1 decode: all C, no codec wrapper call

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mqtool.codepages import codec_name
+from mqtool.codepages import byte_chars, codec_name
 from mqtool.formats.csq1logp import layout as csq_layout
 from mqtool.formats.csq1logp.framing import Frame
 from mqtool.layout import Layout
@@ -116,7 +116,7 @@ class _Text:
     """Vectorised decoding of code-page bytes to Arrow strings (UTF-8)."""
 
     def __init__(self, codepage: str) -> None:
-        chars = bytes(range(256)).decode(codec_name(codepage))
+        chars = byte_chars(codepage)
         enc = [ch.encode("utf-8") for ch in chars]
         self.width = np.array([len(e) for e in enc], np.int64)
         self.parts = np.zeros((4, 256), np.uint8)

@@ -82,7 +82,8 @@ class Hints:
     @classmethod
     def of(cls, options: dict[str, Any], encoding: int | None = None,
            ccsid: int | None = None) -> Hints:
-        from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+        from mqtool.codepages import ccsid_codec
+        from mqtool.formats.mq.mqmd import byte_order_of, float_format_of
 
         order, long, flt = options.get("byte_order"), options.get("long"), options.get("float_format")
         for name, value, allowed in (("byte_order", order, ("big", "little")), ("long", long, (4, 8)),
@@ -853,7 +854,8 @@ class MessageDecoder:
         return msg.msgtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE, None)
 
     def decode(self, msg: Any) -> tuple[Decoded, bytes]:
-        from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+        from mqtool.codepages import ccsid_codec
+        from mqtool.formats.mq.mqmd import byte_order_of, float_format_of
 
         hints, apps, atts = self.hints, self.apps, self.atts
         cid, mtype, body = msg.correlid, msg.msgtype, msg.body

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from mqtool.codepages import ccsid_for
 from mqtool.errors import BuildError, EnvError, InputError
 from mqtool.formats.mq.dumps.read import Message
-from mqtool.formats.mq.mqmd import ccsid_for, encoding_for
+from mqtool.formats.mq.mqmd import encoding_for
 from mqtool.formats.sas.build import (
     build_count,
     build_dsdef,

@@ -911,7 +911,8 @@ def payload(msg: Message) -> tuple[Message, Chain | None]:
 
 
 def _mqmd_hints(msg: Message) -> dict[str, Any]:
-    from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+    from mqtool.codepages import ccsid_codec
+    from mqtool.formats.mq.mqmd import byte_order_of, float_format_of
 
     return {"mqmd_byte_order": byte_order_of(msg.encoding),
             "mqmd_codepage": ccsid_codec(msg.ccsid),

@@ -10,6 +10,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from mqtool.codepages import is_single_byte
 from mqtool.errors import BuildError, InputError, MqtoolError
 from mqtool.formats.sas.layout import (
     CHAR_LENGTH_MAX,
@@ -25,7 +26,6 @@ from mqtool.formats.sas.layout import (
     Settings,
     Variable,
     layouts,
-    single_byte,
 )
 from mqtool.formats.sas.message_set import (
     MIN_MSG,
@@ -86,7 +86,7 @@ def sender_settings(o: SenderOverrides) -> Settings:
             raise BuildError(FORMAT, "long", f"{o.long!r}: 4 or 8")
         s = replace(s, long=o.long)
     if o.codepage is not None:
-        if not single_byte(o.codepage):
+        if not is_single_byte(o.codepage):
             raise BuildError(FORMAT, "codepage", f"{o.codepage}: a sender's code page is "
                              "single-byte (EBCDIC or ASCII family)")
         s = replace(s, codepage=o.codepage)

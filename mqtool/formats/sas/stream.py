@@ -161,8 +161,9 @@ def decode_messages(messages: Iterable[Message], hints: Hints | None = None,
                     obs_layout: str = "definition") -> Iterator[tuple[Decoded, bytes]]:
     """``decode.decode_messages`` in bounded memory: a message body larger than ``WHOLE`` is
     decoded on its own, a piece at a time, instead of in the role its header gives it."""
+    from mqtool.codepages import ccsid_codec
     from mqtool.formats.mq.dumps.read import label_unit
-    from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec
+    from mqtool.formats.mq.mqmd import byte_order_of
 
     hints = hints or Hints()
     decoder = MessageDecoder(hints, obs_layout)
