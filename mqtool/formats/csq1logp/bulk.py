@@ -25,7 +25,7 @@ import pyarrow as pa
 from mqtool.codepages import byte_chars, codec_name
 from mqtool.formats.csq1logp import layout as csq_layout
 from mqtool.formats.csq1logp.framing import Frame
-from mqtool.layout import Layout
+from mqtool.layout import Layout, arrow_type, fixed_dtype
 from mqtool.model import HEX, INT, STCK, TEXT, Decoded
 from mqtool.tod import tod_array_to_unix_micros
 
@@ -48,7 +48,6 @@ TAIL = [
 ]
 TS_UTC = pa.timestamp("us", tz="UTC")
 TS_LOCAL = pa.timestamp("us")
-_NP_INT = {"b": "i1", "B": "u1", "h": "i2", "H": "u2", "l": "i4", "L": "u4", "q": "i8", "Q": "u8"}
 _US_PER_DAY = 86_400_000_000
 
 
@@ -63,22 +62,6 @@ class MalformedError(Exception):
 
 
 # --------------------------------------------------------------------------- derived
-
-
-def fixed_dtype(layout: Layout) -> np.dtype:
-    """numpy structured dtype of a fixed layout, from its FieldInfo table."""
-    names, formats, offsets = [], [], []
-    for f in layout.fields:
-        if f.start is None or f.size is None or f.fmt is None:
-            raise TypeError(f"{layout.name}.{f.name} has no static place")
-        names.append(f.name)
-        offsets.append(f.start)
-        if f.fmt[-1] == "s":
-            formats.append((np.uint8, (f.size,)))
-        else:
-            formats.append(np.dtype((f.endian or ">") + _NP_INT[f.fmt]))
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                     "itemsize": layout.size})
 
 
 def _column_fields(layout: Layout) -> list[pa.Field]:
@@ -97,7 +80,7 @@ def _column_fields(layout: Layout) -> list[pa.Field]:
         elif f.kind == STCK:
             out.append(pa.field(f.name, TS_UTC))
         elif f.kind == INT:
-            out.append(pa.field(f.name, pa.from_numpy_dtype(np.dtype(_NP_INT[f.fmt]))))
+            out.append(pa.field(f.name, arrow_type(f)))
         else:
             raise TypeError(f"no column type for {f.name} ({f.kind})")
     return out
