@@ -26,7 +26,8 @@ from mqtool.layout import Hex, Layout, Means, Variant, dsect
 FORMAT = "csq1logp"
 
 FIXED = 199  # csrecorddate .. lsegment
-FIXED_BORA = 200  # + csbora: the builders' default (spec §3.2)
+FIXED_BORA = 200  # + csbora: the builders' default
+FIXED_SIZES = (FIXED, FIXED_BORA)  # the two fixed parts a record may have (fits_ldatalen)
 RDW_LEN = 4
 MIN_RECORD = RDW_LEN + FIXED  # 203: smallest RDW length of a valid record
 MAX_RDW = 32760  # an RDW length never exceeds the block size
@@ -210,10 +211,16 @@ def parse_timedelta(text: str) -> int | None:
     return int(body)
 
 
+def fits_ldatalen(avail: int, ldatalen: int) -> bool:
+    """The 199/200 rule's test: do ``avail`` bytes (a record after its RDW) hold a fixed part
+    of ``FIXED`` or ``FIXED_BORA`` bytes and exactly ``ldatalen`` data bytes?"""
+    return avail - ldatalen in FIXED_SIZES
+
+
 def fixed_size(avail: Any, ldatalen: Any) -> Any:
-    """The 199/200 rule (spec §3.2), on ints or numpy arrays (the bulk path): 200 when the
-    bytes after the RDW are 200 + ldatalen, 199 when 199 + ldatalen, 199 when there is no
-    room for ``csbora``, else 200."""
+    """The 199/200 rule, on ints or numpy arrays (the bulk path): 200 when the bytes after
+    the RDW are 200 + ldatalen, 199 when 199 + ldatalen, 199 when there is no room for
+    ``csbora``, else 200."""
     import numpy as np
 
     return np.where(avail == FIXED_BORA + ldatalen, FIXED_BORA,
@@ -239,8 +246,12 @@ def resolve_fixed(avail: int, ldatalen: int) -> tuple[int, str]:
                        + ("csbora present" if fixed == FIXED_BORA else "no csbora byte"))
     if fixed == FIXED:
         return FIXED, f"{avail} bytes: no room for csbora"
-    return FIXED_BORA, (f"{avail} bytes is neither 199 nor 200 + ldatalen {ldatalen}: "
-                        "csbora assumed present")
+    return FIXED_BORA, (f"{avail} bytes is {neither_fixed(ldatalen)}: csbora assumed present")
+
+
+def neither_fixed(ldatalen: int) -> str:
+    """The words of a length the 199/200 rule does not explain."""
+    return f"neither {FIXED} nor {FIXED_BORA} + ldatalen {ldatalen}"
 
 
 def data_slice(avail: int, fixed: int, ldatalen: int) -> tuple[int, str]:

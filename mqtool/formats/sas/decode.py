@@ -45,7 +45,7 @@ from mqtool.formats.sas.layout import (
     type_word,
 )
 from mqtool.layout import Layout
-from mqtool.model import DATA, Decoded, Detection, Element, Problem, Span
+from mqtool.model import DATA, Decoded, Detection, Element, Problem, Span, shift_element
 
 
 @dataclass(frozen=True)
@@ -632,9 +632,10 @@ def _here(offset: int) -> tuple[int, str]:
 
 
 def _shift(el: Element, delta: int) -> None:
-    el.offset += delta
-    el.spans[:] = [sp._replace(start=max(sp.start + delta, 0), end=max(sp.end + delta, 0))
-                   for sp in el.spans]
+    """Move a definition parsed from carried + new bytes to this message's offsets; what
+    lies in the carried part is reported at 0 and said to be begun earlier."""
+    shift_element(el, delta)
+    el.spans[:] = [sp._replace(start=max(sp.start, 0), end=max(sp.end, 0)) for sp in el.spans]
     el.title = el.title.rsplit(" at offset", 1)[0] + f" at offset X'{max(el.offset, 0):04X}'" + (
         " (begun in the previous message)" if el.offset < 0 else "")
     el.offset = max(el.offset, 0)
