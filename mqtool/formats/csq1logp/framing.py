@@ -43,6 +43,7 @@ BDW = _lay.BDW_LEN
 HEAD = 256  # bytes of a bad span kept for its error row
 KEEP = 40  # bytes kept across chunks while looking for a resync point
 SNIFF = 65536  # bytes auto framing looks at
+AFTER_END = 1 << 16  # read size past a split's end (the checks look a record ahead)
 _HH = struct.Struct(_lay.layouts().rdw.format)  # RDW and BDW: length, then 2 bytes (zero)
 _L = struct.Struct(">" + _lay.layouts().logd.field("ldatalen").fmt)  # type: ignore[operator]
 LDATALEN_AT = _lay.layouts().logd.offset_of("ldatalen")
@@ -919,9 +920,13 @@ def sparse_index(path: str, framing: str = "auto", codepage: str = "cp037",
 
 
 def split_frames(split: Split, codepage: str = "cp037", chunk: int = 4 << 20) -> Iterator[Frame]:
-    """The frames of one split (reads only its byte range)."""
-    return frames(read_chunks(split.path, split.start, split.end, chunk), split.framing, codepage,
-                  base=split.start, rec_no=split.rec_no, end=split.end)
+    """The frames of one split: its byte range, then, in small reads, as far past its end as
+    the last frame's checks look (a damaged record's reason can depend on what follows), so
+    every split frames exactly what the whole-file scan frames there."""
+    inside = read_chunks(split.path, split.start, split.end, chunk)
+    after = read_chunks(split.path, split.end, None, AFTER_END)
+    return frames(itertools.chain(inside, after), split.framing, codepage, base=split.start,
+                  rec_no=split.rec_no, end=split.end)
 
 
 # --------------------------------------------------------------------------- byte ranges
