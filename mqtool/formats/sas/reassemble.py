@@ -9,9 +9,9 @@ attachment in memory.
 
 Per header, ``OUTDIR/<header CorrelId, 48 hex digits>/`` gets ``message.bin``, one output
 per attachment (external file under its sanitised base name; data set as
-``<member>.parquet`` / ``.csv`` / ``.xpt``) and ``manifest.json``. Outputs are written as
-``.<name>.part`` and renamed when complete (or with ``partial``); an incomplete attachment
-leaves no file behind otherwise.
+``<member>.parquet`` / ``.csv`` / ``.xpt``) and ``manifest.json``. Outputs are written
+under a temporary name and renamed when complete (or with ``partial``); an incomplete
+attachment leaves no file behind otherwise.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from mqtool.formats.sas.layout import (
     seq_raw,
     type_word,
 )
-from mqtool.io.outputs import OutputDir, OutputExistsError, safe_name
+from mqtool.io.outputs import AtomicFile, OutputDir, OutputExistsError, safe_name
 from mqtool.model import Problem
 
 RESERVED_NAMES = {"message.bin", "manifest.json"}
@@ -141,18 +141,18 @@ class Held:
 
 
 class PartFile:
-    """An output written as ``.<name>.part`` and renamed when kept; hashes as it goes."""
+    """An output written whole or not at all (``OutputDir.create``: a temporary file renamed
+    into place when kept); hashes as it goes."""
 
     def __init__(self, folder: OutputDir | None, subdir: str, name: str) -> None:
         self.folder, self.subdir, self.name = folder, subdir, name
         self.sha = hashlib.sha256()
         self.size = 0
-        self._f: IO[bytes] | None = None
-        self.part = f".{name}.part"
+        self._f: AtomicFile | None = None
 
     def write(self, data: bytes | memoryview) -> None:
         if self._f is None and self.folder is not None:
-            self._f = self.folder.create(self.subdir, self.part)
+            self._f = self.folder.create(self.subdir, self.name)
         if self._f is not None:
             self._f.write(data)
         self.sha.update(data)
@@ -163,28 +163,22 @@ class PartFile:
         if self.folder is None:
             return None
         if self._f is None:
-            self._f = self.folder.create(self.subdir, self.part)
+            self._f = self.folder.create(self.subdir, self.name)
         self._f.close()
-        os.replace(self.folder.path(self.subdir, self.part), self.folder.path(self.subdir, self.name))
         return self.name
 
     def drop_part(self) -> None:
+        """Remove what was written so far; the output never appears."""
         if self._f is not None:
-            self._f.close()
+            self._f.discard()
             self._f = None
-        if self.folder is not None:
-            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
 
     def discard(self) -> None:
         """Drop the output; with ``--force`` an older file of the same name goes too (it
         would otherwise pass for this run's result)."""
-        if self._f is not None:
-            self._f.close()
-            self._f = None
-        if self.folder is not None:
-            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
-            if self.folder.force:
-                self.folder.path(self.subdir, self.name).unlink(missing_ok=True)
+        self.drop_part()
+        if self.folder is not None and self.folder.force:
+            self.folder.path(self.subdir, self.name).unlink(missing_ok=True)
 
 
 class FileWriter:
@@ -424,19 +418,24 @@ class DatasetWriter:
             self.att.anomaly("no .xpt written: pyreadstat is not installed "
                              "(pip install 'mqtool[sas]')", error=False)
         names = {f: f"{self.stem}.{f}" for f in formats}
-        parts = {f: self.folder.path(self.subdir, f".{n}.part") for f, n in names.items()}
+        targets = {f: self.folder.atomic(self.subdir, n) for f, n in names.items()}
         about = {"library": self.att.entry.qualifier1, "member": self.att.entry.qualifier2,
                  "float_format": self.s.float_format, "codepage": self.s.codepage}
-        result = write_dataset(self.obs or io.BytesIO(), self.obs_bytes, obs, ds, parts, about)
+        try:
+            result = write_dataset(self.obs or io.BytesIO(), self.obs_bytes, obs, ds,
+                                   {f: t.temp for f, t in targets.items()}, about)
+        except BaseException:
+            for t in targets.values():
+                t.discard()
+            raise
         for p in result.problems:
             self.att.anomaly(p, error=False)
-        for f, part in parts.items():
+        for f, target in targets.items():
             if f in result.files:
-                final = self.folder.path(self.subdir, names[f])
-                os.replace(part, final)
+                target.commit()
                 self.outputs[f] = names[f]
             else:
-                part.unlink(missing_ok=True)
+                target.discard()
         main = self.outputs.get("parquet") or next(iter(self.outputs.values()), None)
         if main:
             self.size, self.sha = _size_and_sha(self.folder.path(self.subdir, main))
@@ -629,8 +628,8 @@ class Reassembler:
     # -- output checks ------------------------------------------------------------------
 
     def check_free(self, hs: HeaderState) -> None:
-        """Before any data is streamed: every output path (and its ``.part``) must stay in
-        OUTDIR (a symlink planted there is refused), and none may exist without --force."""
+        """Before any data is streamed: every output path must stay in OUTDIR (a symlink
+        planted there is refused), and none may exist without --force."""
         if self.out is None:
             return
         names = ["message.bin", "manifest.json"]
@@ -640,7 +639,6 @@ class Reassembler:
             elif a.out is not None:
                 names.append(a.out.name)
         for n in names:
-            self.out.path(hs.folder, f".{n}.part")
             p = self.out.path(hs.folder, n)
             if p.exists() and not self.o.force:
                 raise OutputExistsError(f"{p} exists (use --force to overwrite)")
@@ -832,7 +830,8 @@ class Reassembler:
         return self.report
 
     def abort(self) -> None:
-        """After an error: remove the ``.part`` files, keep whatever was already complete."""
+        """After an error: remove the outputs being written, keep whatever was already
+        complete."""
         for hs in self.report.headers:
             for att in hs.attachments:
                 if att.out is not None:
