@@ -49,6 +49,7 @@ _L = struct.Struct(">" + _lay.layouts().logd.field("ldatalen").fmt)  # type: ign
 LDATALEN_AT = _lay.layouts().logd.offset_of("ldatalen")
 _LD_AT = RDW + LDATALEN_AT  # ldatalen after an RDW
 _SPAN_AT = _lay.layouts().rdw.offset_of("spanning")  # RDW bytes 2-3: zero in CSQ1LOGP
+_IN_BLOCK = BDW + RDW  # where the first record's date starts in a block
 _NO_SPAN = bytes(RDW - _SPAN_AT)
 _FIXED_SIZES = _lay.FIXED_SIZES
 
@@ -100,7 +101,7 @@ def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str
     """
     pat = date_pattern(codepage)
     _PATTERN_CP[pat] = codepage
-    for at in (0, 4, 8):
+    for at in (0, RDW, _IN_BLOCK):
         if ASCII_DATE.match(head, at) and not pat.match(head, at):
             raise DecodeError(
                 "csq1logp", "csrecorddate", at,
@@ -108,13 +109,15 @@ def sniff(head: bytes, codepage: str = "cp037", final: bool = True) -> tuple[str
                 f"{head[at:at + DATE_LEN].decode('latin-1')!r} where an EBCDIC one belongs; "
                 "binary fields are corrupted. Transfer the data set again in binary mode "
                 "(FTP: 'binary' and 'quote site rdw')")
-    if len(head) >= 12 and pat.match(head, 8):
-        blen, rlen = _bdw_len(head, 0), _rdw_len(head, 4)
-        if blen and rlen and blen >= rlen + 4:
-            return "bdw", (f"BDW X'{head[:4].hex().upper()}' ({blen}) >= RDW "
-                           f"X'{head[4:8].hex().upper()}' ({rlen}) + 4, record date at +8")
-    if len(head) >= 8 and pat.match(head, 4) and _rdw_len(head, 0):
-        return "rdw", f"RDW X'{head[:4].hex().upper()}' ({_rdw_len(head, 0)}), record date at +4"
+    if pat.match(head, _IN_BLOCK):
+        blen, rlen = _bdw_len(head, 0), _rdw_len(head, BDW)
+        if blen and rlen and blen >= rlen + BDW:
+            return "bdw", (f"BDW X'{head[:BDW].hex().upper()}' ({blen}) >= RDW "
+                           f"X'{head[BDW:_IN_BLOCK].hex().upper()}' ({rlen}) + {BDW}, "
+                           f"record date at +{_IN_BLOCK}")
+    if pat.match(head, RDW) and _rdw_len(head, 0):
+        return "rdw", (f"RDW X'{head[:RDW].hex().upper()}' ({_rdw_len(head, 0)}), record date "
+                       f"at +{RDW}")
     if pat.match(head, 0):
         return "none", "record date at +0 and no descriptor: boundaries recomputed from ldatalen"
     return _sniff_later(head, pat, final)
@@ -498,9 +501,11 @@ class _Unframed(_Framing):
                 if end is not None and here >= end and here != checked:
                     break  # the loop decides: stop, or look for a sync point
                 got = _unframed(buf, pos, pat, final)
-                if isinstance(got, _More) or got[1]:
+                if isinstance(got, _More):
                     break
-                length = got[0]
+                length, err, _detail = got
+                if err:
+                    break
                 yield Frame(here, length, 0, n, buf, pos, -1, here)
                 n += step
                 pos += length
@@ -510,7 +515,8 @@ class _Unframed(_Framing):
         if isinstance(got, _More):
             cur.more()
         elif got is not None:
-            scan.begin_bad(got[1], got[2], "csrecorddate")
+            _length, err, detail = got
+            scan.begin_bad(err, detail, "csrecorddate")
 
 
 class _Rdw(_Framing):
@@ -629,8 +635,8 @@ class _Rdw(_Framing):
         if ok:
             return "", ""
         (ld,) = _L.unpack_from(buf, pos + _LD_AT)
-        inside = [pos + RDW + size + ld for size in _FIXED_SIZES
-                  if ld >= 0 and pat.match(buf, pos + 2 * RDW + size + ld)]
+        ends = (pos + RDW + size + ld for size in _FIXED_SIZES)  # where ldatalen says it ends
+        inside = [q for q in ends if ld >= 0 and pat.match(buf, q + RDW)]
         if inside:
             return BAD_RDW, (f"{_rdw_text(buf, pos, rlen)} disagrees with ldatalen {ld}: a record "
                              f"starts at X'{cur.bstart + inside[0]:X}' where ldatalen says this "
@@ -744,9 +750,10 @@ def _rdw_text(buf: bytes, pos: int, rlen: int) -> str:
 
 
 def _rdw_detail(buf: bytes, pos: int, rlen: int, spanning: int) -> str:
-    rdw = buf[pos:pos + 4].hex().upper()
+    rdw = buf[pos:pos + RDW].hex().upper()
     if spanning:
-        return f"RDW X'{rdw}': bytes 2-3 not zero (a spanned-record segment; CSQ1LOGP writes none)"
+        return (f"RDW X'{rdw}': bytes {_SPAN_AT}-{RDW - 1} not zero (a spanned-record segment; "
+                "CSQ1LOGP writes none)")
     return f"RDW X'{rdw}': length {rlen} outside {MIN_REC}..{MAX_RDW}"
 
 
