@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.formats.mq.chain import Chain, unwrap
@@ -68,6 +68,10 @@ from mqtool.formats.sas.layout import (
 )
 from mqtool.io.outputs import AtomicFile, OutputDir, OutputExistsError, safe_name
 from mqtool.model import Problem
+
+if TYPE_CHECKING:
+    from mqtool.formats.sas.datasets import Observations
+    from mqtool.formats.sas.layout import DatasetDef
 
 RESERVED_NAMES = {"message.bin", "manifest.json"}
 NEWLINES = {"lf": b"\n", "crlf": b"\r\n"}
@@ -385,40 +389,51 @@ class DatasetWriter:
 
     def finish(self, keep: bool) -> None:
         self._close_group()
+        try:
+            found = self._observations(keep)
+            if found is not None and keep and self.folder is not None:
+                self._write(self.folder, *found)
+        finally:
+            self._drop()
+
+    def _observations(self, keep: bool) -> tuple[DatasetDef, Observations] | None:
+        """The data set's definition and observation layout, the anomalies said; None when
+        nothing can be written."""
         ds, variables = self.ctx.dsdef, self.ctx.variables
         if ds is None or not variables:
             if keep:
                 self.att.anomaly("no " + ("data set definition" if ds is None else
                                           "variable definitions") + ": nothing can be written",
                                  error=True)
-            self._drop()
-            return
+            return None
         if ds.nvars != len(variables):
             self.att.anomaly(f"the definition says {ds.nvars} variables, {len(variables)} are "
                              "defined")
-        from mqtool.formats.sas.datasets import Observations, write_dataset, xport_available
+        from mqtool.formats.sas.datasets import Observations
 
         obs = Observations(variables, ds.obslen, self.s.float_format, self.s.codepage,
                            self.o.obs_layout)
         for p in obs.problems:
             self.att.anomaly(p, error=True)
         if obs.unusable:
-            self._drop()
-            return
+            return None
         nrows = self.obs_bytes // obs.obslen
         self.att.rows = nrows
         if self.att.complete and nrows != ds.nobs:
             self.att.anomaly(f"the definition says {ds.nobs} observations, the messages hold "
                              f"{nrows}", error=True)
-        if not keep or self.folder is None:
-            self._drop()
-            return
+        return ds, obs
+
+    def _write(self, folder: OutputDir, ds: DatasetDef, obs: Observations) -> None:
+        """The data set in every output format, each file whole or not at all."""
+        from mqtool.formats.sas.datasets import write_dataset, xport_available
+
         formats = [f for f in self.o.formats if f != "xpt" or xport_available()]
         if "xpt" in self.o.formats and "xpt" not in formats:
             self.att.anomaly("no .xpt written: pyreadstat is not installed "
                              "(pip install 'mqtool[sas]')", error=False)
         names = {f: f"{self.stem}.{f}" for f in formats}
-        targets = {f: self.folder.atomic(self.subdir, n) for f, n in names.items()}
+        targets = {f: folder.atomic(self.subdir, n) for f, n in names.items()}
         about = {"library": self.att.entry.qualifier1, "member": self.att.entry.qualifier2,
                  "float_format": self.s.float_format, "codepage": self.s.codepage}
         try:
@@ -438,8 +453,7 @@ class DatasetWriter:
                 target.discard()
         main = self.outputs.get("parquet") or next(iter(self.outputs.values()), None)
         if main:
-            self.size, self.sha = _size_and_sha(self.folder.path(self.subdir, main))
-        self._drop()
+            self.size, self.sha = _size_and_sha(folder.path(self.subdir, main))
 
     def _drop(self) -> None:
         if self.obs is not None:
@@ -843,10 +857,29 @@ class Reassembler:
         self.spool.close()
 
     def _complete(self, att: AttachmentState) -> None:
+        """At the end: is the attachment complete (every sequence number up to its count)?
+        Keep it (complete, or with ``partial``: the held messages delivered, gaps said) or
+        drop it."""
+        n = att.count
+        att.missing = self._missing(att)
+        beyond = [] if n is None else sorted(
+            [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
+        if beyond:
+            att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
+        att.complete = (n is not None and n >= 1 and not att.missing and not att.held
+                        and not beyond)
+        keep = att.complete or self.o.partial
+        if keep:
+            self._deliver_held(att)
+        self._close_output(att, keep)
+
+    def _missing(self, att: AttachmentState) -> list[int | str]:
+        """The sequence numbers (and the count message) never seen, listed up to a limit (a
+        count may be hostile); the anomalies said."""
         n = att.count
         top = max([n or 0, att.max_seen, att.expected - 1, *att.held])
         missing: list[int | str] = []
-        for k in range(att.expected, top + 1):  # listed up to a limit: a count may be hostile
+        for k in range(att.expected, top + 1):
             if len(missing) >= MISSING_LIST_LIMIT:
                 break
             if k not in att.held:
@@ -859,24 +892,24 @@ class Reassembler:
             missing.append("count")
         elif n < 1:
             att.anomaly(f"the count message says {n} messages", error=True)
-        beyond = [] if n is None else sorted(
-            [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
-        if beyond:
-            att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
-        att.missing = missing
-        att.complete = n is not None and n >= 1 and not missing and not att.held and not beyond
-        keep = att.complete or self.o.partial
-        if keep:
-            for k in sorted(att.held):
-                if k > att.expected:
-                    assert att.writer is not None
-                    for gap in range(att.expected, k):
-                        att.writer.gap(gap)
-                    att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
-                                f"{ranges(list(range(att.expected, k)))} missing", error=False)
-                held = att.held.pop(k)
-                held.msg.body = self.spool.get(held.ref)
-                self._deliver(att, k, held.msg)
+        return missing
+
+    def _deliver_held(self, att: AttachmentState) -> None:
+        """The messages still held, in order, each gap before them said and filled."""
+        for k in sorted(att.held):
+            if k > att.expected:
+                assert att.writer is not None
+                for gap in range(att.expected, k):
+                    att.writer.gap(gap)
+                att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
+                            f"{ranges(list(range(att.expected, k)))} missing", error=False)
+            held = att.held.pop(k)
+            held.msg.body = self.spool.get(held.ref)
+            self._deliver(att, k, held.msg)
+
+    @staticmethod
+    def _close_output(att: AttachmentState, keep: bool) -> None:
+        """Rename the attachment's output into place, or drop it."""
         w = att.writer
         if isinstance(w, FileWriter):
             w.finish()
