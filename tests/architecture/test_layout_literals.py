@@ -2,8 +2,9 @@
 offset or end, or a declared record's size, used as a position -- in a slice or an index
 (``head[4:8]``), in an ``unpack_from`` / ``from_bytes`` call, as the position argument of a
 pattern or search (``pat.match(head, 4)``, ``buf.find(x, 4)``), or passed to a parameter
-named for a position (``at``, ``pos``, ``off``, ``offset``, ``start``, ``base``) of a
-function of the package (``_rdw_len(head, 4)``) -- in a module of a format package other
+named for a position (``at``, ``pos``, ``off``, ``offset``, ``start``, ``end``, ``base``)
+of a function of the package (``_rdw_len(head, 4)``) or of the model's locators
+(``Problem(path, offset + 4, reason)``) -- in a module of a format package other
 than its declaring modules, is a restated layout fact. Use the declaration
 (``layout.offset_of("urbhlent")``, ``Layout.size``, ``Layout.format``, the equates).
 
@@ -15,12 +16,15 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
+from mqtool.errors import DecodeError
 from mqtool.layout import Layout
+from mqtool.model import Decoded, Element, Problem, Span
 
 FORMATS = Path(__file__).resolve().parents[2] / "mqtool" / "formats"
 
@@ -96,15 +100,20 @@ def numbers(node: ast.AST) -> Iterator[ast.Constant]:
             yield n
 
 
-POSITION_PARAMS = {"at", "pos", "off", "offset", "start", "base"}
+POSITION_PARAMS = {"at", "pos", "off", "offset", "start", "end", "base", "data_offset"}
 UNPACKS = {"unpack_from", "from_bytes"}  # every argument may be a position
 SEARCHES = {"match", "search", "fullmatch", "finditer", "findall", "find", "rfind", "index",
             "rindex", "startswith", "endswith"}  # the arguments after the first are positions
 
 
+# what decoders locate things with: a problem's, an element's, a span's, an error's offset
+LOCATORS = (Problem, Element, Span, Decoded, DecodeError)
+
+
 def signatures(trees: Iterable[ast.AST]) -> dict[str, list[str]]:
-    """Function (and method) name -> its positional parameter names, ``self`` left out."""
-    out: dict[str, list[str]] = {}
+    """Function (and method) name -> its positional parameter names, ``self`` left out: the
+    functions of ``trees`` and the model's locators."""
+    out = {c.__name__: list(inspect.signature(c).parameters) for c in LOCATORS}
     for tree in trees:
         for n in ast.walk(tree):
             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -173,8 +182,9 @@ def test_the_scan_finds_positions_passed_to_helpers_and_searches() -> None:
         "def sniff(head, pat):\n"
         "    n = _rdw_len(head, 4) + _rdw_len(b=head, at=6)\n"
         "    ok = pat.match(head, 8) and head.find(b'x', 10)\n"
+        "    p = Problem('rdw.length', off + 2, 'bad')\n"
         "    return head[4:8], len(head) > 12, _rdw_len(head, n)\n")
-    assert sorted(v for _, v in suspects(tree)) == [4, 4, 6, 8, 8, 10]
+    assert sorted(v for _, v in suspects(tree)) == [2, 4, 4, 6, 8, 8, 10]
 
 
 def test_a_declared_size_or_end_counts() -> None:

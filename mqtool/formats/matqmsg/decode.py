@@ -292,17 +292,18 @@ def _provided_violation(provided: int, offset: int) -> Problem:
 
 
 def _header_checks(unit: Decoded, h: Mapping[str, Any], offset: int) -> None:
-    for name, off in (("bytes_available", 4), ("messages_available", 8), ("messages_on_queue", 12),
-                      ("max_message_size", 16), ("key_size", 20)):
+    for name in ("bytes_available", "messages_available", "messages_on_queue",
+                 "max_message_size", "key_size"):
         if h[name] < 0:
-            unit.problems.append(Problem(f"receiver.{name}", offset + off, f"{name} {h[name]} is "
-                                                                           "negative"))
+            unit.problems.append(Problem(f"receiver.{name}", offset + RECEIVER.offset_of(name),
+                                         f"{name} {h[name]} is negative"))
     if h["bytes_available"] < HEADER_LEN:
-        unit.problems.append(Problem("receiver.bytes_available", offset + 4,
+        unit.problems.append(Problem("receiver.bytes_available", offset + _AVAILABLE_AT,
                                      f"bytes_available {h['bytes_available']} is less than the "
-                                     "32-byte header"))
+                                     f"{HEADER_LEN}-byte header"))
     if h["messages_available"] > h["messages_on_queue"]:
-        unit.problems.append(Problem("receiver.messages_available", offset + 8,
+        unit.problems.append(Problem("receiver.messages_available",
+                                     offset + RECEIVER.offset_of("messages_available"),
                                      f"messages_available {h['messages_available']} > "
                                      f"messages_on_queue {h['messages_on_queue']}"))
 

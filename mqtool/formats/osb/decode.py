@@ -438,10 +438,10 @@ def _format2(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
         return limit
     if limit - end >= TRAILER_LEN:
         _parse(unit, lay.trailer, data, end, "r2",
-               f"Trailer at {_at(end)} (passed length = r2_len + 2)", limit)
+               f"Trailer at {_at(end)} (passed length = r2_len + {TRAILER_LEN})", limit)
         return end + TRAILER_LEN
-    unit.problems.append(Problem("r2.r2_trailer", end, "trailer (2 bytes) not present in input "
-                                                       "(passed length = r2_len + 2)"))
+    unit.problems.append(Problem("r2.r2_trailer", end, f"trailer ({TRAILER_LEN} bytes) not present "
+                                 f"in input (passed length = r2_len + {TRAILER_LEN})"))
     return end
 
 
@@ -449,7 +449,7 @@ def _r2_params(unit: Decoded, data: bytes, lo: int, base: int, parm: int, end: i
                ctx: _Context, covered: list[tuple[int, int]]) -> None:
     at = lo + base + parm
     if not lo + R2_FIXED <= at < end:
-        unit.problems.append(Problem("r2.r2boparm", lo + 0x28,
+        unit.problems.append(Problem("r2.r2boparm", lo + R2_BODY + ctx.lay.r2body.offset_of("r2boparm"),
                                      f"R2BOPARM X'{parm:04X}' points outside the variable area"))
         return
     run = param_run(data, at, end, ctx.params)
