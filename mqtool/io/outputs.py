@@ -10,7 +10,7 @@ tarfile ``data`` filter. Existing files are not overwritten without ``force``.
 Files are written under a temporary name beside the target and renamed into place when
 the writer finishes without error -- one mechanism, ``AtomicPath``, with an open-file face
 (``AtomicFile``, ``atomic_output``, ``write_file``, ``OutputDir.create``) and a path face
-(``atomic_path``, for pyarrow's writers): a failed run (an error mid-write, FAILFAST,
+(``AtomicPath`` itself, for pyarrow's writers): a failed run (an error mid-write, FAILFAST,
 Ctrl-C) leaves no partial output file. ``StagedDirs`` does the same for the named
 sub-directories of an output directory. An output that cannot be written (missing
 directory, permission) is an ``EnvError`` (exit status 4).
@@ -329,12 +329,6 @@ class StagedDirs:
             self.commit()
         else:
             self.discard()
-
-
-def atomic_path(path: str | os.PathLike[str], force: bool = False) -> AtomicPath:
-    """A temporary path beside ``path``, renamed into place when the ``with`` block ends
-    without error (see ``AtomicPath``)."""
-    return AtomicPath(path, force)
 
 
 def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> AtomicFile:

@@ -17,7 +17,7 @@ import pytest
 
 from mqtool.cli import BUILD, DECODE, REASSEMBLE, TOP
 from mqtool.errors import EnvError, ExitStatus
-from mqtool.io.outputs import TEMP_SUFFIX, AtomicFile, OutputExistsError, atomic_output, atomic_path
+from mqtool.io.outputs import TEMP_SUFFIX, AtomicFile, AtomicPath, OutputExistsError, atomic_output
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 
@@ -233,7 +233,7 @@ def test_a_failed_write_leaves_nothing(tmp_path: Path) -> None:
         f.write(b"half")
         _ = 1 / 0
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(KeyError), atomic_path(target) as tmp:
+    with pytest.raises(KeyError), AtomicPath(target) as tmp:
         tmp.write_bytes(b"half")
         raise KeyError("x")
     assert list(tmp_path.iterdir()) == []

@@ -814,18 +814,6 @@ def message_settings(header: Header | None, hints: Hints) -> Settings:
     return s
 
 
-def roles_text(kind: str, entry: Entry | None, seq: int | None, n: int | None) -> str:
-    if kind == "header":
-        return "header"
-    if kind == "application":
-        return "application message"
-    if entry is None:
-        return kind
-    if kind == "count":
-        return f"attachment {entry.index} count"
-    return f"attachment {entry.index} message {seq}" + (f" of {n}" if n else "")
-
-
 # --------------------------------------------------------------------------- a dump, decoded
 
 
@@ -848,11 +836,6 @@ class MessageDecoder:
         self.hints, self.obs_layout = hints, obs_layout
         self.apps: dict[bytes, Header] = {}
         self.atts: dict[bytes, _Att] = {}
-
-    @staticmethod
-    def takes(msg: Any) -> bool:
-        """Is this a SAS attachment message (or one whose MsgType the dump does not give)?"""
-        return msg.msgtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE, None)
 
     def decode(self, msg: Any) -> tuple[Decoded, bytes]:
         from mqtool.codepages import ccsid_codec

@@ -634,7 +634,6 @@ class Reassembler:
         self.by_header: dict[bytes, HeaderState] = {}
         self.waiting: dict[bytes, list[Held]] = {}  # G -> messages without header
         self.orphan_index: IO[bytes] | None = None
-        self.orphan_out: OutputDir | None = None
         # dump position -> (MQDLH reason, its MQRC name) of dead-lettered messages
         self.dead_letters: dict[int, tuple[int, str]] = {}
         self.chain_warnings: list[Problem] = []  # MQ header chains that could not be walked
@@ -814,7 +813,6 @@ class Reassembler:
         if not self.o.keep_orphans or self.out is None:
             return
         if self.orphan_index is None:
-            self.orphan_out = self.out
             self.orphan_index = self.out.create("orphans", INDEX)
             self.report.orphan_dir = "orphans"
         name = f"{msg.position:06d}.bin"
@@ -987,7 +985,8 @@ def used_json(hs: HeaderState, u: Used) -> dict[str, Any]:
 
 
 def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
-    """The ``manifest.json`` object of one header (CONTRACTS.md keys, plus ``anomalies``)."""
+    """The ``manifest.json`` object of one header (header, application message, attachments
+    and their outputs, plus ``anomalies``)."""
     h = hs.header
     return {
         "header_correlid": hs.correlid.hex().upper(),

@@ -28,7 +28,6 @@ from mqtool.formats.sas.layout import (
     layouts,
 )
 from mqtool.formats.sas.message_set import (
-    MIN_MSG,
     DatasetAttachment,
     FileAttachment,
     Request,
@@ -475,6 +474,3 @@ def request_from_specs(attach: tuple[str, ...] | list[str], description: tuple[s
     return request
 
 
-def check_max_msg(max_msg: int) -> None:
-    if max_msg < MIN_MSG:
-        raise BuildError(FORMAT, "max_msg", f"{max_msg} bytes is too small (at least {MIN_MSG})")
