@@ -277,7 +277,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
             if f.name == "ldatalen":
                 problems.append((f.name, csq_layout.NEG_LEN, ld < 0))
     problems.append(("lsegment", csq_layout.BAD_SEGMENT, seg < 1))
-    # variable part: the 199/200 decision and the data slice, per record (spec §3.2, §4)
+    # variable part: the 199/200 decision and the data slice, per record (``fixed_size``, ``data_take``)
     avail = rec_len - hdr
     fixed = csq_layout.fixed_size(avail, ld)
     take = csq_layout.data_take(avail, fixed, ld)

@@ -34,7 +34,7 @@ def decode(data: bytes, framing: str = "auto", codepage: str = "cp037", *,
            leap_seconds: int = 0, **_: Any) -> Iterator[Decoded]:
     """Decode every record (and every bad span) of an extract held in ``data``.
 
-    Framing ``auto|rdw|bdw|none`` (spec §2). A bad span becomes a unit with one error;
+    Framing ``auto|rdw|bdw|none`` (``framing``). A bad span becomes a unit with one error;
     decoding resumes at the next valid record. An ASCII-mode transfer raises DecodeError.
     """
     from mqtool.formats.csq1logp.framing import frames, resolve_framing

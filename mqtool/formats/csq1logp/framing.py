@@ -1,10 +1,10 @@
 """Record framing of z/OS variable-length data sets moved off the mainframe, as generators
 over chunks (a file is never read whole to frame it).
 
-Framings (CSQ1LOGP spec §2): ``rdw`` (FTP ``quote site rdw``: RDW + record), ``bdw``
-(RECFM=U copies: BDW + RDW-framed records per block), ``none`` (FTP binary without RDWs:
-boundaries recomputed from ``ldatalen``, resynchronised on the EBCDIC ``yyyy.ddd`` date that
-starts every record). A text-mode (ASCII) transfer is recognised and refused.
+Framings (z/OS DFSMS, "Record Descriptor Word (RDW)"): ``rdw`` (FTP ``quote site rdw``:
+RDW + record), ``bdw`` (RECFM=U copies: BDW + RDW-framed records per block), ``none`` (FTP
+binary without RDWs: boundaries recomputed from ``ldatalen``, resynchronised on the EBCDIC
+``yyyy.ddd`` date that starts every record). A text-mode (ASCII) transfer is recognised and refused.
 
 An RDW length is believed when it agrees with the record's own fixed part and ``ldatalen``
 (199 or 200 + ``ldatalen``), or when the next record date follows where it ends — and never

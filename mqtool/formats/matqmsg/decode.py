@@ -1,5 +1,6 @@
 """Decoding MATQMSG templates: the selection template with its key, the receiver with its
-message entries (spec §2, §3), and the bulk path over message entries."""
+message entries (IBM i, MATQMSG, "Receiver template" and "Message selection template"), and
+the bulk path over message entries."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""MATQMSG declarations (seed 004, ``specs/matqmsg.md``): the receiver header, the message
-entry and the message selection template, their field types (MI time-of-day, key and text
-areas), the meaning tables (selection types, key relationships, modes, MI exceptions) and
-the offsets the decoder, builder and detector read by name.
+"""MATQMSG declarations (IBM i, MI instruction "Materialize Queue Messages (MATQMSG)"): the
+receiver header, the message entry and the message selection template, their field types
+(MI time-of-day, key and text areas), the meaning tables (selection types, key
+relationships, modes, MI exceptions) and the offsets the decoder, builder and detector read
+by name.
 
-The layouts are the manual's (FACT); the field names are CONTRACTS.md's (the manual has
+The layouts are the manual's (FACT); the field names are mqtool's (the manual has
 none). Enqueue times are MI time-of-day values (*DTS: bit 51 = 1 µs, ``X'8000000000000000'``
 = 2000-01-01), shown in UTC — an assumption the output states.
 """
@@ -50,7 +51,7 @@ RELATION_ALIASES = {"gt": ">", "lt": "<", "ne": "!=", "<>": "!=", "≠": "!=", "
                     "ge": ">=", "≥": ">=", "le": "<=", "≤": "<="}
 MODES = {"blocked": 0x00, "concurrent": 0x80}  # byte 10 bit 0 (FACT)
 
-EXCEPTIONS = {  # spec §4: 3803 FACT, the others INFERRED from general MI numbering
+EXCEPTIONS = {  # "Exceptions": 3803 documented, the others INFERRED from MI numbering
     "3801": "template value invalid",
     "3802": "template size invalid",
     "3803": "materialization length invalid",
@@ -182,7 +183,7 @@ def _options_meaning(value: int, f: Mapping[str, Any]) -> str:
 
 
 RECEIVER = dsect(
-    "RECEIVER",  # spec §2 (FACT)
+    "RECEIVER",  # "Receiver template" (FACT)
     "bytes_provided" / _V.S4,
     "bytes_available" / _V.S4,
     "messages_available" / _V.S4,
@@ -197,7 +198,7 @@ RECEIVER = dsect(
 def message_layout(key_bytes: int, text_bytes: int, codepage: str | None = "cp037") -> Layout:
     """One message entry: 16 bytes of attributes, then K key bytes and T text bytes."""
     return dsect(
-        "MESSAGE",  # spec §2 (FACT)
+        "MESSAGE",  # "Receiver template", message entry (FACT)
         "enqueue_time" / Means(MiTimeField(), _time_meaning),
         "message_length" / _V.S4,
         "reserved" / Reserved(4),
@@ -208,7 +209,7 @@ def message_layout(key_bytes: int, text_bytes: int, codepage: str | None = "cp03
 
 @lru_cache(maxsize=64)
 def selection_layout(key_len: int, pad_len: int = 0, codepage: str | None = "cp037") -> Layout:
-    """The selection template (spec §3, FACT) followed by ``key_len`` key bytes and
+    """The selection template ("Message selection template", FACT) followed by ``key_len`` key bytes and
     ``pad_len`` bytes of padding to a 16-byte multiple."""
     fields = [
         "selection" / Means(_V.hexint(1), _selection_meaning),
