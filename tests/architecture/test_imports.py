@@ -4,7 +4,7 @@ Layers, bottom to top (ARCHITECTURE.md draws them):
 
     0 base      errors, tod, model, codepages, layout, io/, render/
     1 formats   formats/<name>/ (a format may import ``formats.mq``, never another format)
-    2 library   registry, api, testing/, catalog
+    2 library   registry, api, testing/, catalog, scan, query
     3 shells    cli/, spark/, view/, __main__
 
 Every ``import`` statement counts, including those inside functions (lazy imports still
@@ -21,7 +21,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[2] / "mqtool"
 
 BASE = {"errors", "tod", "model", "codepages", "layout", "io", "render", "__init__"}
-LIBRARY = {"registry", "api", "testing", "catalog"}
+LIBRARY = {"registry", "api", "testing", "catalog", "scan", "query"}
 SHELLS = {"cli", "spark", "view", "__main__"}
 
 

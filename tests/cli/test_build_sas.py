@@ -57,7 +57,7 @@ def test_every_output_format_reassembles(in_root: None, tmp_path: Path, fmt: str
 
 
 def test_readme_yaml_request_builds(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "sas-attachments.md").read_text(encoding="utf-8")
     yaml_text = re.search(r"```yaml\n(.*?)```", readme, re.S).group(1)  # type: ignore[union-attr]
     (tmp_path / "request.yaml").write_text(yaml_text)
     (tmp_path / "mytext.txt").write_bytes(b"hello\r\n")

@@ -115,10 +115,11 @@ def s3_put(key: str, data: bytes) -> str:
 
 
 def readme_cluster_block() -> str:
-    """The README's cluster how-to (the ```sh block after '### A Spark standalone cluster')."""
+    """The cluster how-to of docs/csq1logp.md (the ```sh block after '### A Spark standalone
+    cluster')."""
     from tests.helpers import ROOT
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "csq1logp.md").read_text(encoding="utf-8")
     at = text.index("### A Spark standalone cluster")
     start = text.index("```sh\n", at) + len("```sh\n")
     return text[start:text.index("```", start)]
