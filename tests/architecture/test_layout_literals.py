@@ -122,14 +122,29 @@ def signatures(trees: Iterable[ast.AST]) -> dict[str, list[str]]:
     return out
 
 
-def _call_positions(node: ast.Call, sigs: dict[str, list[str]]) -> Iterator[ast.AST]:
+def foreign_modules(tree: ast.AST) -> set[str]:
+    """Names a module binds to other packages' modules (``np``, ``pc``, ``re``): calls
+    through them are never the package's helpers (``np.where`` is not a local ``where``)."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names
+                       if not a.name.startswith("mqtool"))
+        elif isinstance(n, ast.ImportFrom) and not (n.module or "").startswith("mqtool"):
+            out.update(a.asname or a.name for a in n.names)
+    return out
+
+
+def _call_positions(node: ast.Call, sigs: dict[str, list[str]],
+                    foreign: set[str]) -> Iterator[ast.AST]:
     """The arguments of a call that are positions."""
     name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+    receiver = getattr(getattr(node.func, "value", None), "id", None)
     if name in UNPACKS:
         yield from node.args
     elif name in SEARCHES:
         yield from node.args[1:]
-    elif name in sigs:
+    elif name in sigs and receiver not in foreign:
         params = sigs[name]
         yield from (a for i, a in enumerate(node.args) if i < len(params)
                     and params[i] in POSITION_PARAMS)
@@ -140,12 +155,13 @@ def suspects(tree: ast.AST, sigs: dict[str, list[str]] | None = None) -> Iterato
     """(line, value) of int literals used as positions: in subscripts, in unpack and search
     calls, and for the position parameters of the functions in ``sigs``."""
     sigs = signatures([tree]) if sigs is None else sigs
+    foreign = foreign_modules(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Subscript):
             for c in numbers(node.slice):
                 yield c.lineno, c.value
         elif isinstance(node, ast.Call):
-            for arg in _call_positions(node, sigs):
+            for arg in _call_positions(node, sigs, foreign):
                 for c in numbers(arg):
                     yield c.lineno, c.value
 
@@ -178,11 +194,14 @@ def test_the_scan_finds_a_restated_offset() -> None:
 
 def test_the_scan_finds_positions_passed_to_helpers_and_searches() -> None:
     tree = ast.parse(
+        "import numpy as np\n"
         "def _rdw_len(b, at):\n    return b[at]\n"
+        "def where(offset):\n    return offset\n"
         "def sniff(head, pat):\n"
         "    n = _rdw_len(head, 4) + _rdw_len(b=head, at=6)\n"
         "    ok = pat.match(head, 8) and head.find(b'x', 10)\n"
         "    p = Problem('rdw.length', off + 2, 'bad')\n"
+        "    q = np.where(x & 0x80, 1, 2)  # numpy's, not a helper of the package\n"
         "    return head[4:8], len(head) > 12, _rdw_len(head, n)\n")
     assert sorted(v for _, v in suspects(tree)) == [2, 4, 4, 6, 8, 8, 10]
 
