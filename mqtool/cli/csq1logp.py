@@ -159,14 +159,9 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     written), 3 when --messages found incomplete messages.
     """
     from mqtool.errors import MqtoolError
-    from mqtool.formats.csq1logp.extract import (
-        Filters,
-        Summary,
-        check_output,
-        output_format,
-        temp_beside,
-    )
+    from mqtool.formats.csq1logp.extract import Filters, Summary, output_format
     from mqtool.formats.csq1logp.extract import extract as run_extract
+    from mqtool.io.outputs import check_output, write_file
 
     env = get_env()
     try:
@@ -188,32 +183,25 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
         check_output(summary_path, True)
     summary = Summary(mode=mode.upper())
     paths, names, cleanup = _spool_stdin(files)
-    tmp = temp_beside(output) if to_file else None  # type: ignore[arg-type]
     failed: MqtoolError | None = None
     try:
         total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         with _progress(env, total) as advance:
-            run_extract(paths, tmp or env.stdout, fmt=fmt, framing=framing, codepage=codepage,
-                        mode=mode.upper(), filters=filters, messages=messages, max_seg=max_segment,
-                        workers=workers, split_size=split_size, progress=advance, names=names,
-                        summary=summary)
-        if tmp:
-            os.replace(tmp, output)  # type: ignore[arg-type]
-            tmp = None
+            run_extract(paths, output if to_file else env.stdout, fmt=fmt,  # type: ignore[arg-type]
+                        framing=framing, codepage=codepage, mode=mode.upper(), filters=filters,
+                        messages=messages, max_seg=max_segment, workers=workers,
+                        split_size=split_size, progress=advance, names=names, summary=summary,
+                        force=force)
     except MqtoolError as e:
-        failed = e
+        failed = e  # the output file was not written (extract writes it whole or not at all)
     finally:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)  # a failed run leaves no output file
         for p in cleanup:
             os.unlink(p)
     info = summary.to_json()
     if failed is not None:
         info["failed"] = str(failed)
     if summary_path:
-        with open(summary_path, "w", encoding="utf-8") as f:
-            json.dump(info, f, indent=2)
-            f.write("\n")
+        write_file(summary_path, (json.dumps(info, indent=2) + "\n").encode("utf-8"), force=True)
     if failed is not None:
         raise failed
     if env.stderr_isatty:
@@ -227,53 +215,34 @@ def _extract_to_dir(env: Env, files: tuple[str, ...], outdir: str, framing: str,
                     force: bool) -> int:
     """``extract -o DIR/``: spark-extract's layout (records/ by log_date, errors/,
     messages/, _summary.json), written in a scratch folder and moved into place."""
-    import shutil
-    import tempfile
     from pathlib import Path
 
     from mqtool.formats.csq1logp.extract import Summary
     from mqtool.formats.csq1logp.extract import extract as run_extract
+    from mqtool.io.outputs import check_output, write_file
     from mqtool.spark.job import check_output as check_dir
 
     check_dir(outdir, force)
     if summary_path:
-        from mqtool.formats.csq1logp.extract import check_output
-
         check_output(summary_path, True)
     root = Path(outdir).resolve()
-    created = not root.exists()
     paths, names, cleanup = _spool_stdin(files)
     summary = Summary(mode=mode.upper())
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
     try:
         total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         with _progress(env, total) as advance:
-            run_extract(paths, str(scratch), fmt="dir", framing=framing, codepage=codepage,
+            run_extract(paths, str(root), fmt="dir", framing=framing, codepage=codepage,
                         mode=mode.upper(), filters=filters, messages=messages,
                         max_seg=max_segment, workers=workers, split_size=split_size,
                         progress=advance, names=names, summary=summary)
-        for name in ("records", "errors", "messages"):
-            if (scratch / name).exists():
-                if (root / name).exists():
-                    shutil.rmtree(root / name)  # --force was checked
-                os.replace(scratch / name, root / name)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
     finally:
         for p in cleanup:
             os.unlink(p)
-    shutil.rmtree(scratch, ignore_errors=True)
     info = summary.to_json()
     info["output"] = str(root)
     for target in (str(root / "_summary.json"), summary_path):
         if target:
-            with open(target, "w", encoding="utf-8") as f:
-                json.dump(info, f, indent=2)
-                f.write("\n")
+            write_file(target, (json.dumps(info, indent=2) + "\n").encode("utf-8"), force=True)
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)

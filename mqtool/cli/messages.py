@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-import os
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import click
 
 from mqtool.cli._common import Env, color_option, get_env
-from mqtool.errors import EnvError, ExitStatus, MqtoolError
+from mqtool.errors import ExitStatus
 
 FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
 _ROW = "{:>5}  {:<17}  {:<8}  {:<22}  {:<48}  {:>9}  {:<24}  {:<8}  {}"
@@ -178,21 +174,8 @@ def _header_text(h: dict[str, Any]) -> str:
 def _write_dmpmqmsg(msgs: Iterator[Any], output: str, force: bool) -> int:
     """Write to a temporary file beside OUTPUT, renamed when complete (no half file)."""
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
+    from mqtool.io.outputs import atomic_output
 
-    target = Path(output)
-    if target.exists() and not force:
-        raise MqtoolError(f"{output} exists (use --force to overwrite)")
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise EnvError(f"{output}: cannot write here: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            n = write_dmpmqmsg(msgs, f)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_output(output, force) as f:
+        n = write_dmpmqmsg(msgs, f)
     return n

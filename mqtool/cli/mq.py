@@ -210,7 +210,7 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
             except ValueError:
                 raise InputError(f"{from_file}: payload.hex is not hex") from None
         elif "text" in pay:
-            from mqtool.formats.mq.meanings import ccsid_codec
+            from mqtool.codepages import ccsid_codec
 
             payload = str(pay["text"]).encode(ccsid_codec(pay.get("ccsid")) or "latin-1",
                                               errors="replace")
@@ -268,7 +268,7 @@ def build_mq(xqh: str | None, dlh: str | None, mde: str | None, cih: str | None,
         raise click.UsageError("give --text or --payload, not both")
     if payload_text is not None:
         req.setdefault("payload_format", "MQSTR")
-        from mqtool.formats.mq.meanings import ccsid_codec
+        from mqtool.codepages import ccsid_codec
 
         cc = req.get("payload_ccsid") or req.get("ccsid", 819)
         try:

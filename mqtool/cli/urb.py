@@ -363,14 +363,9 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str, summa
     import json
 
     summary_path = os.path.join(outdir, "_summary.json")
-    try:
-        with open(summary_path, "w", encoding="utf-8") as f:
-            json.dump(info, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        from mqtool.errors import EnvError
+    from mqtool.io.outputs import write_file
 
-        raise EnvError(f"{summary_path}: {e.strerror}") from None
+    write_file(summary_path, (json.dumps(info, indent=2) + "\n").encode("utf-8"), force=True)
     if summary:
         for name, n in info["rows"].items():
             env.line(f"{name:<13} {n:>9,} rows")

@@ -329,6 +329,8 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
 
 def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None) -> dict[str, Any]:
     from mqtool.formats.csq1logp.extract import Summary
+    from mqtool.formats.csq1logp.outdir import OUT_DIRS
+    from mqtool.io.outputs import StagedDirs, write_file
     from mqtool.spark.datasource import filters_from, plan_ranges
 
     t0 = time.perf_counter()
@@ -355,10 +357,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
                               "ranges": sum(1 for r in ranges if r[0] == path)})
     summary.bytes = total
     root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
-    created = not root.exists()
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
-    try:
+    with StagedDirs(root, OUT_DIRS) as scratch:
         t_jobs = time.perf_counter()
         try:
             if opts.writer == "arrow":
@@ -386,19 +385,6 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
         if summary.rows and not (scratch / "records").exists() and not (scratch / "errors").exists():
             raise EnvError(f"spark-extract: the executors wrote {summary.rows} rows but none "
                            f"reached {root}: is it on a file system they share? (else --writer spark)")
-        for name in ("records", "errors", "messages"):
-            target = root / name
-            if (scratch / name).exists() or target.exists():
-                if target.exists():
-                    shutil.rmtree(target)  # --force was checked
-                (scratch / name).mkdir(exist_ok=True)
-                os.replace(scratch / name, target)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
-    shutil.rmtree(scratch, ignore_errors=True)
     info = summary.to_json()
     info["output"] = str(root.resolve())
     info["master"] = master
@@ -407,9 +393,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     info["planning_s"] = round(t_plan, 3)
     info["spark_jobs_s"] = round(t_jobs, 3)  # the rest of elapsed_s is the driver's own work
     info["elapsed_s"] = round(time.perf_counter() - t0, 3)
-    with open(root / "_summary.json", "w", encoding="utf-8") as f:
-        json.dump(info, f, indent=2)
-        f.write("\n")
+    write_file(root / "_summary.json", (json.dumps(info, indent=2) + "\n").encode("utf-8"), force=True)
     return info
 
 

@@ -165,5 +165,7 @@ def run(spark: Any, inputs: list[str], outdir: str, mode: str = "PERMISSIVE", fo
         df.write.mode("overwrite").parquet(str(out / table))
         rows[table] = spark.read.parquet(str(out / table)).count()
     info = {"mode": mode, "files": files, "rows": rows, "output": str(out), "format": "parquet"}
-    (out / "_summary.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    from mqtool.io.outputs import write_file
+
+    write_file(out / "_summary.json", (json.dumps(info, indent=2) + "\n").encode("utf-8"), force=True)
     return info

@@ -260,7 +260,7 @@ class QueueDumpSource:
     def _units(self) -> Iterator[Loaded]:
         """Every unit of the dump in order; a reader error ends the list with an error unit."""
         from mqtool import registry
-        from mqtool.formats.mq.mqmd import ccsid_codec
+        from mqtool.codepages import ccsid_codec
 
         self.dump = dump = self._open()
         current: list[Any] = [None]
@@ -273,7 +273,8 @@ class QueueDumpSource:
         try:
             for unit, body in registry.decode_messages(messages()):
                 msg = current[0]
-                cp = unit.attrs.get("codepage") or _codec_or(ccsid_codec, msg.ccsid if msg else None)
+                cp = unit.attrs.get("codepage") or _codec_or(ccsid_codec, msg.ccsid if msg else None,
+                                                             msg.encoding if msg else None)
                 yield Loaded(unit, body, str(cp))
         except MqtoolError as e:
             yield Loaded(failed_unit("queue-dump", 0, 0, e), b"")
@@ -340,9 +341,11 @@ class QueueDumpSource:
         return None  # offsets are per message body
 
 
-def _codec_or(ccsid_codec: Any, ccsid: int | None) -> str:
+def _codec_or(ccsid_codec: Any, ccsid: int | None, encoding: int | None = None) -> str:
+    from mqtool.formats.mq.mqmd import byte_order_of
+
     try:
-        return str(ccsid_codec(ccsid) or "cp037")
+        return str(ccsid_codec(ccsid, byte_order_of(encoding) != "little") or "cp037")
     except (LookupError, ValueError, TypeError):
         return "cp037"
 

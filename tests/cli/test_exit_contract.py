@@ -17,7 +17,7 @@ import pytest
 
 from mqtool.cli import BUILD, DECODE, REASSEMBLE, TOP
 from mqtool.errors import EnvError, ExitStatus
-from mqtool.io.outputs import TEMP_SUFFIX, AtomicFile, OutputExistsError, atomic_path, open_new
+from mqtool.io.outputs import TEMP_SUFFIX, AtomicFile, AtomicPath, OutputExistsError, atomic_output
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 
@@ -233,7 +233,7 @@ def test_closed_stdout_pipe_ends_quietly(command: str, good: dict[str, Path]) ->
 
 def test_atomic_file_appears_only_when_closed(tmp_path: Path) -> None:
     target = tmp_path / "out.bin"
-    with open_new(str(target)) as f:
+    with atomic_output(str(target)) as f:
         f.write(b"abc")
         assert not target.exists()
         assert [p.name.endswith(TEMP_SUFFIX) for p in tmp_path.iterdir()] == [True]
@@ -243,11 +243,11 @@ def test_atomic_file_appears_only_when_closed(tmp_path: Path) -> None:
 
 def test_a_failed_write_leaves_nothing(tmp_path: Path) -> None:
     target = tmp_path / "out.bin"
-    with pytest.raises(ZeroDivisionError), open_new(str(target)) as f:
+    with pytest.raises(ZeroDivisionError), atomic_output(str(target)) as f:
         f.write(b"half")
         _ = 1 / 0
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(KeyError), atomic_path(target) as tmp:
+    with pytest.raises(KeyError), AtomicPath(target) as tmp:
         tmp.write_bytes(b"half")
         raise KeyError("x")
     assert list(tmp_path.iterdir()) == []
@@ -274,7 +274,7 @@ def test_existing_output_kept_without_force_replaced_with_it(tmp_path: Path) -> 
 def test_output_permissions_follow_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o027)
     try:
-        with open_new(str(tmp_path / "o.bin")) as f:
+        with atomic_output(str(tmp_path / "o.bin")) as f:
             f.write(b"x")
     finally:
         os.umask(old)
@@ -284,10 +284,10 @@ def test_output_permissions_follow_the_umask(tmp_path: Path) -> None:
 def test_unwritable_places_are_env_errors(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("")
     with pytest.raises(EnvError, match="cannot write"):
-        open_new(str(tmp_path / "f" / "x"))
+        atomic_output(str(tmp_path / "f" / "x"))
     (tmp_path / "d").mkdir()
     with pytest.raises(EnvError, match="is a directory"):
-        open_new(str(tmp_path / "d"), force=True)
+        atomic_output(str(tmp_path / "d"), force=True)
 
 
 def test_dump_r_failure_leaves_no_file(tmp_path: Path) -> None:
