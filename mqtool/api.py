@@ -10,7 +10,6 @@ mqtool can do.
 
 from __future__ import annotations
 
-import contextlib
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -271,13 +270,17 @@ def messages(path: str, input_format: str | None = None,
     return QueueDump(path, input_format, progress, stream=stream)
 
 
-def body_codepage(ccsid: int | None) -> str:
-    """The single-byte code page a message body's bytes are shown in: its CCSID's when
-    that maps every byte, else cp037 for EBCDIC and latin-1 otherwise (cp037 when the
-    CCSID is unknown)."""
-    from mqtool.formats.mq.chain import header_codepage
+def body_codepage(ccsid: int | None, encoding: int | None = None) -> str:
+    """The code page a message body's characters are shown in: its CCSID's codec
+    (``codepages.ccsid_codec``; UTF-16 in the byte order the MQMD Encoding gives), cp037
+    when the CCSID names none."""
+    from mqtool.codepages import ccsid_codec
+    from mqtool.formats.mq.mqmd import byte_order_of
 
-    return header_codepage(ccsid) if ccsid else "cp037"
+    try:
+        return ccsid_codec(ccsid, byte_order_of(encoding) != "little") or "cp037"
+    except (LookupError, ValueError, TypeError):
+        return "cp037"
 
 
 def csq1logp_frames(path: str, framing: str = "auto",
@@ -687,12 +690,12 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
 
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.io.outputs import OutputDir, open_new
+    from mqtool.io.outputs import OutputDir, atomic_output
 
     if to == "dmpmqmsg":
         if output == "-" and stdout is not None:
             return write_dmpmqmsg(messages, stdout)
-        with open_new(output, force) as f:
+        with atomic_output(output, force) as f:
             return write_dmpmqmsg(messages, f)  # type: ignore[arg-type]
     chosen = iter(messages)
     first = next(chosen, None)  # nothing readable: no directory is made
@@ -896,6 +899,13 @@ def parse_size(text: str | int) -> int:
     return _parse_size(text)
 
 
+def csq1logp_out_dirs() -> tuple[str, ...]:
+    """What a CSQ1LOGP extract directory holds (spark-extract's layout)."""
+    from mqtool.formats.csq1logp.outdir import OUT_DIRS
+
+    return tuple(OUT_DIRS)
+
+
 @dataclass
 class ExtractRun:
     """What ``extract_csq1logp`` is asked for besides its inputs and output."""
@@ -919,36 +929,37 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
     """A CSQ1LOGP extract run: ``files`` (``-`` is stdin, spooled) to ``output`` — a file
     whose extension (or ``run.to``) names the format, stdout (None or ``-``: JSON lines or
     CSV), or a directory (a trailing slash, or one that exists: spark-extract's layout,
-    ``records/`` by log_date, ``errors/``, ``messages/``, ``_summary.json``). Nothing is
-    left behind by a failed run. Returns the summary (``Summary.to_json``); an error
-    raised carries it as ``summary``."""
+    ``records/`` by log_date, ``errors/``, ``messages/``, ``_summary.json``). Outputs are
+    written whole or not at all. Returns the summary (``Summary.to_json``); an error raised
+    carries it as ``summary``."""
+
+    from mqtool.errors import InputError
     from mqtool.formats.csq1logp import extract as x
     from mqtool.io.inputs import spooled
+    from mqtool.io.outputs import check_output
+    from mqtool.io.uris import check_output_dir
 
     if run.summary_path and run.summary_path != "-":
-        x.check_output(run.summary_path, True)
+        check_output(run.summary_path, True)
     summary = x.Summary(mode=run.mode.upper())
     to_dir = x.is_dir_output(output)
     fmt = "dir" if to_dir else x.output_format(output, run.to)
     target = output if output and output != "-" else None
     if target is None and fmt == "parquet":
-        from mqtool.errors import InputError
-
         raise InputError("Parquet needs a file: -o OUT.parquet")
+    if to_dir:
+        check_output_dir(str(target), run.force, (*csq1logp_out_dirs(), "_summary.json"))
+    elif target is not None:
+        check_output(target, run.force)
     try:
         with spooled(files) as spool:
-            if to_dir:
-                _extract_to_dir(spool.paths, str(target), run, summary, spool.names, progress)
-            else:
-                _extract_to_file(spool.paths, target, fmt, run, summary, spool.names, stdout,
-                                 progress)
+            x.extract(spool.paths, str(Path(str(target)).resolve()) if to_dir else target or stdout,
+                      fmt=fmt, **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
     except Exception as e:
         e.summary = summary.to_json()  # type: ignore[attr-defined]
         raise
     info = summary.to_json()
     if to_dir:
-        from pathlib import Path
-
         info["output"] = str(Path(str(target)).resolve())
         write_summary(str(Path(str(target)) / "_summary.json"), info)
     return info
@@ -963,73 +974,7 @@ def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str]
             "filters": run.filters, "messages": run.messages,
             "max_seg": run.max_segment or MAX_SEGMENT, "workers": run.workers,
             "split_size": run.split_size or x.SPLIT_SIZE, "progress": progress, "names": names,
-            "summary": summary}
-
-
-def _extract_to_file(paths: list[str], target: str | None, fmt: str, run: ExtractRun,
-                     summary: CsqSummary, names: dict[str, str], stdout: IO[bytes],
-                     progress: Callable[[int], None] | None) -> None:
-    """Rows to ``target`` through a temporary file beside it (renamed when complete), or to
-    ``stdout``."""
-    import os
-
-    from mqtool.formats.csq1logp import extract as x
-
-    if target is None:
-        x.extract(paths, stdout, fmt=fmt, **_extract_options(run, summary, names, progress))  # type: ignore[arg-type]
-        return
-    x.check_output(target, run.force)
-    tmp = x.temp_beside(target)
-    try:
-        x.extract(paths, tmp, fmt=fmt, **_extract_options(run, summary, names, progress))  # type: ignore[arg-type]
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)  # a failed run leaves no output file
-
-
-def _extract_to_dir(paths: list[str], outdir: str, run: ExtractRun, summary: CsqSummary,
-                    names: dict[str, str], progress: Callable[[int], None] | None) -> None:
-    """spark-extract's layout, written in a scratch folder and moved into place."""
-    from mqtool.formats.csq1logp import extract as x
-    from mqtool.io.uris import check_output_dir
-
-    check_output_dir(outdir, run.force, ("records", "errors", "messages", "_summary.json"))
-    with publishing(outdir, ("records", "errors", "messages")) as scratch:
-        x.extract(paths, str(scratch), fmt="dir",
-                  **_extract_options(run, summary, names, progress))  # type: ignore[arg-type]
-
-
-@contextlib.contextmanager
-def publishing(outdir: str, names: tuple[str, ...], *, every: bool = False) -> Iterator[Path]:
-    """A scratch folder inside ``outdir`` for a run's output folders ``names``: when the
-    block ends, each one written there replaces its namesake in ``outdir`` (``every``: a
-    namesake nothing was written for too, by an empty folder); when the block fails,
-    nothing is left (``outdir`` is removed when the run made it)."""
-    import os
-    import shutil
-    import tempfile
-
-    root = Path(outdir).resolve()
-    created = not root.exists()
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
-    try:
-        yield scratch
-        for name in names:
-            target = root / name
-            if not ((scratch / name).exists() or (every and target.exists())):
-                continue
-            if target.exists():
-                shutil.rmtree(target)  # replacing was checked (--force)
-            (scratch / name).mkdir(exist_ok=True)
-            os.replace(scratch / name, target)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
-    shutil.rmtree(scratch, ignore_errors=True)
+            "summary": summary, "force": run.force}
 
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",

@@ -189,18 +189,28 @@ class Detection:
                 "options": dict(self.options)}
 
 
-def shift_unit(unit: Decoded, delta: int) -> Decoded:
-    """``unit`` with every offset (unit, elements, spans, data, problems) moved by ``delta``:
-    a unit decoded from bytes that start ``delta`` bytes into a larger input, made to say
-    where it is in that input. In place; returns ``unit``."""
-    if not delta:
-        return unit
-    unit.offset += delta
-    for el in unit.elements:
+# ---------------------------------------------------------------- moving decoded offsets
+# One place that moves what was decoded from a buffer starting ``delta`` bytes into the
+# input: the element's offset, its spans, its data offset (and, once elements nest, its
+# children), the unit's offset and its problems.
+
+
+def shift_element(el: Element, delta: int) -> Element:
+    """Move ``el`` (decoded at buffer offsets) ``delta`` bytes: input offsets."""
+    if delta:
         el.offset += delta
-        el.spans = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
+        el.spans[:] = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
         if el.data_offset is not None:
             el.data_offset += delta
-    unit.errors = [Problem(p.path, p.offset + delta, p.reason) for p in unit.errors]
-    unit.problems = [Problem(p.path, p.offset + delta, p.reason) for p in unit.problems]
+    return el
+
+
+def shift_unit(unit: Decoded, delta: int) -> Decoded:
+    """Move a whole unit ``delta`` bytes: its offset, every element, every error and problem."""
+    if delta:
+        unit.offset += delta
+        for el in unit.elements:
+            shift_element(el, delta)
+        unit.errors = [Problem(p.path, p.offset + delta, p.reason) for p in unit.errors]
+        unit.problems = [Problem(p.path, p.offset + delta, p.reason) for p in unit.problems]
     return unit

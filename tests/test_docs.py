@@ -192,6 +192,19 @@ def test_man_examples_show_real_output(in_root: None, where: str, line: int, ste
         + "\n--- actual\n" + "\n".join(actual))
 
 
+def test_every_console_block_runs_a_command() -> None:
+    """A console block in README.md or docs/ without a ``$ mqtool`` line would be shown and
+    never checked."""
+    pages = doc_pages()
+    assert any(p.parent.name == "docs" for p in pages), "docs/*.md are read"
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        blocks = _blocks(text)
+        assert len(blocks) == len(re.findall(r"^```console$", text, re.M)), page
+        for start, body, _spark in blocks:
+            assert parse_transcript(body, start), f"{page.name}:{start}: a console block with no $ line"
+
+
 def test_help_imports_no_heavy_modules() -> None:
     code = ("import sys; from mqtool.cli import run; run(['--help']); "
             "heavy = [m for m in ('numpy', 'pandas', 'pyspark', 'pyarrow', 'construct', 'rich') "

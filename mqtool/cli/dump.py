@@ -108,9 +108,9 @@ def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None,
     start = seek if seek >= 0 or size is None else max(0, size + seek)
     blocks = xxd(iter_chunks(file, seek, length), opts, start=start)
     if output and output != "-":
-        from mqtool.io.outputs import open_new
+        from mqtool.io.outputs import atomic_output
 
-        with open_new(output, force) as f:
+        with atomic_output(output, force) as f:
             for block in blocks:
                 f.write(block)
         return ExitStatus.OK
@@ -135,9 +135,9 @@ def _dump(env: Env, file: str, opts: DumpOptions, seek: int, length: int | None,
             total = min(total, length)
     blocks = dump_blocks(iter_chunks(file, seek, length), opts, start=start, total=total)
     if output and output != "-":
-        from mqtool.io.outputs import open_new
+        from mqtool.io.outputs import atomic_output
 
-        with open_new(output, force) as f:
+        with atomic_output(output, force) as f:
             for block in blocks:
                 f.write(block)
         return ExitStatus.OK
@@ -270,13 +270,7 @@ def _chain(head: list[str], rest: Any) -> Any:
 def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> None:
     """Stream to stdout (what was read stays written when an error follows), or to FILE
     through a temporary file renamed at the end (no half-written FILE)."""
-    import contextlib
-    import os
-    import tempfile
-    from pathlib import Path
-
-    from mqtool.errors import EnvError
-    from mqtool.io.outputs import OutputExistsError
+    from mqtool.io.outputs import atomic_output
 
     if not output or output == "-":
         env.refuse_binary_to_terminal()
@@ -284,20 +278,6 @@ def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> Non
             env.stdout.write(c)
         env.stdout.flush()
         return
-    target = Path(output)
-    if target.exists() and not force:
-        raise OutputExistsError(f"{output} exists (use --force to overwrite)")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                   dir=target.parent if str(target.parent) else ".")
-    except OSError as e:
-        raise EnvError(f"{output}: cannot write: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for c in chunks:
-                f.write(c)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_output(output, force) as f:
+        for c in chunks:
+            f.write(c)

@@ -315,6 +315,7 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
 
 def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None) -> dict[str, Any]:
     from mqtool import api
+    from mqtool.io.outputs import StagedDirs
     from mqtool.spark.datasource import filters_from, plan_ranges
 
     t0 = time.perf_counter()
@@ -341,7 +342,7 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
                               "ranges": sum(1 for r in ranges if r[0] == path)})
     summary.bytes = total
     root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
-    with api.publishing(str(root), ("records", "errors", "messages"), every=True) as scratch:
+    with StagedDirs(root, api.csq1logp_out_dirs()) as scratch:
         t_jobs = time.perf_counter()
         stats = _jobs(spark, ranges, opts, filters, scratch, progress, master)
         t_jobs = time.perf_counter() - t_jobs

@@ -272,7 +272,8 @@ class QueueDumpSource:
         try:
             for unit, body in registry.decode_messages(messages()):
                 msg = current[0]
-                cp = unit.attrs.get("codepage") or api.body_codepage(msg.ccsid if msg else None)
+                cp = unit.attrs.get("codepage") or api.body_codepage(
+                    msg.ccsid if msg else None, msg.encoding if msg else None)
                 yield Loaded(unit, body, str(cp))
         except MqtoolError as e:
             yield Loaded(failed_unit("queue-dump", 0, 0, e), b"")

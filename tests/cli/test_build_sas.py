@@ -196,5 +196,5 @@ def test_an_output_that_cannot_be_written_is_exit_4(tmp_path: Path) -> None:
     out = tmp_path / "missing" / "set.qmsg"
     r = mq("build-request", "sas-attachment", "--message", "x", "-o", out)
     assert r.status == ExitStatus.ENVIRONMENT
-    assert r.stderr == f"mqtool: {out}: No such file or directory\n"
+    assert r.stderr == f"mqtool: {out}: cannot write: No such file or directory\n"
     assert list(tmp_path.iterdir()) == []

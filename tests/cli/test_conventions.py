@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool import registry
@@ -444,14 +444,14 @@ _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.flo
                     st.text(max_size=12), st.lists(st.integers(), max_size=2))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None)
 @given(fields=st.dictionaries(st.sampled_from(["selection_type", "key_relationship", "key_bytes",
                                                "text_bytes", "mode", "key", "key_hex", "other"]),
                               _VALUES, max_size=6),
        nested=st.booleans())
-def test_matqmsg_request_values_are_refused_in_lines_never_a_crash(fields: dict[str, Any],
-                                                                   nested: bool,
-                                                                   tmp_path: Path) -> None:
+def test_matqmsg_request_values_are_refused_in_lines_never_a_crash(
+        fields: dict[str, Any], nested: bool, tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     obj = {"elements": [{"type": "SELECTION", "fields": fields}]} if nested else fields
     req = tmp_path / "req.json"
     req.write_text(json.dumps(obj) + "\n")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import ExitStatus, MqtoolError
@@ -422,10 +422,12 @@ def test_data_set_from_csv_with_the_cli(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- hostile input
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10**6), st.binary(min_size=1, max_size=3)),
                 min_size=1, max_size=6))
-def test_mutated_dumps_never_crash_or_escape(tmp_path: Path, edits: list[tuple[int, bytes]]) -> None:
+def test_mutated_dumps_never_crash_or_escape(tmp_path_factory: pytest.TempPathFactory,
+                                             edits: list[tuple[int, bytes]]) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     base = tmp_path / "h"
     base.mkdir(exist_ok=True)
     buf = io.BytesIO()
@@ -451,9 +453,11 @@ def test_mutated_dumps_never_crash_or_escape(tmp_path: Path, edits: list[tuple[i
                 assert a["complete"] and (m.parent / a["output"]).stat().st_size == a["size"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None)
 @given(st.data())
-def test_mutated_messages_never_crash(tmp_path: Path, data: st.DataObject) -> None:
+def test_mutated_messages_never_crash(tmp_path_factory: pytest.TempPathFactory,
+                                      data: st.DataObject) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     msgs = seed_messages(data.draw(st.sampled_from(["zos", "win"])))
     i = data.draw(st.integers(0, len(msgs) - 1))
     body = bytearray(msgs[i].body)

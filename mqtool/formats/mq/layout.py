@@ -331,7 +331,6 @@ STRUC_IDS = sorted({h.struc_id for h in HEADERS})
 # MQ format names of application data mqtool shows as text
 TEXT_FORMATS = frozenset({"MQSTR"})
 PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF"})
-PCF_HEAD = ("type", "struclength")  # the two MQLONGs every PCF structure starts with
 
 # parts that are not headers of their own
 EMBEDDED: dict[str, Callable[[Variant, int], list]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}

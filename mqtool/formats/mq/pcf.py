@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqtool.codepages import ccsid_codec
 from mqtool.errors import DecodeError
 from mqtool.formats.mq import layout as lay
-from mqtool.formats.mq.meanings import ccsid_codec
 from mqtool.formats.mq.pcf_names import PARAMETERS, family_meaning, value_meaning
 from mqtool.model import HEX, INT, TEXT, Element, Problem, Span
 

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mqtool.codepages import ccsid_codec
 from mqtool.errors import BuildError, InputError
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import CCSID_ASCII, ENC_BIG, header_codepage
 from mqtool.formats.mq.dumps.message import Message
 from mqtool.formats.mq.layout import BY_TYPE, FORMAT, header_layout
-from mqtool.formats.mq.meanings import ccsid_codec
 from mqtool.formats.mq.rfh2 import DT_TYPES, INT_TYPES, typed
 
 CHAIN_ORDER = ("MQXQH", "MQDLH", "MQMDE", "MQCIH", "MQIIH", "MQWIH", "MQRFH2", "MQTM")

@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from mqtool.codepages import ccsid_codec
 from mqtool.formats.mq.chain import walk
 from mqtool.formats.mq.dumps.dmpmqmsg import property_json
 from mqtool.formats.mq.dumps.message import Message, problem_json
-from mqtool.formats.mq.mqmd import FIELD_NAMES, MSGTYPES, ccsid_codec
+from mqtool.formats.mq.mqmd import FIELD_NAMES, MSGTYPES
 
 _SOURCE = re.compile(r"^(.*) line (\d+)$")
 MSGTYPE_NAMES = {"request": 1, "reply": 2, "report": 4, "datagram": 8}
