@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mqtool.cli._common import Env, color_option, get_env
+from mqtool.cli._common import Env, codepage_option, color_option, get_env
 from mqtool.errors import ExitStatus, InputError
 from mqtool.render.hexdump import STYLES, DumpOptions
 
@@ -36,9 +36,8 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-u", "upper", is_flag=True, default=None, help="Upper-case hex (xxd style).")
 @click.option("--style", type=click.Choice(STYLES), default="document", show_default=True,
               help="document (the manuals'), xxd, or canonical (hexdump -C).")
-@click.option("--codepage", metavar="CP", default=None,
-              help="Character column code page: 037 (default for document style), 500, 1047, "
-                   "1140, ..., or ascii (default for xxd and canonical).")
+@codepage_option("Character column code page: 037 (default for document style), 500, 1047, "
+                 "1140, ..., or ascii (default for xxd and canonical).")
 @click.option("--dual", is_flag=True, help="Document style: EBCDIC and ASCII columns.")
 @click.option("-v", "--no-squeeze", is_flag=True,
               help="Print repeated lines instead of 'N identical line(s) suppressed' (document) "

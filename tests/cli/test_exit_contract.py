@@ -25,6 +25,8 @@ def _leaves() -> list[str]:
     """Every runnable command, as it is typed: ``decode urb``, ``dump``, ..."""
     out = []
     for name, (target, _help) in TOP.items():
+        if callable(target):  # a table made from the registry when first asked for
+            target = target()
         if isinstance(target, dict):
             out += [f"{name} {sub}" for sub in target]
         else:

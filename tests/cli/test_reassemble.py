@@ -346,7 +346,7 @@ def test_zos_text_file_becomes_utf8_lines(tmp_path: Path) -> None:
     got = (tmp_path / "o" / HEADER_DIR / "USER.NOTES(NEW)").read_bytes()
     assert got == text.replace("€", "E").encode("utf-8")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "c", "--codepage", "1047",
-           "--newline", "crlf", "--encoding", "ascii")
+           "--newline", "crlf", "--text-encoding", "ascii")
     got = (tmp_path / "c" / HEADER_DIR / "USER.NOTES(NEW)").read_bytes()
     assert got.split(b"\r\n")[0] == b"Gr??e aus B?blingen"
     a = json.loads((tmp_path / "c" / HEADER_DIR / "manifest.json").read_text())["attachments"][0]
@@ -407,7 +407,7 @@ def test_data_set_from_csv_with_the_cli(tmp_path: Path) -> None:
     csv = tmp_path / "class.csv"
     csv.write_text("NAME,AGE\nALFRED,14\nALICE,.\n")
     dump = tmp_path / "d.qmsg"
-    b = mq("build-request", "sas-attachment", "-a", f"dataset:{csv}=WORK.CLASS", "--message",
+    b = mq("build-request", "sas-attachment", "--attach", f"dataset:{csv}=WORK.CLASS", "--message",
            "here it is", "--correlid", "AB" * 16, "-o", dump)
     assert b.status == 0, b.stderr
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--no-xpt")

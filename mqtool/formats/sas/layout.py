@@ -17,12 +17,12 @@ from typing import Any
 from construct import this
 
 from mqtool.codepages import codec_name, is_single_byte
+from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE as HEADER_MSGTYPE
+from mqtool.formats.sas.msgtypes import SUBORDINATE_MSGTYPE as SUBORDINATE_MSGTYPE
 from mqtool.layout import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
 from mqtool.model import Element
 
 FORMAT = "sas-attachment"
-HEADER_MSGTYPE = 100000
-SUBORDINATE_MSGTYPE = 100001
 ATTACHMENT_TYPES = {1: "SAS data set", 2: "external text file", 3: "external binary file"}
 DATASET, TEXT_FILE, BINARY_FILE = 1, 2, 3
 DATASET_MESSAGES = {1: "data set definition", 2: "variable definitions", 3: "observations",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mqtool.formats.mq import codec
+from mqtool.formats.mq import decode as codec
 from mqtool.formats.mq import meanings as m
 from mqtool.formats.mq.chain import walk
 from mqtool.formats.mq.pcf_names import (
