@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 from datetime import date, datetime, time
-from decimal import Decimal
+from decimal import Context, Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -22,6 +22,9 @@ from mqtool.formats.urb.typed.values import Encoding
 
 ZOS = Encoding()  # EBCDIC, big-endian, IBM floats
 PC = Encoding(big=False, floats="ieee", ebcdic=False, acodec="latin-1", wcodec="utf-8")
+
+# decimal128 holds 38 digits; the default context (28) would round the expected value
+EXACT = Context(prec=40)
 
 
 def one(v: Value, images: list[bytes], enc: Encoding = ZOS) -> tuple[list[object], list[object]]:
@@ -76,7 +79,7 @@ def test_packed_any(length: int, data: st.DataObject) -> None:
     plus = data.draw(st.sampled_from([0xA, 0xC, 0xE, 0xF]))
     got, fails = one(Value("AA", "AA", "P", length, scale=scale), [packed_bytes(n, length, plus)])
     assert not fails
-    assert got == [Decimal(n).scaleb(-scale)]
+    assert got == [Decimal(n).scaleb(-scale, EXACT)]
 
 
 @settings(max_examples=60, deadline=None)
@@ -87,7 +90,7 @@ def test_zoned_any(length: int, ebcdic: bool, data: st.DataObject) -> None:
     enc = ZOS if ebcdic else PC
     got, fails = one(Value("AA", "AA", "U", length, scale=scale), [zoned_bytes(n, length, ebcdic)], enc)
     assert not fails
-    assert got == [Decimal(n).scaleb(-scale)]
+    assert got == [Decimal(n).scaleb(-scale, EXACT)]
 
 
 def test_bad_digits_are_null_with_a_reason() -> None:
@@ -246,5 +249,5 @@ def test_many_values_at_once_match_one_by_one() -> None:
     values = rng.integers(-(10**9) + 1, 10**9, 2000).tolist()
     raw = [packed_bytes(n, 5) for n in values]
     got, fails = one(Value("AC", "X", "P", 5, scale=3), raw)
-    assert got == [Decimal(n).scaleb(-3) for n in values]
+    assert got == [Decimal(n).scaleb(-3, EXACT) for n in values]
     assert not fails
