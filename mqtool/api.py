@@ -401,11 +401,13 @@ def reassembler(max_seg: int) -> Reassembler:
 
 
 def partitioned_writer(root: str, name: str, by: str | None = "log_date",
-                       keep: bool = False) -> PartitionedWriter:
-    """Parquet files under ``root``, one per value of ``by`` (Hive-style folders)."""
+                       keep: bool = False, options: Mapping[str, str] | None = None
+                       ) -> PartitionedWriter:
+    """Parquet files under ``root`` (a path or an object-store URI; ``options`` its
+    endpoint and credentials), one per value of ``by`` (Hive-style folders)."""
     from mqtool.formats.csq1logp.outdir import PartitionedWriter
 
-    return PartitionedWriter(root, name, by=by, keep=keep)
+    return PartitionedWriter(root, name, by=by, keep=keep, options=options)
 
 
 def urb_input_files(paths: Iterable[str]) -> Iterator[str]:
@@ -440,6 +442,19 @@ def urb_file_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0) 
     from mqtool.formats.urb.extract import extract_tables
 
     return extract_tables(path, mode, leap_seconds)[0]
+
+
+def urb_write_file(path: str, writers: object, mode: str = "PERMISSIVE",
+                   leap_seconds: int = 0) -> ExtractSummary:
+    """The ``extract urb`` tables of one input file, decoded once and streamed part by part
+    into ``writers.write(table_name, arrow_table)`` (a Spark task's writers); its summary
+    (rows per table, errors by reason, the first error)."""
+    from mqtool.formats.urb.changes import Stitch
+    from mqtool.formats.urb.extract import Summary, extract_file
+
+    summary = Summary(mode=mode, files=[path])
+    extract_file(path, writers, summary, Stitch(), mode, leap_seconds)
+    return summary
 
 
 def write_summary(path: str, summary: Mapping[str, object]) -> None:
