@@ -14,7 +14,6 @@ import io
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import tzinfo
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
 
 from mqtool.model import Decoded, Detection
@@ -705,7 +704,7 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
 
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.io.outputs import OutputDir, atomic_output
+    from mqtool.io.outputs import OutputDir, atomic_output, published
 
     if to == "dmpmqmsg":
         if output == "-" and stdout is not None:
@@ -716,7 +715,8 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
     first = next(chosen, None)  # nothing readable: no directory is made
     if first is None:
         return 0
-    return write_mqtool_dir(itertools.chain([first], chosen), OutputDir(output, force))
+    with published(output, force) as local:  # an object-store URI: staged, uploaded at the end
+        return write_mqtool_dir(itertools.chain([first], chosen), OutputDir(local, force))
 
 
 def reassemble_attachments(dump: str, outdir: str | None = None, *,
@@ -734,11 +734,18 @@ def reassemble_attachments(dump: str, outdir: str | None = None, *,
     Raises only ``MqtoolError`` subclasses."""
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.reassemble import reassemble
+    from mqtool.io.outputs import published
 
-    return reassemble(dump, outdir, messages=messages, progress=progress, force=force,
-                      partial=partial, keep_orphans=keep_orphans, encoding=encoding,
-                      newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
-                      formats=formats, input_format=input_format)
+    if outdir is None:
+        return reassemble(dump, None, messages=messages, progress=progress, force=force,
+                          partial=partial, keep_orphans=keep_orphans, encoding=encoding,
+                          newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
+                          formats=formats, input_format=input_format)
+    with published(outdir, force) as local:  # an object-store URI: staged, uploaded at the end
+        return reassemble(dump, local, messages=messages, progress=progress, force=force,
+                          partial=partial, keep_orphans=keep_orphans, encoding=encoding,
+                          newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
+                          formats=formats, input_format=input_format)
 
 
 def reassembly_report(report: Report) -> ReassemblyReport:
@@ -951,8 +958,8 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
     from mqtool.errors import InputError
     from mqtool.formats.csq1logp import extract as x
     from mqtool.io.inputs import spooled
-    from mqtool.io.outputs import check_output
-    from mqtool.io.uris import check_output_dir
+    from mqtool.io.outputs import check_output, mark_complete, output_root
+    from mqtool.io.uris import check_output_dir, join
 
     if run.summary_path and run.summary_path != "-":
         check_output(run.summary_path, True)
@@ -964,19 +971,21 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
         raise InputError("Parquet needs a file: -o OUT.parquet")
     if to_dir:
         check_output_dir(str(target), run.force, (*csq1logp_out_dirs(), "_summary.json"))
+        target = output_root(str(target))
     elif target is not None:
         check_output(target, run.force)
     try:
         with spooled(files) as spool:
-            x.extract(spool.paths, str(Path(str(target)).resolve()) if to_dir else target or stdout,
-                      fmt=fmt, **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
+            x.extract(spool.paths, target or stdout, fmt=fmt,
+                      **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
     except Exception as e:
         e.summary = summary.to_json()  # type: ignore[attr-defined]
         raise
     info = summary.to_json()
     if to_dir:
-        info["output"] = str(Path(str(target)).resolve())
-        write_summary(str(Path(str(target)) / "_summary.json"), info)
+        info["output"] = target
+        write_summary(join(str(target), "_summary.json"), info)
+        mark_complete(str(target))
     return info
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from datetime import tzinfo
 from typing import Any
@@ -228,13 +227,16 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     """
     from mqtool import api
     from mqtool.io.inputs import spooled, total_size
+    from mqtool.io.outputs import mark_complete
+    from mqtool.io.uris import join
 
     env = get_env()
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
                                  progress=advance, leap_seconds=leap_seconds)
     info = result.to_json()
-    api.write_summary(os.path.join(outdir, "_summary.json"), info)
+    api.write_summary(join(outdir, "_summary.json"), info)
+    mark_complete(outdir)
     if summary_path:
         write_summary(env, summary_path, info)
     if summary_path != "-":  # the tables are in files: stdout says how many rows each got

@@ -509,9 +509,7 @@ class RemoteStagedDirs:
 
     def success(self) -> None:
         """``_SUCCESS``, written last (after ``_summary.json``)."""
-        from mqtool.io.uris import join, write_bytes
-
-        write_bytes(join(self.root, SUCCESS), b"", self.options)
+        mark_complete(self.root, self.options)
 
     def __enter__(self) -> str:
         return self.root
@@ -521,6 +519,25 @@ class RemoteStagedDirs:
             self.commit()
         else:
             self.discard()
+
+
+def output_root(root: str) -> str:
+    """An output directory as writers name it: an object-store URI as given (no trailing
+    slash), a path or ``file://`` URI as an absolute path (tasks have other working
+    directories)."""
+    if remote(root):
+        return root.rstrip("/")
+    return str(Path(_local(root)).resolve())
+
+
+def mark_complete(root: str, options: Any = None) -> None:
+    """``_SUCCESS`` in an object-store output directory, written last: readers that follow
+    the Hadoop convention take the directory as complete from then on. (A local directory
+    appears whole by rename: nothing to mark.)"""
+    if remote(root):
+        from mqtool.io.uris import join, write_bytes
+
+        write_bytes(join(root, SUCCESS), b"", options)
 
 
 def part_name(split: int, run: str = "", attempt: int | None = None) -> str:

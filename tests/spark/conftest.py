@@ -9,10 +9,20 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 # --------------------------------------------------------------------------- an S3 server
+
+# The test server's credentials, in the environment before any JVM starts: a Spark session
+# started by an earlier test (the shared one) hands its environment to its Python workers,
+# which read S3 with it. (The endpoint reaches executors with the job: driver_settings.)
+DUMMY_AWS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+             "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
+for _k, _v in DUMMY_AWS.items():
+    os.environ.setdefault(_k, _v)
 
 
 def free_port() -> int:
@@ -27,7 +37,10 @@ def free_port() -> int:
 def s3_server() -> Iterator[dict[str, str]]:
     """moto's S3 server on 127.0.0.1 (``mqtool[test]``); yields the AWS environment that
     points at it. A bucket ``logs`` exists."""
+    import logging
+
     server_mod = pytest.importorskip("moto.server")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     port = free_port()
     server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
@@ -50,14 +63,44 @@ def s3_server() -> Iterator[dict[str, str]]:
     server.stop()
 
 
-def s3_put(key: str, data: bytes) -> str:
-    """Upload to the test server's bucket ``logs`` (one PUT); the object's URI."""
+def _client() -> Any:
     import boto3
 
-    client = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1",
-                          aws_access_key_id="testing", aws_secret_access_key="testing")
-    client.put_object(Bucket="logs", Key=key, Body=data)
+    return boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                        aws_access_key_id="testing", aws_secret_access_key="testing")
+
+
+def s3_put(key: str, data: bytes) -> str:
+    """Upload to the test server's bucket ``logs`` (one PUT); the object's URI."""
+    _client().put_object(Bucket="logs", Key=key, Body=data)
     return f"s3://logs/{key}"
+
+
+def s3_keys(prefix: str) -> list[str]:
+    """Every object under ``prefix`` in the bucket ``logs`` (boto3: another client than
+    mqtool's pyarrow), relative to it, sorted; not the empty ``dir/`` markers pyarrow leaves
+    where it deleted a file (readers take them for directories)."""
+    out: list[str] = []
+    pages = _client().get_paginator("list_objects_v2").paginate(Bucket="logs", Prefix=prefix)
+    for page in pages:
+        out += [o["Key"][len(prefix):].lstrip("/") for o in page.get("Contents", [])
+                if not (o["Key"].endswith("/") and o["Size"] == 0)]
+    return sorted(out)
+
+
+def s3_get(key: str) -> bytes:
+    return bytes(_client().get_object(Bucket="logs", Key=key)["Body"].read())
+
+
+def s3_download(prefix: str, to: Path) -> Path:
+    """Every object under ``prefix`` into the folder ``to`` (to read it with pyarrow)."""
+    for key in s3_keys(prefix):
+        if key.endswith("/"):
+            continue
+        target = to / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(s3_get(f"{prefix.rstrip('/')}/{key}"))
+    return to
 
 
 # --------------------------------------------------------------------------- a standalone cluster
