@@ -408,8 +408,9 @@ def preflight(master: str, opts: JobOptions) -> Listing:
     the listing of the inputs (no data read)."""
     check_inputs(opts.inputs)
     check_output(opts.outdir, opts.force, opts.writer)
+    files = listing(opts.inputs, opts.fs_options)
     check_session(master, opts.remote)
-    return listing(opts.inputs, opts.fs_options)
+    return files
 
 
 def cut(files: Listing, split: int) -> Ranges:
@@ -443,8 +444,9 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
     written to ``_summary.json``. Spark failures are EnvError naming the master (exit 4).
     ``started(spark)`` is called once the session is up; ``progress(done, total, bytes)``
     while tasks run."""
+    where = opts.remote or master
     return in_session(master, conf, opts, lambda: preflight(master, opts),
-                      lambda sp, files, ss: run_job(sp, opts, master, progress, files, ss),
+                      lambda sp, files, ss: run_job(sp, opts, where, progress, files, ss),
                       spark, started)
 
 

@@ -267,7 +267,7 @@ def run(master: str, conf: dict[str, str], opts: UrbJobOptions, spark: Any = Non
     from mqtool.spark import job
 
     return job.in_session(master, conf, opts, lambda: preflight(master, opts),
-                          lambda sp, files, ss: run_job(sp, opts, master, files, ss),
+                          lambda sp, files, ss: run_job(sp, opts, opts.remote or master, files, ss),
                           spark, started, app="mqtool spark-extract urb")
 
 
