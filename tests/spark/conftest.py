@@ -203,6 +203,31 @@ def _wait_closed(remote: str, seconds: float) -> None:
         time.sleep(1)
 
 
+PYSPARK_CLIENT = "pyspark-client==4.2.0"  # mqtool[spark-connect]'s client, pinned for the tests
+
+
+@pytest.fixture(scope="session")
+def pyspark_client() -> str:
+    """A folder holding the ``pyspark-client`` package alone (the Spark Connect client that
+    ``mqtool[spark-connect]`` installs: no JVM, no Spark jars), for ``PYTHONPATH``: installed
+    with pip into a cache folder on first use (``$XDG_CACHE_HOME/mqtool-tests``, else
+    ``~/.cache/mqtool-tests``); its other requirements are this environment's."""
+    import subprocess
+    import sys
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mqtool-tests"
+    target = base / PYSPARK_CLIENT.replace("==", "-")
+    if not (target / "pyspark" / "sql" / "connect").is_dir():
+        work = target.with_name(target.name + f".{os.getpid()}.tmp")
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                               "--target", str(work), PYSPARK_CLIENT],
+                              capture_output=True, text=True, timeout=600)
+        if done.returncode:
+            pytest.skip(f"pip install {PYSPARK_CLIENT} failed: {done.stderr.strip()[-300:]}")
+        work.rename(target)
+    return str(target)
+
+
 def _quote(text: str) -> str:
     import shlex
 

@@ -98,7 +98,7 @@ def test_docs_cluster_two_workers_s3_in_and_out(standalone_cluster: dict[str, An
     summary = json.loads((out / "_summary.json").read_text())
     assert summary["master"] == master and summary["rows_written"] == len(local)
     assert summary["wall_s"] >= summary["session_s"] > 0  # the cold run, JVM start included
-    assert [p.name for p in (out / "_logs").iterdir()][0].startswith("spark-")  # Spark's log
+    assert next(p.name for p in (out / "_logs").iterdir()).startswith("spark-")  # Spark's log
     written = _written(out).to_pylist()
     want = [{k: v for k, v in row.items() if k != "log_date"} for row in local]
     assert by_offset(written) == by_offset([norm(w, (workdir / "CSQCMT.bin").as_uri()) for w in want])

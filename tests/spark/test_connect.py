@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,18 @@ pytestmark = pytest.mark.spark
 
 def test_docs_connect_procedure_gives_the_local_rows(connect_server: dict[str, Any],
                                                       s3_server: dict[str, str],
-                                                      tmp_path: Path) -> None:
-    """The documented command as written, run where Java cannot start (JAVA_HOME names no
-    Java): Spark Connect needs none on the client."""
+                                                      pyspark_client: str, tmp_path: Path) -> None:
+    """The documented command as written, with ``mqtool[spark-connect]``'s client: the
+    ``pyspark-client`` package (first on the path, so ``pyspark`` is it) and no Java
+    (JAVA_HOME names none)."""
     p = damaged_file(tmp_path)
     uri = s3_put("CSQCMT.bin", p.read_bytes())
     (command,) = connect_server["commands"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "JAVA_HOME": str(tmp_path / "no-java")}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([pyspark_client, str(ROOT)]),
+           "JAVA_HOME": str(tmp_path / "no-java")}
+    which = subprocess.run([sys.executable, "-c", "import pyspark; print(pyspark.__file__)"],
+                           env=env, capture_output=True, text=True, check=True)
+    assert which.stdout.startswith(pyspark_client)
     r = subprocess.run(["bash", "-c", command + " --messages"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 2, r.stderr[-3000:]  # bad spans were met; the rows were written
