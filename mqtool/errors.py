@@ -76,10 +76,14 @@ class EmptyInputError(DecodeError):
 
 
 class NoMessagesError(DecodeError):
-    """A queue dump that holds no message."""
+    """A queue dump that holds no message (``why``: what its reader knows of it)."""
 
-    def __init__(self, source: str, dump_format: str) -> None:
-        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump")
+    def __init__(self, source: str, dump_format: str, why: str = "") -> None:
+        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump"
+                                              + (f": {why}" if why else ""))
+
+    def describe(self) -> str:
+        return f"{self.format}: {self.reason}"  # no byte offset: the whole dump says it
 
 
 class WrongFormatError(DecodeError):

@@ -9,7 +9,7 @@ from datetime import tzinfo
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env
+from mqtool.cli._common import Env, decoder_options, emit_units, get_env, port_option
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.model import Decoded
 
@@ -20,6 +20,7 @@ TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
 @click.command(short_help="Recognise the format, then decode with it.")
 @decoder_options
 @click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
+@port_option
 def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                 tz: tzinfo | None, strict: bool) -> int:
     """Recognise which format FILE holds — each codec judges the bytes itself (eyecatchers,

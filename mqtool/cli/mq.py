@@ -10,7 +10,14 @@ from typing import Any
 import click
 
 from mqtool.cli import BUILD, DECODE
-from mqtool.cli._common import decoder_options, emit_units, get_env, read_sources, write_built
+from mqtool.cli._common import (
+    decoder_options,
+    emit_units,
+    get_env,
+    port_option,
+    read_sources,
+    write_built,
+)
 from mqtool.errors import ExitStatus
 from mqtool.model import Decoded
 
@@ -26,6 +33,7 @@ from mqtool.model import Decoded
 @click.option("--ccsid", type=int, metavar="N",
               help="With --format: the MQMD CodedCharSetId (819, 1208, 500, 1047, ...).")
 @click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
+@port_option
 def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
               tz: tzinfo | None,
               mq_format: str | None, encoding: int | None, ccsid: int | None,

@@ -7,7 +7,7 @@ import sys
 import click
 
 from mqtool.cli import INTERNAL_ERROR
-from mqtool.cli._common import codepage_option, hex_option
+from mqtool.cli._common import codepage_option, hex_option, port_option
 from mqtool.errors import EnvError, ExitStatus
 
 INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
@@ -22,6 +22,7 @@ INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
 @click.option("--framing", type=click.Choice(["auto", "rdw", "bdw", "none"]), default="auto",
               show_default=True, help="CSQ1LOGP record framing.")
 @codepage_option("Code page of CSQ1LOGP character fields.", "037")
+@port_option
 def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> int:
     """Explore FILE in the terminal: the list of its units (messages of a queue dump,
     records of a CSQ1LOGP extract, the units of a message), the field tree of the unit
