@@ -164,7 +164,8 @@ GOOD = {
     "build-request urb": "urb.json", "build-request sas-attachment": "sas.json",
     "build-request matqmsg": "matqmsg.json", "reassemble attachment": "sas",
     "reassemble-attachment": "sas", "dump": "urb", "extract csq1logp": "csq1logp",
-    "extract urb": "urb", "extract mq-stats": "mq", "spark-extract csq1logp": "csq1logp", "spark-extract urb": "urb",
+    "extract urb": "urb", "extract mq-stats": "mq", "spark-extract csq1logp": "csq1logp",
+    "spark-extract urb": "urb",
     "identify": "urb", "decode mq": "mq", "build-request mq": "mq.json", "messages": "sas",
     "layouts": "urb", "view": "urb",
 }

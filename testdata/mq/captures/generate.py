@@ -22,9 +22,9 @@ ROOT = HERE.parents[2]
 def files() -> dict[Path, bytes]:
     """Every generated file and its bytes."""
     sys.path.insert(0, str(ROOT))
+    from mqtool.formats.mq.dumps.message import Message
     from mqtool.formats.mq.dumps.read import QueueDump
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.formats.mq.dumps.message import Message
     from mqtool.testing import mq_capture, pcf_gen
     from tests.formats.mq import ibm_constants
 

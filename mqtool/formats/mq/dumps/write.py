@@ -45,12 +45,16 @@ def write_dmpmqmsg(messages: Iterable[Message], out: IO[bytes], *, width: int = 
 
     Message properties, which the format has no lines for, go into ``* mqtool property
     NAME = JSON`` comments (the loader ignores comments; mqtool reads them back), a
-    truncated body gets a ``* mqtool truncated`` comment."""
+    truncated body gets a ``* mqtool truncated`` comment; a message read from a capture a
+    ``* mqtool capture FILE: frames ...`` comment saying where it was seen."""
     out.write(f"* Dumped by mqtool {__version__} in dmpmqmsg file format\n"
               f"* Qmgr  = {qmgr}\n* Queue = {queue}\n\n".encode())
     n = 0
     for msg in messages:
         n += 1
+        seen = getattr(msg, "provenance", None)
+        if seen is not None:
+            out.write(b"* mqtool capture " + _one_line(seen.describe()).encode("utf-8") + b"\n")
         if mqmd:
             fields = full_mqmd(msg)
             lines = []
