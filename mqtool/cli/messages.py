@@ -109,17 +109,20 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, wide: bo
                                   reason=reason)
     opened = [api.messages(d, input_format) for d in dumps]
     state: dict[str, Any] = {"status": ExitStatus.OK}
-    show = None if output else _json_line if json_out else _Table(
-        api.message_table(wide, tz, printable))
+    table = None if output or json_out else api.message_table(wide, tz, printable)
 
     def selected() -> Iterator[Any]:
         for dump in opened:
             for msg in dump:
                 s = api.summarize(msg)
                 if filters.match(s):
-                    if show is not None:
-                        env.line(show(s))
+                    if table is not None:
+                        _lines(env, table.feed(s))
+                    elif not output:
+                        env.line(json.dumps(s.to_json(), ensure_ascii=False))
                     yield msg
+            if table is not None:
+                _lines(env, table.flush())
             _report(env, dump, state)
 
     if output:
@@ -133,23 +136,9 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, wide: bo
     return int(state["status"])
 
 
-def _json_line(s: Any) -> str:
-    return json.dumps(s.to_json(), ensure_ascii=False)
-
-
-class _Table:
-    """Table rows, the heading before the first."""
-
-    def __init__(self, table: Any) -> None:
-        self.table = table
-        self.headed = False
-
-    def __call__(self, s: Any) -> str:
-        row = self.table.row(s)
-        if self.headed:
-            return str(row)
-        self.headed = True
-        return f"{self.table.heading()}\n{row}"
+def _lines(env: Env, lines: list[str]) -> None:
+    for line in lines:
+        env.line(line)
 
 
 def _report(env: Env, dump: Any, state: dict[str, Any]) -> None:

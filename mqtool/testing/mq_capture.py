@@ -512,7 +512,7 @@ def walkthrough(sas: list[tuple[dict[str, Any], bytes]]) -> Scenario:
     the first back; on another, SAS (user sasprod) opens SAS.IN and puts ``sas``, an
     attachment message set (each message's MQMD fields and body), one MQPUT per message."""
     pay = Conversation()
-    who = {"putapplname": "amqsput", "useridentifier": "app1", "putdate": DOC_DAY}
+    who: dict[str, Any] = {"putapplname": "amqsput", "useridentifier": "app1", "putdate": DOC_DAY}
     pay.mqopen("PAY.IN", 7)
     pay.mqput(7, "PAY.IN", b"payment 0001;EUR;12.50", puttime="10151234", replytoq="PAY.REPLY",
               **who)

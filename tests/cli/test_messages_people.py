@@ -60,16 +60,17 @@ def test_the_table_fits_120_columns(dump: Path) -> None:
     assert rows[1].split() == ["1", "2026-11-23", "18:00:12.34", "datagram", "MQSTR", "5",
                                "amqsput", "app1", "-"]
     # a long application name keeps its end: the program's name
-    assert rows[2].split()[6] == "…amqsput.exe"
+    assert rows[2].split()[6] == "…" + LONG_APPL[-13:]  # 14 columns at most
     assert rows[4].split()[1:3] == ["-", "datagram"]  # no put date and time
 
 
 def test_wide_shows_msgid_correlid_and_where_each_came_from(dump: Path) -> None:
     rows = _rows("--wide", dump)
     assert rows[0].split() == ["#", "Put", "(UTC)", "Type", "Format", "Length", "PutAppl",
-                               "User", "MsgId", "CorrelId", "Summary", "Source"]
+                               "User", "CorrelId", "MsgId", "Summary", "Source"]
     first = rows[1].split()
-    assert first[8:10] == [ID + "01", "01" * 24]
+    assert first[8:10] == ["01" * 24, ID + "01"]
+    assert rows[4].split()[1:9] == ["-", "datagram", "MQSTR", "6", "-", "-", "-", "FF" * 24]
     text = dump.read_bytes().split(b"\n")
     assert first[-1] == f"{dump}:{text.index(b'A VER 2') + 1}"
     assert rows[2].split()[6] == LONG_APPL.split()[-1] and LONG_APPL in rows[2]
@@ -169,10 +170,14 @@ def test_event_messages_in_one_line_and_their_filters() -> None:
     assert _positions("--event", "channel", EVENTS) == [4]
     assert _positions("--reason", "2035", EVENTS) == [1]
     rows = _rows(EVENTS)
-    assert [r[89:] for r in rows[1:]] == [
-        "not authorized (type 2): user …", "queue depth high: object PAY.I…",
-        "queue full: object PAY.IN, hig…", "channel stopped: transmission …",
+    at = rows[0].index("Summary")
+    assert [r[at:] for r in rows[1:]] == [
+        "not authorized (type 2): user app2, application am…",
+        "queue depth high: object PAY.IN, high depth 4000, …",
+        "queue full: object PAY.IN, high depth 5000, enqueu…",
+        "channel stopped: transmission queue QM2.XMIT, chan…",
         "MQCMD_STATISTICS_Q statistics"]
+    assert max(len(r) for r in rows) == 120
     wide = _rows("--wide", EVENTS)
     assert [line for line in wide if "MQEVENT" in line and EVENT_LINES[0][3] in line]
 

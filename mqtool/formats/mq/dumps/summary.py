@@ -135,8 +135,8 @@ class Summary:
             "length": str(len(m.body)),
             "appl": _text(md.get("putapplname")) or "-",
             "user": _text(md.get("useridentifier")) or "-",
-            "msgid": _hex(md.get("msgid")),
-            "correlid": _hex(md.get("correlid")),
+            "msgid": _id(md.get("msgid")),
+            "correlid": _id(md.get("correlid")),
             "source": f"{prov.file}: {prov.where()}" if prov is not None else source_text(m),
             "summary": self.what(),
         }
@@ -160,6 +160,11 @@ def _text(v: Any) -> str:
 
 def _hex(v: Any) -> str:
     return v.hex().upper() if isinstance(v, bytes) else "-"
+
+
+def _id(v: Any) -> str:
+    """A MsgId or CorrelId in hex; ``-`` for none (absent, or all zero: MQMI_NONE)."""
+    return v.hex().upper() if isinstance(v, bytes) and any(v) else "-"
 
 
 def _raw_put(mqmd: dict[str, Any]) -> str:
@@ -239,58 +244,87 @@ def msgtype_word(v: Any) -> str:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the ``messages`` table: its heading, width (0: the rest of the line)
-    and which end of a longer value it keeps."""
+    """One column of the ``messages`` table: its heading, the widest it gets in the
+    ``WIDTH``-column table, and which end of a longer value it keeps there."""
 
     key: str
     heading: str
-    width: int
+    most: int = 0  # 0: no limit (the summary takes the rest of the line)
     right: bool = False
     keep_end: bool = False  # an application name: its end is the program's name
 
 
-_COLUMNS = {c.key: c for c in (
-    Column("#", "#", 5, right=True), Column("put", "Put", 22), Column("type", "Type", 8),
-    Column("format", "Format", 8), Column("length", "Length", 8, right=True),
-    Column("appl", "PutAppl", 12, keep_end=True), Column("user", "User", 12),
-    Column("msgid", "MsgId", 48), Column("correlid", "CorrelId", 48),
-    Column("source", "Source", 0), Column("summary", "Summary", 0))}
-TABLE = ("#", "put", "type", "format", "length", "appl", "user", "summary")
-WIDE = ("#", "put", "type", "format", "length", "appl", "user", "msgid", "correlid", "summary",
-        "source")
+COLUMNS = tuple(Column(*c) for c in (  # in the order they are shown
+    ("#", "#", 6, True), ("put", "Put", 25), ("type", "Type", 8), ("format", "Format", 8),
+    ("length", "Length", 10, True), ("appl", "PutAppl", 14, False, True), ("user", "User", 12),
+    ("correlid", "CorrelId", 48), ("msgid", "MsgId", 48), ("summary", "Summary"),
+    ("source", "Source")))
+CORE = ("#", "type", "format", "length", "summary")  # always in the table
+OPTIONAL = ("put", "appl", "user", "correlid", "msgid")  # while they fit, in this order
+WIDE = tuple(c.key for c in COLUMNS)
+SUMMARY_LEAST = 30  # the summary keeps this much room, if it is that long
+BUFFER = 200  # rows looked at before the table's columns are chosen
 _GAP = "  "
+_BY_KEY = {c.key: c for c in COLUMNS}
 
 
 @dataclass
 class Table:
-    """The ``messages`` table: ``TABLE`` cut to ``WIDTH`` columns (longer values end in
-    ``…``), or (``wide``) every column whole; put times in ``tz``. ``clean`` makes a value
-    safe for a terminal."""
+    """The ``messages`` table, as ``column -t`` would lay it out: the columns and their
+    widths chosen from the first ``BUFFER`` rows (then kept). In ``WIDTH`` columns: the
+    core columns, then the others that have values while they fit (put time, application,
+    user, CorrelId, MsgId), longer values cut with ``…``; ``wide``: every column whole.
+    Put times in ``tz``; ``clean`` makes a value safe for a terminal."""
 
     wide: bool = False
     tz: tzinfo | None = None
     clean: Callable[[str], str] = str
+    pending: list[dict[str, str]] = field(default_factory=list)
+    columns: list[Column] | None = None
     widths: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        keys = WIDE if self.wide else TABLE
-        self.columns = [_COLUMNS[k] for k in keys]
         zone = getattr(self.tz, "key", None) or (self.tz.tzname(None) if self.tz else None)
-        put = f"Put ({zone or 'UTC'})"
-        self.widths = {c.key: max(c.width, len(put) if c.key == "put" else 0)
-                       for c in self.columns}
-        fixed = sum(w for w in self.widths.values()) + len(_GAP) * (len(self.columns) - 1)
-        if not self.wide:
-            self.widths["summary"] = max(8, WIDTH - fixed)
-        self.headings = {c.key: put if c.key == "put" else c.heading for c in self.columns}
+        self.headings = {c.key: c.heading for c in COLUMNS}
+        self.headings["put"] = f"Put ({zone or 'UTC'})"
 
-    def heading(self) -> str:
-        return self._line(self.headings)
+    def feed(self, s: Summary) -> list[str]:
+        """The lines to print now for one more row (none while the layout is not chosen)."""
+        cells = {k: self.clean(v) for k, v in s.cells(self.tz).items()}
+        if self.columns is not None:
+            return [self._line(cells)]
+        self.pending.append(cells)
+        return self.flush() if len(self.pending) >= BUFFER else []
 
-    def row(self, s: Summary) -> str:
-        return self._line({k: self.clean(v) for k, v in s.cells(self.tz).items()})
+    def flush(self) -> list[str]:
+        """The rows held (after the heading, when this chooses the layout)."""
+        if not self.pending:
+            return []
+        lines = []
+        if self.columns is None:
+            self._layout(self.pending)
+            lines.append(self._line(self.headings))
+        lines += [self._line(cells) for cells in self.pending]
+        self.pending = []
+        return lines
+
+    def _layout(self, rows: list[dict[str, str]]) -> None:
+        need = {k: max(len(self.headings[k]), *(len(r[k]) for r in rows)) for k in WIDE}
+        if self.wide:
+            self.columns, self.widths = list(COLUMNS), need
+            return
+        self.widths = {k: min(need[k], _BY_KEY[k].most or need[k]) for k in WIDE}
+        keys = [k for k in CORE if k != "summary"]
+        least = min(SUMMARY_LEAST, need["summary"])
+        for k in OPTIONAL:
+            used = sum(self.widths[x] + len(_GAP) for x in [*keys, k])
+            if any(r[k] != "-" for r in rows) and used + least <= WIDTH:
+                keys.append(k)
+        self.widths["summary"] = WIDTH - sum(self.widths[x] + len(_GAP) for x in keys)
+        self.columns = [c for c in COLUMNS if c.key in (*keys, "summary")]
 
     def _line(self, cells: dict[str, str]) -> str:
+        assert self.columns is not None
         out = []
         last = len(self.columns) - 1
         for i, c in enumerate(self.columns):
