@@ -39,7 +39,8 @@ def _write(tmp_path: Path, name: str) -> tuple[mc.Scenario, Path]:
 
 
 def _objects(r: Any) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in r.text.splitlines()]
+    """JSON lines (split at line ends only: text may hold U+0085, which splitlines splits at)."""
+    return [json.loads(line) for line in r.text.split("\n") if line]
 
 
 def _port(s: mc.Scenario) -> list[str]:
@@ -122,6 +123,29 @@ def test_the_generated_files_are_committed() -> None:
 
 
 # --------------------------------------------------------------------------- every command
+
+
+@pytest.mark.parametrize("name", ["c-be-ebcdic-tsh-vlan", "jms-be-ebcdic-null", "channel-sll-v6",
+                                  "c-segmented-be"])
+@pytest.mark.parametrize("command", ["decode auto", "decode mq"])
+def test_decoders_take_every_message_of_every_flow(tmp_path: Path, name: str,
+                                                   command: str) -> None:
+    """C client, JMS (MQRFH2 bodies) and channel flows: one decoded unit at least per
+    message, each saying which message and where it was seen, as `messages` lists them."""
+    s, path = _write(tmp_path, name)
+    listed = {o["message"]: o for o in _objects(mq("messages", "--json", *_port(s), path))}
+    r = mq(*command.split(), "--json", *_port(s), path)
+    assert r.status == ExitStatus.OK, r.stderr
+    units = _objects(r)
+    assert sorted({u["message"] for u in units}) == sorted(listed) == \
+        list(range(1, len(s.expected) + 1))
+    for u in units:
+        assert u["source"] == listed[u["message"]]["source"]
+    jms = [u for u in units if u.get("properties", {}).get("jms.Dst")]
+    if name.startswith("jms"):  # the MQRFH2 of each JMS message, its folders read
+        assert [u["properties"]["jms.Dst"] for u in jms] == ["queue:///PAY.IN"] * 2
+        assert {u["payload"]["text"] for u in jms} == {"<order id='1'/>", "second"}
+
 
 
 def test_decode_auto_decodes_each_message_with_its_provenance() -> None:
