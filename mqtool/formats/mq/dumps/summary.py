@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
-from typing import Any, ClassVar
+from typing import Any
 
 from mqtool.codepages import ccsid_codec
 from mqtool.formats.mq.chain import walk
@@ -25,11 +25,13 @@ from mqtool.formats.mq.dumps.dmpmqmsg import property_json
 from mqtool.formats.mq.dumps.message import Message, problem_json
 from mqtool.formats.mq.events import EventSummary, event_type, reason_code
 from mqtool.formats.mq.events import summarize as summarize_event
-from mqtool.formats.mq.mqmd import FIELD_NAMES, MSGTYPES
+from mqtool.formats.mq.meanings import MQMT
+from mqtool.formats.mq.mqmd import FIELD_NAMES
 from mqtool.formats.mq.times import iso, listed, put_timestamp
 
 _SOURCE = re.compile(r"^(.*) line (\d+)$")
-MSGTYPE_NAMES = {"request": 1, "reply": 2, "report": 4, "datagram": 8}
+# MQMT_REQUEST -> request, ...: the words --msgtype takes and the table shows
+MSGTYPE_NAMES = {name.removeprefix("MQMT_").lower(): code for code, name in MQMT.items()}
 _TYPE_WORDS = {v: k for k, v in MSGTYPE_NAMES.items()}
 WIDTH = 120  # the default table fits this many columns
 
@@ -62,9 +64,6 @@ class Summary:
     put: datetime | None = None  # MQMD PutDate + PutTime, UTC
     dead_letter: dict[str, Any] | None = None
     pcf: str = ""  # a PCF message's command and type: "MQCMD_INQUIRE_Q command"
-
-    COLUMNS: ClassVar[tuple[str, ...]] = ("#", "MsgType", "Format", "Put", "CorrelId", "Length",
-                                          "Headers", "Payload", "Problems")
 
     @property
     def provenance(self) -> Any:
@@ -124,7 +123,7 @@ class Summary:
         return "; ".join(parts) or "-"
 
     def cells(self, tz: tzinfo | None = None) -> dict[str, str]:
-        """Every table column's text (``TABLE``, ``WIDE``)."""
+        """Every table column's text, by ``COLUMNS`` key."""
         m, md = self.msg, self.msg.mqmd
         prov = self.provenance
         return {
@@ -140,18 +139,6 @@ class Summary:
             "source": f"{prov.file}: {prov.where()}" if prov is not None else source_text(m),
             "summary": self.what(),
         }
-
-    def row(self) -> tuple[str, ...]:
-        """The row of the former table (``COLUMNS``): number, MsgType, Format, put date and
-        time, CorrelId, body length, header chain, payload format, problems."""
-        m = self.msg
-        cid = m.correlid.hex().upper() if m.correlid is not None else "-"
-        heads = "+".join(_header_text(h) for h in self.headers) or "-"
-        probs = "; ".join(p["reason"] for p in self.problems)
-        flag = "TRUNCATED " if m.truncated else ""
-        return (str(m.position), msgtype_text(m.msgtype),
-                str(m.mqmd.get("format", "")).strip() or "-", put_text(m.mqmd) or "-", cid,
-                str(len(m.body)), heads, self.payload.get("format") or "-", flag + probs)
 
 
 def _text(v: Any) -> str:
@@ -218,18 +205,6 @@ def _dead_letter(headers: list[dict[str, Any]]) -> dict[str, Any] | None:
             "destqname": _text(f.get("destqname")), "destqmgrname": _text(f.get("destqmgrname")),
             "putapplname": _text(f.get("putapplname")),
             "put_time": iso(put_timestamp(f.get("putdate"), f.get("puttime")))}
-
-
-def put_text(mqmd: dict[str, Any]) -> str:
-    """``PutDate`` and ``PutTime`` as ``2026-11-22 10:00:00.00`` (as given when not digits)."""
-    return listed(put_timestamp(mqmd.get("putdate"), mqmd.get("puttime"))) or _raw_put(mqmd)
-
-
-def msgtype_text(v: Any) -> str:
-    if not isinstance(v, int):
-        return "-"
-    name = MSGTYPES.get(v)
-    return f"{v} ({name})" if name and v < 100 else str(v)
 
 
 def msgtype_word(v: Any) -> str:
