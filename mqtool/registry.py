@@ -93,8 +93,8 @@ def identify(data: bytes, *, text_kinds: bool = True) -> list[Detection]:
             d = Detection(c.name, 0.0, f"detector failed: {type(e).__name__}: {e}")
         if d is not None:
             found.append(d)
-    found = [_with_payload(d, data) if d.format == MQ.name and d.confidence > 0 else d
-             for d in found]
+    found = [_with_payload(d, data) if d.format == MQ.name and d.confidence > 0 and
+             "mqmd" not in d.options else d for d in found]  # a PCF body is its own payload
     if text_kinds:
         found += text_detections(data)
     return sorted(found, key=lambda d: -d.confidence)

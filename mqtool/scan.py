@@ -2,12 +2,12 @@
 memory dump, a spool file, a trace) and carving each one out.
 
 The signatures come from each format's ``carve`` module (``io.carving`` describes the
-protocol), which derives them from its declarations: URBH prefixes, MQ StrucIds, the MQCFH
-StrucLength/Version pair, SAS file specifications, the OSB eyecatcher, the CSQ1LOGP record
-date; MATQMSG templates are looked for on 16-byte boundaries; hex dump text by its first
-line. All signatures are searched in one pass with Hyperscan (Intel's multi-pattern
-matcher); each candidate is confirmed by decoding it (``confirm``), never by the signature
-alone.
+protocol; the registry's ``Codec.carve`` names it), which derives them from its
+declarations: URBH prefixes, MQ StrucIds, the MQCFH StrucLength/Version pair, SAS file
+specifications, the OSB eyecatcher, the CSQ1LOGP record date; MATQMSG templates are looked
+for on 16-byte boundaries; hex dump text by its first line. All signatures are searched in
+one pass with Hyperscan (Intel's multi-pattern matcher); each candidate is confirmed by
+decoding it (``confirm``), never by the signature alone.
 
 The input streams through in windows: each window's own ``chunk`` bytes are searched, with
 ``BEFORE`` bytes kept before them and ``max_length`` bytes of look-ahead after, so memory is
@@ -20,7 +20,6 @@ whatever it holds (``Work`` counts it).
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
@@ -29,22 +28,25 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from types import ModuleType
 from typing import IO, Any
 
+from mqtool.codec import Carver as Carving
+from mqtool.codec import LaterModule
 from mqtool.errors import InputError
 from mqtool.io.carving import LONGEST, Found, Work
 from mqtool.io.custody import Custody, Hasher
 from mqtool.io.window import Window, resolve
 
-CARVERS: dict[str, str] = {
-    "urb": "mqtool.formats.urb.carve",
-    "mq": "mqtool.formats.mq.carve",
-    "csq1logp": "mqtool.formats.csq1logp.carve",
-    "sas-attachment": "mqtool.formats.sas.carve",
-    "redolog": "mqtool.formats.osb.carve",
-    "matqmsg": "mqtool.formats.matqmsg.carve",
-}
+
+def _carvers() -> dict[str, Carving | LaterModule]:
+    """Format name -> its carve module, for every codec of ``registry.CODECS`` that has one
+    (``Codec.carve``)."""
+    from mqtool.registry import CODECS
+
+    return {c.name: c.carve for c in CODECS if c.carve is not None}
+
+
+CARVERS = _carvers()
 DUMP = "dump"  # hex dump text: found here, read back by io.undump
 KNOWN = (*CARVERS, DUMP)
 CHUNK = 16 << 20  # bytes searched per window
@@ -60,7 +62,7 @@ class Carver:
     """One format's carve module, as the scanner uses it."""
 
     name: str
-    module: ModuleType | None  # None: the hex dump text finder below
+    module: Carving | LaterModule | None  # None: the hex dump text finder below
     signatures: tuple[bytes, ...]
     patterns: tuple[bytes, ...]
     before: int
@@ -100,7 +102,7 @@ def carvers(formats: Iterable[str] | None = None) -> list[Carver]:
         if name == DUMP:
             out.append(Carver(DUMP, None, (), DumpText.PATTERNS, 0, 0))
             continue
-        mod = importlib.import_module(CARVERS[name])
+        mod: Any = CARVERS[name]
         out.append(Carver(name, mod, tuple(mod.SIGNATURES), tuple(mod.PATTERNS), int(mod.BEFORE),
                           int(getattr(mod, "ALIGN", 0))))
     return out
