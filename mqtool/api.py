@@ -11,7 +11,7 @@ mqtool can do.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
@@ -42,32 +42,61 @@ if TYPE_CHECKING:
     from mqtool.formats.sas.request import SenderOverrides
     from mqtool.formats.urb.extract import Collect as UrbTables
     from mqtool.formats.urb.extract import Summary as ExtractSummary
+    from mqtool.io.carving import Found, Work
+    from mqtool.io.custody import Custody, Verification
     from mqtool.io.inputs import Input, Source
+    from mqtool.io.window import WindowRequest
+    from mqtool.query import Count
+    from mqtool.query import Selection as Selection
     from mqtool.render.layouts import FormatDoc, RecordDoc
+    from mqtool.scan import Carved
 
 
 # --------------------------------------------------------------------------- inputs
 
 
-def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
+def read_unit(path: str, hex_text: bool = False, fmt: str = "input",
+              window: WindowRequest | None = None) -> bytes:
     """The bytes of one input to decode as ``fmt``: binary, or those of the dump text in
-    it (``hex_text``). Empty input is ``EmptyInputError``; binary input that is really
-    dump text gets a hint instead of a confusing decode error."""
+    it (``hex_text``); ``window`` (``--offset`` / ``--length``): only those bytes of it
+    (of a file only they are read; with ``hex_text``, of the bytes the text holds). Empty
+    input is ``EmptyInputError``; binary input that is really dump text gets a hint
+    instead of a confusing decode error."""
     from mqtool.io import inputs
 
-    return inputs.read_unit(path, hex_text, fmt)
+    if not window:
+        return inputs.read_unit(path, hex_text, fmt)
+    from mqtool.io.undump import unit_bytes
+
+    return unit_bytes(window_bytes(path, hex_text, fmt, window), False, path, fmt)
+
+
+def window_bytes(path: str, hex_text: bool, fmt: str, window: WindowRequest,
+                 limit: int | None = None) -> bytes:
+    """The bytes of ``window`` of an input (a file: only they are read; ``hex_text``: of the
+    bytes its dump text holds), at most ``limit``; ``window.start`` says where they
+    begin."""
+    from mqtool.io import inputs
+    from mqtool.io.window import read
+
+    if hex_text:
+        return window.cut(inputs.read_unit(path, True, fmt))[:limit]
+    return read(path, window, limit)[0]
 
 
 def sources(path: str, hex_text: bool = False, fmt: str = "input",
-            say: Callable[[str], None] | None = None) -> Iterator[Source]:
+            say: Callable[[str], None] | None = None,
+            window: WindowRequest | None = None) -> Iterator[Source]:
     """The input as decoders see it (``io.inputs.sources``): each message body of a queue
     dump (a dump file of any producer the registry knows, a directory of them, stdin), or
-    the one blob (``read_unit``). After a dump, each unreadable file or message is said
-    (``say``, one line each) and makes ``DumpProblemsError`` (exit 2); a dump with no
-    message is ``NoMessagesError``."""
+    the one blob (``read_unit``; with a ``window``, always its bytes as one blob). After a
+    dump, each unreadable file or message is said (``say``, one line each) and makes
+    ``DumpProblemsError`` (exit 2); a dump with no message is ``NoMessagesError``."""
     from mqtool.io import inputs
     from mqtool.registry import queue_dump_reader
 
+    if window:
+        return iter([inputs.Source(read_unit(path, hex_text, fmt, window))])
     return inputs.sources(path, hex_text, fmt, queue_dump_reader(say or _quiet))
 
 
@@ -113,18 +142,24 @@ def decode_fast(fmt: str, data: bytes, listing: bool = False,
     return ((u, data[u.offset:u.offset + u.length]) for u in units)
 
 
-def decode_file(fmt: str, path: str, hex_text: bool = False,
+def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowRequest | None = None,
                 **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of an input decoded as ``fmt``, each with its own bytes. A file a
     streaming codec reads (``Codec.stream``) is decoded piece by piece, whatever its size
-    (bounded memory, the first unit at once); other inputs are read whole."""
-    from mqtool.io.inputs import HEAD, iter_chunks, open_input
+    (bounded memory, the first unit at once); other inputs are read whole. ``window``:
+    only those bytes of the input (offsets count from the window's start)."""
+    from mqtool.io.inputs import HEAD, STDIN, iter_chunks, open_input
     from mqtool.io.undump import unit_bytes
     from mqtool.registry import codec, decode_blob
 
     c = codec(fmt)
-    if c.stream is None or hex_text:
-        return decode_blob(c.name, read_unit(path, hex_text, c.name), **options)
+    if c.stream is None or hex_text or (window and path == STDIN):
+        return decode_blob(c.name, read_unit(path, hex_text, c.name, window), **options)
+    if window:
+        head = unit_bytes(window_bytes(path, False, c.name, window, HEAD), False, path, c.name)
+        w = window.window
+        assert w is not None
+        return c.stream(iter_chunks(path, w.start, w.length), head, final=False, **options)
     with open_input(path) as inp:
         inp.refuse_directory()
         if inp.is_stdin or inp.whole:
@@ -150,14 +185,19 @@ QUEUE_DUMP_HEADING = ("format queue dump: each message decoded with the codec it
 
 
 def decode_auto(path: str, hex_text: bool = False,
-                say: Callable[[str], None] | None = None) -> Decoding:
+                say: Callable[[str], None] | None = None,
+                window: WindowRequest | None = None) -> Decoding:
     """Recognise what an input holds (``registry.identify``: every codec's detector, queue
     dumps, hex dump text), then decode it with the most confident codec: a queue dump
     message by message (``registry.decode_messages``), a large file a streaming codec
-    recognises by its head piece by piece, anything else whole."""
+    recognises by its head piece by piece, anything else whole. ``window``: only those
+    bytes of the input, recognised and decoded as one blob (offsets count from the
+    window's start)."""
     from mqtool.formats.mq.dumps.read import QueueDump, open_dump
     from mqtool.io.inputs import read_input
 
+    if window:
+        return _recognised(path, window_bytes(path, hex_text, "auto", window), hex_text)
     opened = None if hex_text else open_dump(path)
     if isinstance(opened, QueueDump):
         return Decoding(QUEUE_DUMP_HEADING, _dump_units(opened, path, say), dump=True)
@@ -593,18 +633,18 @@ def sender_hints(byte_order: str | None = None, long: int | None = None,
 
 def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: str = "auto",
                           part: str = "auto", text: bool = False, hints: Hints | None = None,
-                          say: Callable[[str], None] | None = None
-                          ) -> Iterator[tuple[Decoded, bytes]]:
+                          say: Callable[[str], None] | None = None,
+                          window: WindowRequest | None = None) -> Iterator[tuple[Decoded, bytes]]:
     """SAS attachment messages: one message body (``input_format`` ``message``, or what is
-    no queue dump), or every message of a queue dump in the role its header gives it. A
-    body of any size is decoded in bounded memory; one no attachment message fits says
-    what ``identify`` takes it for."""
+    no queue dump; the bytes of a ``window``), or every message of a queue dump in the
+    role its header gives it. A body of any size is decoded in bounded memory; one no
+    attachment message fits says what ``identify`` takes it for."""
     from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
     from mqtool.io.inputs import open_input
 
     hints = hints or sender_hints()
-    if hex_text:
-        data = read_unit(path, True, "sas-attachment")
+    if hex_text or window:
+        data = read_unit(path, hex_text, "sas-attachment", window)
         yield from _sas_body(io.BytesIO(data), hints, part, text)
         return
     opened = open_input(path) if input_format == "message" else open_dump(path, input_format)
@@ -989,3 +1029,128 @@ def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: st
     total_size(paths, refuse_empty="urb")
     return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
                     leap_seconds=leap_seconds)
+
+
+# --------------------------------------------------------------------------- selecting and counting
+
+
+def selection(where: str | None = None, fields: str | None = None,
+              header: bool = False) -> Selection:
+    """``--where EXPR`` / ``--fields A,B`` / ``--header`` as one object (``query.Selection``):
+    which units or rows to keep, the columns to print; both checked now (``QueryError``,
+    one line naming the fault)."""
+    from mqtool.query import Selection
+
+    return Selection(where, fields, header)
+
+
+def field_list(text: str) -> list[str]:
+    """``a,b, c`` -> the field names (``QueryError`` for an empty or malformed one)."""
+    from mqtool.query import field_list as _field_list
+
+    return _field_list(text)
+
+
+def stats(records: Iterable[object], by: Sequence[str]) -> list[Count]:
+    """How many units or rows have each combination of values of the ``by`` fields, most
+    frequent first (``query.stats``)."""
+    from mqtool.query import stats as _stats
+
+    return _stats(records, by)
+
+
+def stats_table(counts: Sequence[Count], by: Sequence[str]) -> list[list[str]]:
+    """The rows of the ``stats`` table: a header row, then count and each field's value
+    with its meaning."""
+    from mqtool.query import stats_table as _stats_table
+
+    return _stats_table(counts, by)
+
+
+def units(path: str, fmt: str = "auto", hex_text: bool = False,
+          say: Callable[[str], None] | None = None,
+          window: WindowRequest | None = None) -> Iterator[Decoded]:
+    """Every unit of an input, as ``decode FORMAT`` gives them (``auto``: as ``decode auto``
+    does: a queue dump message by message, anything else by the codec that recognises
+    it); offsets absolute in the input when a ``window`` is read."""
+    from mqtool.model import shift_unit
+    from mqtool.registry import codec
+
+    if fmt == "auto":
+        pairs = decode_auto(path, hex_text, say, window).units
+    else:
+        pairs = decode_file(codec(fmt).name, path, hex_text, window)
+    for unit, _data in pairs:
+        if window and "payload_offset" not in unit.attrs:
+            shift_unit(unit, window.start)
+        yield unit
+
+
+# --------------------------------------------------------------------------- scanning images
+
+
+def scan_formats() -> tuple[str, ...]:
+    """What ``scan`` looks for: every codec with a carver (``Codec.carve``), and hex dump
+    text."""
+    from mqtool.scan import KNOWN
+
+    return tuple(KNOWN)
+
+
+def scan(path: str, *, window: WindowRequest | None = None, formats: Sequence[str] | None = None,
+         min_confidence: float = 0.0, work: Work | None = None,
+         progress: Callable[[int], None] | None = None) -> Iterator[Found]:
+    """Every structure found in a file (``scan.scan``): confirmed by decoding, in offset
+    order, offsets absolute in the file; ``window``: only that part of it; ``progress``:
+    told how far the scan got (bytes of the file)."""
+    from mqtool.scan import scan as _scan
+
+    hits = _scan(path, offset=window.offset if window else None,
+                 length=window.length if window else None, formats=formats,
+                 min_confidence=min_confidence, work=work)
+    if progress is None:
+        return hits
+    return _progressed(hits, progress)
+
+
+def _progressed(hits: Iterator[Found], progress: Callable[[int], None]) -> Iterator[Found]:
+    for hit in hits:
+        progress(hit.offset + hit.length)
+        yield hit
+
+
+def carve(path: str, outdir: str, hits: Iterable[Found], *, force: bool = False,
+          custody: Custody | None = None) -> list[Carved]:
+    """Each hit of a file written to ``outdir`` as its own file, then ``manifest.json``
+    (every hit, its file, size and SHA-256; the ``custody`` record); see ``scan.carve``."""
+    from mqtool.scan import carve as _carve
+
+    return _carve(path, outdir, hits, force=force, custody=custody)
+
+
+def scan_line(hit: Found) -> str:
+    """A hit in one line: offset (hex and decimal), length, format, confidence, summary."""
+    from mqtool.scan import summary_line
+
+    return summary_line(hit)
+
+
+# --------------------------------------------------------------------------- chain of custody
+
+
+def custody(inputs: Iterable[str], argv: Sequence[str] | None = None,
+            stdin: bytes | None = None) -> Custody:
+    """Begin a run's custody record: every input's path, size, modification time and
+    SHA-256 now; the mqtool version, the command line (``argv``, default ``sys.argv``) and
+    the start time (``io.custody.Custody``: ``add_output``, ``finish``, ``to_json``)."""
+    from mqtool.io.custody import Custody
+
+    return Custody.start(inputs, argv, stdin)
+
+
+def verify(manifest: str) -> Verification:
+    """Re-hash the inputs and outputs a manifest's custody record names and say, file by
+    file, what changed (``io.custody.verify``)."""
+    from mqtool.io.custody import verify as _verify
+
+    return _verify(manifest)

@@ -474,11 +474,11 @@ def _syntax(text: str, e: UnexpectedInput) -> str:
     return f"--where: unexpected {what} at column {col} of {text!r}"
 
 
-def unknown_field(name: str, candidates: Iterable[str]) -> str:
+def unknown_field(name: str, candidates: Iterable[str], option: str = "--where") -> str:
     """``unknown field 'x'; close names: a, b`` (difflib's closest, one line)."""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=CLOSE, cutoff=0.6)
     hint = f"; close names: {', '.join(close)}" if close else ""
-    return f"--where: unknown field {name!r}{hint}"
+    return f"{option}: unknown field {name!r}{hint}"
 
 
 def where(records: Iterable[Any], text: str | None, known: Iterable[str] | None = None
@@ -533,6 +533,89 @@ def columns(records: Iterable[Any], names: Sequence[str], header: bool = False) 
     for r in records:
         f = fields_of(r)
         yield SEPARATOR.join(cell(f.values(n)) for n in names)
+
+
+# --------------------------------------------------------------------------- selection
+
+SAMPLE = 256  # records whose names are kept for the close names of an unknown field
+
+
+class Selection:
+    """What ``--where``, ``--fields`` and ``--header`` ask of a command's units or rows:
+    which to keep (``kept``) and, with ``--fields``, the columns printed instead of the
+    command's own output (``heading``, ``row``). Every expression and field list is
+    checked when the selection is made; a name that no record had is refused once the
+    records were seen (``check``), with the closest names they did have."""
+
+    def __init__(self, where: str | None = None, fields: str | None = None,
+                 header: bool = False) -> None:
+        self.query = Query(where) if where else None
+        self.names = field_list(fields) if fields is not None else None
+        if header and self.names is None:
+            raise QueryError("--header goes with --fields (it names the columns)")
+        self.header = header
+        used = [("--where", n) for n in (self.query.used if self.query else [])]
+        used += [("--fields", n) for n in self.names or []]
+        self._pending = dict.fromkeys(used)  # (option, name) not yet seen in any record
+        self._seen: set[str] = set()  # names of the first SAMPLE records
+        self.records = 0
+        self.last: Fields | None = None  # the fields of the record ``match`` kept last
+
+    def __bool__(self) -> bool:
+        return self.query is not None or self.names is not None
+
+    @property
+    def columns(self) -> bool:
+        """``--fields``: the command prints these columns instead of its own output."""
+        return self.names is not None
+
+    def kept(self, records: Iterable[Any], key: Callable[[Any], Any] | None = None
+             ) -> Iterator[tuple[Any, Fields]]:
+        """Each record ``--where`` keeps (all without it), with its fields; ``key`` gives
+        the unit or row of an item (``(unit, bytes)`` pairs: the unit)."""
+        for item in records:
+            f = self.match(key(item) if key is not None else item)
+            if f is not None:
+                yield item, f
+
+    def match(self, record: Any) -> Fields | None:
+        """The fields of ``record`` when ``--where`` keeps it (always without it), else None."""
+        f = fields_of(record)
+        self._see(f)
+        self.last = f if self.query is None or self.query.match(f) else None
+        return self.last
+
+    def heading(self) -> str | None:
+        """The header line of ``--fields --header`` (None without ``--header``)."""
+        return SEPARATOR.join(self.names) if self.header and self.names else None
+
+    def row(self, f: Fields | None = None) -> str:
+        """One tab-separated line of the ``--fields`` columns (tshark ``-T fields``) of
+        ``f`` (default: the record ``match`` kept last)."""
+        g = f if f is not None else self.last or Fields()
+        return SEPARATOR.join(cell(g.values(n)) for n in self.names or ())
+
+    def _see(self, f: Fields) -> None:
+        self.records += 1
+        if not self._pending:
+            return
+        if self.records <= SAMPLE:
+            self._seen.update(f.names())
+        for key in [k for k in self._pending if _has(f, k[1])]:
+            del self._pending[key]
+
+    def check(self) -> None:
+        """Refuse (``QueryError``) the first name no record had, naming the close names."""
+        if not self.records or not self._pending:
+            return
+        option, name = next(iter(self._pending))
+        candidates = self._seen | (set(constants()) if name.isupper() else set())
+        raise QueryError(unknown_field(name, candidates, option))
+
+
+def _has(f: Fields, name: str) -> bool:
+    base = name[:-len(MEANING)] if name.endswith(MEANING) else name
+    return f.exists(name) or f.exists(base) or f.exists(plain(base))
 
 
 # --------------------------------------------------------------------------- stats

@@ -6,6 +6,7 @@ A command parses its options, calls one library function, hands the result to
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -17,12 +18,14 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from mqtool.errors import ExitStatus, InputError, WrongFormatError
-from mqtool.model import Decoded
+from mqtool.model import Decoded, shift_unit
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from mqtool.api import Selection
     from mqtool.io.inputs import Source
+    from mqtool.io.window import WindowRequest
 
 
 @dataclass
@@ -258,10 +261,91 @@ def codepage_option(help_text: str, default: str | None = None, *extra: str,
                         show_default=default is not None, help=help_text)
 
 
+# --------------------------------------------------------------------------- windows and selections
+
+WINDOW = "mqtool.window"  # ctx.meta: the --offset/--length of the running command
+SELECTION = "mqtool.selection"  # ctx.meta: its --where/--fields/--header
+
+
+def window_options(f: Callable[..., Any] | None = None, *, short: bool = False
+                   ) -> Callable[..., Any]:
+    """``--offset`` / ``--length`` (xxd's ``-s`` / ``-l``; ``short``: those letters too):
+    the command reads that window of its input, and the offsets it reports stay absolute
+    in the input. The numbers are checked at once; the window is kept for ``window()``."""
+    def add(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def run(*args: Any, window_offset: str | None = None,
+                window_length: str | None = None, **kwargs: Any) -> Any:
+            from mqtool.io.window import WindowRequest
+
+            request = WindowRequest(window_offset, window_length).check()
+            click.get_current_context().meta[WINDOW] = request
+            return f(*args, **kwargs)
+
+        names = (("-s",) if short else ()), (("-l",) if short else ())
+        for opt in (click.option(*names[1], "--length", "window_length", metavar="N",
+                                 help="Read N bytes of the input only (xxd -l; decimal, 0x.. or "
+                                      "X'..')."),
+                    click.option(*names[0], "--offset", "window_offset", metavar="N",
+                                 help="Start at byte N of the input (xxd -s; decimal, 0x.. or "
+                                      "X'..'; negative: from the end). Reported offsets stay "
+                                      "those of the input.")):
+            run = opt(run)
+        return run
+
+    return add(f) if f is not None else add
+
+
+def window() -> WindowRequest:
+    """The ``--offset`` / ``--length`` of the running command (empty without them)."""
+    from mqtool.io.window import WindowRequest
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(WINDOW) if ctx is not None else None
+    return found if found is not None else WindowRequest()
+
+
+def select_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--where``, ``--fields``, ``--header``: the one mechanism by which every command that
+    prints units or rows selects them and picks their columns (``api.selection``). The
+    expression and field list are checked at once; the selection is kept for
+    ``selection()``, which ``emit_units`` and the row printers read."""
+    @functools.wraps(f)
+    def run(*args: Any, select_where: str | None = None, select_fields: str | None = None,
+            select_header: bool = False, **kwargs: Any) -> Any:
+        from mqtool import api
+
+        chosen = api.selection(select_where, select_fields, select_header)
+        click.get_current_context().meta[SELECTION] = chosen
+        return f(*args, **kwargs)
+
+    for opt in (click.option("--header", "select_header", is_flag=True,
+                             help="With --fields: a first line naming the columns."),
+                click.option("--fields", "select_fields", metavar="A,B,...",
+                             help="Print these fields, tab-separated, one line per unit or row "
+                                  "(tshark -T fields): a repeated field's values joined by ',', "
+                                  "a missing one empty."),
+                click.option("--where", "select_where", metavar="EXPR",
+                             help="Only units or rows whose decoded fields satisfy EXPR: "
+                                  "== != < <= > >=, in {..}, contains, matches, and, or, not; "
+                                  "constants by name (MQRC_Q_FULL); a bare field: it exists.")):
+        run = opt(run)
+    return run
+
+
+def selection() -> Selection:
+    """The ``--where`` / ``--fields`` / ``--header`` of the running command (empty without)."""
+    from mqtool import api
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(SELECTION) if ctx is not None else None
+    return found if found is not None else api.selection()
+
+
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options every ``decode`` subcommand has, in one place."""
-    for opt in (color_option, tz_option, annotate_option, raw_option, json_option, hex_option,
-                input_argument):
+    for opt in (color_option, tz_option, annotate_option, raw_option, json_option,
+                select_options, window_options, hex_option, input_argument):
         f = opt(f)
     return f
 
@@ -276,18 +360,20 @@ def command_format() -> str:
 
 def read_unit(file: str, hex_text: bool) -> bytes:
     """The bytes to decode: binary, or the bytes of dump text with ``--hex``
-    (``api.read_unit``, named for the running command's format)."""
+    (``api.read_unit``, named for the running command's format); the ``--offset`` /
+    ``--length`` window of them."""
     from mqtool import api
 
-    return api.read_unit(file, hex_text, command_format())
+    return api.read_unit(file, hex_text, command_format(), window=window())
 
 
 def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
     """The input as decoders see it (``api.sources``): each message body of a queue dump,
-    or one blob; an unreadable message is said on stderr."""
+    or one blob (the ``--offset`` / ``--length`` window of the input: always a blob); an
+    unreadable message is said on stderr."""
     from mqtool import api
 
-    return api.sources(file, hex_text, command_format(), get_env().error)
+    return api.sources(file, hex_text, command_format(), get_env().error, window=window())
 
 
 def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
@@ -322,7 +408,12 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     DECODE when any unit has errors (its partial output was printed first), or when
     ``strict_problems`` and any problem.
     """
-    if json_out:
+    sel, win = selection(), window()
+    if sel.columns and (json_out or annotate):
+        raise InputError("--fields prints columns: give it without --json and --annotate")
+    if sel.columns:
+        write = _columns_writer(env)
+    elif json_out:
         write = _json_writer(env, raw, fast)
     elif annotate:
         write = _annotated_writer(env)
@@ -331,8 +422,11 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     status = ExitStatus.OK
     first = True
     for unit, data in units:
-        write(unit, data, first)
-        first = False
+        if win.start and "payload_offset" not in unit.attrs:  # a payload's count from it
+            shift_unit(unit, win.start)
+        if not sel or sel.match(unit) is not None:
+            write(unit, data, first)
+            first = False
         where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
                  if "message" in unit.attrs else "")
         for p in unit.errors:
@@ -340,7 +434,22 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()
+    sel.check()
     return status
+
+
+def _columns_writer(env: Env) -> Writer:
+    """``--fields``: one tab-separated line per unit (``--header``: the names first)."""
+    sel = selection()
+    write = env.stdout.write
+
+    def one(unit: Decoded, data: bytes, first: bool) -> None:
+        heading = sel.heading() if first else None
+        if heading is not None:
+            write((heading + "\n").encode("utf-8"))
+        write((sel.row() + "\n").encode("utf-8"))
+
+    return one
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:

@@ -9,7 +9,7 @@ from datetime import tzinfo
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env
+from mqtool.cli._common import Env, decoder_options, emit_units, get_env, window, window_options
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.model import Decoded
 
@@ -31,7 +31,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     from mqtool import api
 
     env = get_env()
-    decoding = api.decode_auto(file, hex_text, env.error)
+    decoding = api.decode_auto(file, hex_text, env.error, window())
     units = decoding.units
     if not json_out:
         units = _headed(env, decoding.heading, units, eager=not decoding.dump)
@@ -56,6 +56,7 @@ def _headed(env: Env, heading: str, units: Iterator[tuple[Decoded, bytes]],
 @click.option("--json", "json_out", is_flag=True,
               help='JSON lines: {"file", "format", "confidence", "reason", "candidates"}.')
 @click.option("--all", "show_all", is_flag=True, help="Also list the other candidates.")
+@window_options
 def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     """Say which format each FILE holds, one line each:
 
@@ -70,13 +71,12 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     be read is reported on stderr (status 1), and the other files are still identified.
     """
     from mqtool import registry
-    from mqtool.io.inputs import read_head
 
     env = get_env()
     status = ExitStatus.OK
     for file in files:
         try:
-            data, size = read_head(file, HEAD, TEXT_HEAD)
+            data, size = _head(file)
         except MqtoolError as e:
             env.error(str(e))
             status = max(status, e.status)
@@ -102,3 +102,17 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
                 env.line(f"  also {d.format} ({d.confidence:.2f}) {d.reason}")
     env.stdout.flush()
     return status
+
+
+def _head(file: str) -> tuple[bytes, int]:
+    """What ``identify`` judges of a file (its head, or that of its ``--offset`` /
+    ``--length`` window) and the size of what was asked for."""
+    from mqtool import api
+    from mqtool.io.inputs import read_head
+
+    req = window()
+    if not req:
+        return read_head(file, HEAD, TEXT_HEAD)
+    data = api.window_bytes(file, False, "identify", req, HEAD)
+    w = req.window
+    return data, (w.length if w is not None and w.length >= 0 else len(data))

@@ -16,6 +16,7 @@ from mqtool.cli._common import (
     get_env,
     spark_conf,
     summary_option,
+    window,
     write_summary,
 )
 from mqtool.errors import ExitStatus
@@ -77,7 +78,7 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
     from mqtool.errors import DecodeError
 
     env = get_env()
-    units = api.decode_file("csq1logp", file, hex_text, framing=framing, codepage=codepage,
+    units = api.decode_file("csq1logp", file, hex_text, window(), framing=framing, codepage=codepage,
                             leap_seconds=leap_seconds)
     seen = 0
 

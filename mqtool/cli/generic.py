@@ -12,6 +12,7 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    window,
     write_built,
 )
 
@@ -31,7 +32,7 @@ def _decode_command(name: str, title: str) -> click.Command:
                tz: tzinfo | None) -> int:
         from mqtool import api
 
-        return int(emit_units(get_env(), api.decode_file(name, file, hex_text),
+        return int(emit_units(get_env(), api.decode_file(name, file, hex_text, window()),
                               json_out=json_out, raw=raw, annotate=annotate, tz=tz))
 
     return decode

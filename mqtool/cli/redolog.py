@@ -23,7 +23,7 @@ PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
                    "table name first); output says synthetic: true.")
 @click.option("--params", type=click.IntRange(0), metavar="P",
               help="Format 1: the table has P parameters (guides the segment scan).")
-@click.option("--fields", type=click.IntRange(1), metavar="N",
+@click.option("--field-count", "fields", type=click.IntRange(1), metavar="N",
               help="Format 1: the table has N fields (guides the segment scan).")
 @click.option("--map", "names", metavar="NAME,...",
               help="USREXTPL field map, one name per fullword (default shared_storage@, "

@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqtool.errors import EmptyInputError, InputError, MqtoolError
-from mqtool.model import Decoded, Problem
+from mqtool.model import Decoded, Problem, shift_unit
 
 if TYPE_CHECKING:
     from mqtool.io.inputs import Input
+    from mqtool.io.window import WindowRequest
 
 CACHE_BYTES = 64 << 20  # decoded queue-dump units kept in memory
 TEXT_LIMIT = 64 << 20  # larger files are only looked at for a CSQ1LOGP extract
@@ -89,8 +90,10 @@ class BlobSource:
 
     done = True
 
-    def __init__(self, data: bytes, fmt: str | None, options: dict[str, Any], description: str) -> None:
+    def __init__(self, data: bytes, fmt: str | None, options: dict[str, Any], description: str,
+                 base: int = 0) -> None:
         self.data = data
+        self.base = base  # where ``data`` starts in the input (--offset): units are shifted by it
         self.description = description
         self.units: list[Decoded] = []
         if fmt is None:
@@ -111,6 +114,8 @@ class BlobSource:
             unit = Decoded(fmt, 0, len(data), title=f"{fmt}: no units")
             unit.problems.append(Problem("", 0, f"the {fmt} decoder found no unit in {len(data)} bytes"))
             self.units.append(unit)
+        for u in self.units:
+            shift_unit(u, base)
         self._starts = [u.offset for u in self.units]
 
     def __len__(self) -> int:
@@ -122,7 +127,8 @@ class BlobSource:
 
     def load(self, i: int) -> Loaded:
         u = self.units[i]
-        return Loaded(u, self.data[u.offset:u.offset + u.length], unit_codepage(u))
+        at = u.offset - self.base
+        return Loaded(u, self.data[at:at + u.length], unit_codepage(u))
 
     def advance(self, seconds: float) -> None:
         return None
@@ -344,16 +350,25 @@ class QueueDumpSource:
 
 
 def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
-                framing: str = "auto", codepage: str = "cp037") -> Source:
+                framing: str = "auto", codepage: str = "cp037",
+                window: WindowRequest | None = None) -> Source:
     """The input as a lazy unit list: queue dump, CSQ1LOGP extract, or a decoded blob.
 
-    ``fmt`` forces a codec (``auto`` or None: the registry's best guess). Raises
-    ``InputError`` for unreadable inputs.
+    ``fmt`` forces a codec (``auto`` or None: the registry's best guess); ``window``
+    (``--offset`` / ``--length``): those bytes of the input, as one blob whose units keep
+    the input's offsets. Raises ``InputError`` for unreadable inputs.
     """
     from mqtool import registry
     from mqtool.io.inputs import open_input
 
     forced = None if fmt in (None, "auto") else registry.codec(str(fmt)).name
+    if window:
+        from mqtool import api
+
+        data = api.window_bytes(path, hex_text, "view", window)
+        if not data:
+            raise EmptyInputError("view", path)
+        return _blob(path, data, forced, False, framing, codepage, window.start)
     if path != "-" and not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
     inp = open_input(path)
@@ -398,7 +413,7 @@ def _extract(inp: Input, forced: str | None, hex_text: bool, framing: str,
 
 
 def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: str,
-          codepage: str) -> BlobSource:
+          codepage: str, base: int = 0) -> BlobSource:
     """A small input decoded at once with the codec forced or the one that recognises it."""
     from mqtool import registry
     from mqtool.io.inputs import as_text
@@ -424,4 +439,4 @@ def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: s
         options.setdefault("framing", framing)
         options.setdefault("codepage", codepage)
     desc = f"{'stdin' if path == '-' else path}: {name or 'unknown'} ({how})"
-    return BlobSource(data, name, options, desc)
+    return BlobSource(data, name, options, desc, base)

@@ -611,6 +611,17 @@ MEANINGS: dict[str, tuple[str, Any]] = {
     "--messages": ("one row per logical message", _flag),
     "--max-segment": ("largest data slice of one record", lambda p: isinstance(p.type, click.IntRange)),
     "--split-size": ("bytes per split", lambda p: p.callback is not None),
+    "--offset": ("the window of the input starts here (xxd -s)",
+                 lambda p: _text(p) and p.metavar == "N"),
+    "--length": ("the window of the input is this long (xxd -l)",
+                 lambda p: _text(p) and p.metavar == "N"),
+    "--where": ("only units or rows whose fields satisfy EXPR",
+                lambda p: _text(p) and p.metavar == "EXPR"),
+    "--fields": ("print these fields as tab-separated columns",
+                 lambda p: _text(p) and p.metavar == "A,B,..."),
+    "--header": ("with --fields: the column names first", _flag),
+    "--decode-as": ("decode with this format's codec; auto: recognised",
+                    lambda p: _text(p) and _default(p) == "auto"),
 }
 # the spellings that had two meanings, and what each meaning is called now
 RETIRED = {"--output-dir", "--output-format", "--selection-file", "--text-file"}
