@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from mqtool.query import Count
     from mqtool.query import Selection as Selection
     from mqtool.render.layouts import FormatDoc, RecordDoc
-    from mqtool.scan import Carved
+    from mqtool.scan import CarveDir
 
 
 # --------------------------------------------------------------------------- inputs
@@ -482,13 +482,35 @@ def urb_file_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0) 
     return extract_tables(path, mode, leap_seconds)[0]
 
 
-def write_summary(path: str, summary: Mapping[str, object]) -> None:
-    """A run's summary as indented JSON, written whole or not at all."""
+SUMMARY = "_summary.json"  # a bulk run's summary, beside its outputs
+
+
+def write_summary(path: str, summary: Mapping[str, object],
+                  inputs: Iterable[str] | None = None) -> None:
+    """A run's summary as indented JSON, written whole or not at all, with the run's chain
+    of custody under ``custody`` (``io.custody.run_record``): the inputs (``inputs``, else
+    the summary's ``files``) hashed, and for a ``_summary.json`` every file beside it and
+    under its directory as the run's outputs; the mqtool version, the command line, the
+    start and end of the run in UTC."""
     import json
 
+    from mqtool.io.custody import files_under, run_record
     from mqtool.io.outputs import write_file
 
-    write_file(path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"), force=True)
+    p = Path(path)
+    outputs = files_under(p.parent, exclude=(p.name,)) if p.name == SUMMARY else []
+    record = run_record(summary_inputs(summary) if inputs is None else inputs, outputs, p.parent)
+    doc = {**summary, "custody": record.to_json()}
+    write_file(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), force=True)
+
+
+def summary_inputs(summary: Mapping[str, object]) -> list[str]:
+    """The input files a run's summary lists (``files``: names, or objects with ``file``)."""
+    files = summary.get("files")
+    if not isinstance(files, list):
+        return []
+    return [str(f.get("file")) if isinstance(f, Mapping) else str(f) for f in files
+            if f is not None and (not isinstance(f, Mapping) or f.get("file"))]
 
 
 # --------------------------------------------------------------------------- layouts
@@ -721,11 +743,32 @@ def summarize(message: Message) -> MessageSummary:
     return _summarize(message)
 
 
+CUSTODY = "custody.json"  # the chain of custody of messages -o, in (or beside) what it wrote
+
+
+def message_record(summary: MessageSummary) -> dict[str, object]:
+    """What ``--where`` and ``--fields`` see of a queue-dump message: its ``messages --json``
+    object, with each header's fields also under the header's type (``mqdlh.reason``,
+    ``mqdlh.reason_meaning``), as ``decode`` names them."""
+    doc = summary.to_json()
+    record: dict[str, object] = dict(doc)
+    for h in doc.get("headers") or []:
+        if isinstance(h, Mapping) and isinstance(h.get("fields"), Mapping):
+            meanings = h.get("meanings")
+            named = meanings.items() if isinstance(meanings, Mapping) else ()
+            fields = {**h["fields"], **{f"{k}_meaning": v for k, v in named}}
+            record.setdefault(str(h.get("type", "")).lower(), fields)
+    return record
+
+
 def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-dir", *,
-                   force: bool = False, stdout: IO[bytes] | None = None) -> int:
+                   force: bool = False, stdout: IO[bytes] | None = None,
+                   inputs: Iterable[str] | None = None) -> int:
     """Write queue-dump messages: an mqtool directory (``to`` ``mqtool-dir``: index.jsonl and
     the bodies; none is made when there is no message), or a dmpmqmsg file (``-``:
-    ``stdout``), whole or not at all. Returns how many were written."""
+    ``stdout``), whole or not at all. Returns how many were written. ``inputs``: the dumps
+    read, for the run's chain of custody (``custody.json`` in the directory, or
+    ``FILE.custody.json`` beside the file)."""
     import itertools
 
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
@@ -736,12 +779,37 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
         if output == "-" and stdout is not None:
             return write_dmpmqmsg(messages, stdout)
         with atomic_output(output, force) as f:
-            return write_dmpmqmsg(messages, f)  # type: ignore[arg-type]
+            n = write_dmpmqmsg(messages, f)  # type: ignore[arg-type]
+        if inputs is not None:
+            _custody_beside(output, list(inputs))
+        return n
     chosen = iter(messages)
     first = next(chosen, None)  # nothing readable: no directory is made
     if first is None:
         return 0
-    return write_mqtool_dir(itertools.chain([first], chosen), OutputDir(output, force))
+    n = write_mqtool_dir(itertools.chain([first], chosen), OutputDir(output, force))
+    if inputs is not None:
+        _custody_json(Path(output) / CUSTODY, list(inputs), Path(output))
+    return n
+
+
+def _custody_beside(output: str, inputs: list[str]) -> None:
+    """``FILE.custody.json``: the record of a run that wrote one file."""
+    target = Path(output)
+    _custody_json(target.with_name(target.name + "." + CUSTODY), inputs, target.parent,
+                  [target])
+
+
+def _custody_json(path: Path, inputs: list[str], base: Path,
+                  outputs: list[Path] | None = None) -> None:
+    import json
+
+    from mqtool.io.custody import files_under, run_record
+    from mqtool.io.outputs import write_file
+
+    files = outputs if outputs is not None else files_under(base, (path.name,))
+    doc = {"custody": run_record(inputs, files, base).to_json()}
+    write_file(str(path), (json.dumps(doc, indent=1) + "\n").encode("utf-8"), force=True)
 
 
 def reassemble_attachments(dump: str, outdir: str | None = None, *,
@@ -961,6 +1029,7 @@ class ExtractRun:
     split_size: int | None = None
     force: bool = False
     summary_path: str | None = None  # checked before any work
+    selection: Selection | None = None  # --where (rows kept), --fields (columns on stdout)
 
 
 def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, *,
@@ -991,13 +1060,23 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
         check_output_dir(str(target), run.force, (*csq1logp_out_dirs(), "_summary.json"))
     elif target is not None:
         check_output(target, run.force)
+    sel = run.selection
+    if sel is not None and sel.columns:
+        if target is not None or fmt != "jsonl":
+            raise InputError("--fields prints columns on stdout: give it without -o and --to")
+        from mqtool.query import ColumnStream
+
+        stdout = ColumnStream(stdout, sel)  # type: ignore[assignment]
     try:
         with spooled(files) as spool:
             x.extract(spool.paths, str(Path(str(target)).resolve()) if to_dir else target or stdout,
                       fmt=fmt, **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
+            stdout.flush()
     except Exception as e:
         e.summary = summary.to_json()  # type: ignore[attr-defined]
         raise
+    if sel is not None:
+        sel.check()
     info = summary.to_json()
     if to_dir:
         info["output"] = str(Path(str(target)).resolve())
@@ -1010,8 +1089,14 @@ def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str]
     from mqtool.formats.csq1logp import extract as x
     from mqtool.formats.csq1logp.layout import MAX_SEGMENT
 
+    filters: object = run.filters
+    if run.selection is not None and run.selection.query is not None:
+        from mqtool.formats.csq1logp.extract import Filters
+        from mqtool.query import RowFilter
+
+        filters = RowFilter(run.filters or Filters(), run.selection)
     return {"framing": run.framing, "codepage": run.codepage, "mode": run.mode.upper(),
-            "filters": run.filters, "messages": run.messages,
+            "filters": filters, "messages": run.messages,
             "max_seg": run.max_segment or MAX_SEGMENT, "workers": run.workers,
             "split_size": run.split_size or x.SPLIT_SIZE, "progress": progress, "names": names,
             "summary": summary, "force": run.force}
@@ -1035,13 +1120,13 @@ def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: st
 
 
 def selection(where: str | None = None, fields: str | None = None,
-              header: bool = False) -> Selection:
+              header: bool = False, fields_option: str = "--fields") -> Selection:
     """``--where EXPR`` / ``--fields A,B`` / ``--header`` as one object (``query.Selection``):
     which units or rows to keep, the columns to print; both checked now (``QueryError``,
-    one line naming the fault)."""
+    one line naming the fault; ``fields_option``: the option the field list came as)."""
     from mqtool.query import Selection
 
-    return Selection(where, fields, header)
+    return Selection(where, fields, header, fields_option)
 
 
 def field_list(text: str) -> list[str]:
@@ -1097,35 +1182,41 @@ def scan_formats() -> tuple[str, ...]:
     return tuple(KNOWN)
 
 
-def scan(path: str, *, window: WindowRequest | None = None, formats: Sequence[str] | None = None,
-         min_confidence: float = 0.0, work: Work | None = None,
+def scan(path: str, *, window: WindowRequest | None = None,
+         formats: Sequence[str] | None = None, min_confidence: float = 0.0,
+         work: Work | None = None,
          progress: Callable[[int], None] | None = None) -> Iterator[Found]:
     """Every structure found in a file (``scan.scan``): confirmed by decoding, in offset
     order, offsets absolute in the file; ``window``: only that part of it; ``progress``:
-    told how far the scan got (bytes of the file)."""
+    told how many bytes were searched so far."""
     from mqtool.scan import scan as _scan
 
-    hits = _scan(path, offset=window.offset if window else None,
+    return _scan(path, offset=window.offset if window else None,
                  length=window.length if window else None, formats=formats,
-                 min_confidence=min_confidence, work=work)
-    if progress is None:
-        return hits
-    return _progressed(hits, progress)
+                 min_confidence=min_confidence, work=work, progress=progress)
 
 
-def _progressed(hits: Iterator[Found], progress: Callable[[int], None]) -> Iterator[Found]:
-    for hit in hits:
-        progress(hit.offset + hit.length)
-        yield hit
+def scan_window(path: str, window: WindowRequest | None = None) -> int:
+    """How many bytes of a file ``scan`` searches (its ``window``; refused at once when
+    the window does not fit)."""
+    import os
+
+    from mqtool.io.inputs import check_regular
+    from mqtool.io.window import WindowRequest
+
+    check_regular(path)
+    return (window or WindowRequest()).resolve(os.path.getsize(path)).length
 
 
-def carve(path: str, outdir: str, hits: Iterable[Found], *, force: bool = False,
-          custody: Custody | None = None) -> list[Carved]:
-    """Each hit of a file written to ``outdir`` as its own file, then ``manifest.json``
-    (every hit, its file, size and SHA-256; the ``custody`` record); see ``scan.carve``."""
-    from mqtool.scan import carve as _carve
+def carve_dir(outdir: str, *, force: bool = False, custody: Custody | None = None,
+              names: Mapping[str, str] | None = None) -> CarveDir:
+    """A directory to carve hits into (``scan.CarveDir``: ``add(image, hits)`` writes each
+    hit as a file, ``finish()`` the manifest with the ``custody`` record, ``discard()``
+    removes what a failed run carved); ``names``: spooled copies -> the name they stand
+    for (stdin)."""
+    from mqtool.scan import CarveDir
 
-    return _carve(path, outdir, hits, force=force, custody=custody)
+    return CarveDir(outdir, force, custody, names)
 
 
 def scan_line(hit: Found) -> str:
@@ -1135,17 +1226,25 @@ def scan_line(hit: Found) -> str:
     return summary_line(hit)
 
 
+def scan_heading() -> str:
+    """The heading of ``scan_line``'s columns."""
+    from mqtool.scan import summary_heading
+
+    return summary_heading()
+
+
 # --------------------------------------------------------------------------- chain of custody
 
 
 def custody(inputs: Iterable[str], argv: Sequence[str] | None = None,
-            stdin: bytes | None = None) -> Custody:
+            stdin: bytes | None = None, names: Mapping[str, str] | None = None) -> Custody:
     """Begin a run's custody record: every input's path, size, modification time and
     SHA-256 now; the mqtool version, the command line (``argv``, default ``sys.argv``) and
-    the start time (``io.custody.Custody``: ``add_output``, ``finish``, ``to_json``)."""
+    the start time (``io.custody.Custody``: ``add_output``, ``finish``, ``to_json``).
+    ``names``: spooled copies of stdin -> ``-`` (recorded by their bytes)."""
     from mqtool.io.custody import Custody
 
-    return Custody.start(inputs, argv, stdin)
+    return Custody.start(inputs, argv, stdin, names)
 
 
 def verify(manifest: str) -> Verification:

@@ -496,14 +496,15 @@ def where(records: Iterable[Any], text: str | None, known: Iterable[str] | None 
 # --------------------------------------------------------------------------- columns
 
 
-def field_list(text: str) -> list[str]:
-    """``a,b, c`` -> ``["a", "b", "c"]``; an empty name is refused."""
+def field_list(text: str, option: str = "--fields") -> list[str]:
+    """``a,b, c`` -> ``["a", "b", "c"]``; an empty name is refused (the error names
+    ``option``)."""
     names = [n.strip() for n in text.split(",")]
     if not names or any(not n for n in names):
-        raise QueryError(f"--fields: {text!r}: give field names separated by commas")
+        raise QueryError(f"{option}: {text!r}: give field names separated by commas")
     bad = next((n for n in names if not re.fullmatch(r"[A-Za-z_][\w\[\].\/-]*", n)), None)
     if bad is not None:
-        raise QueryError(f"--fields: {bad!r} is not a field path")
+        raise QueryError(f"{option}: {bad!r} is not a field path")
     return names
 
 
@@ -548,14 +549,14 @@ class Selection:
     records were seen (``check``), with the closest names they did have."""
 
     def __init__(self, where: str | None = None, fields: str | None = None,
-                 header: bool = False) -> None:
+                 header: bool = False, fields_option: str = "--fields") -> None:
         self.query = Query(where) if where else None
-        self.names = field_list(fields) if fields is not None else None
+        self.names = field_list(fields, fields_option) if fields is not None else None
         if header and self.names is None:
             raise QueryError("--header goes with --fields (it names the columns)")
         self.header = header
         used = [("--where", n) for n in (self.query.used if self.query else [])]
-        used += [("--fields", n) for n in self.names or []]
+        used += [(fields_option, n) for n in self.names or []]
         self._pending = dict.fromkeys(used)  # (option, name) not yet seen in any record
         self._seen: set[str] = set()  # names of the first SAMPLE records
         self.records = 0
@@ -616,6 +617,63 @@ class Selection:
 def _has(f: Fields, name: str) -> bool:
     base = name[:-len(MEANING)] if name.endswith(MEANING) else name
     return f.exists(name) or f.exists(base) or f.exists(plain(base))
+
+
+class RowFilter:
+    """``--where`` over Arrow tables of rows, after a format's own row filters (``base``:
+    an object with ``apply(table) -> table``); rows that record a bad span (``_error``
+    set) are always kept: bad input is never dropped silently."""
+
+    ERROR = "_error"
+
+    def __init__(self, base: Any, selection: Selection) -> None:
+        self.base, self.selection = base, selection
+
+    def __bool__(self) -> bool:
+        return True
+
+    def apply(self, table: Any) -> Any:
+        import pyarrow as pa
+
+        table = self.base.apply(table) if self.base else table
+        if table.num_rows == 0:
+            return table
+        keep = [bool(row.get(self.ERROR)) or self.selection.match(row) is not None
+                for row in table.to_pylist()]
+        return table.filter(pa.array(keep, pa.bool_()))
+
+
+class ColumnStream:
+    """A binary stream that JSON lines are written to, passing on each row's ``--fields``
+    columns instead (the header line first with ``--header``)."""
+
+    def __init__(self, out: Any, selection: Selection) -> None:
+        self.out, self.selection = out, selection
+        self.pending = b""
+        self.headed = False
+
+    def write(self, data: bytes) -> int:
+        import json
+
+        lines = (self.pending + bytes(data)).split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            if not line.strip():
+                continue
+            f = self.selection.match(json.loads(line))
+            if f is None:
+                continue
+            heading = None if self.headed else self.selection.heading()
+            self.headed = True
+            text = self.selection.row(f) + "\n"
+            self.out.write(((heading + "\n") if heading else "").encode("utf-8") +
+                           text.encode("utf-8"))
+        return len(data)
+
+    def flush(self) -> None:
+        if self.pending.strip():
+            self.write(b"\n")
+        self.out.flush()
 
 
 # --------------------------------------------------------------------------- stats

@@ -225,7 +225,8 @@ def _recognised(msg: Message, said: bool) -> Iterator[tuple[Decoded, bytes]]:
     from mqtool.formats.mq.dumps.message import label_unit
 
     body = msg.body
-    choice = best_codec([d for d in identify(body, text_kinds=False) if d.format != MQ.name])
+    choice = best_codec([d for d in identify(body, text_kinds=False)
+                         if d.format != MQ.name or "mqmd" in d.options])  # a PCF body
     if choice is None:
         if said:
             return

@@ -122,6 +122,14 @@ def refuse_binary_to_terminal(env: Env) -> None:
     raise InputError(f"refusing to write binary data to a terminal: {how}")
 
 
+def command_line() -> list[str]:
+    """The command line of this run, as typed: ``mqtool`` and its arguments (for custody
+    records)."""
+    from mqtool.cli import ARGV
+
+    return ["mqtool", *ARGV]
+
+
 def get_env() -> Env:
     ctx = click.get_current_context()
     env = ctx.find_object(Env)
@@ -274,13 +282,15 @@ def window_options(f: Callable[..., Any] | None = None, *, short: bool = False
     in the input. The numbers are checked at once; the window is kept for ``window()``."""
     def add(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
-        def run(*args: Any, window_offset: str | None = None,
-                window_length: str | None = None, **kwargs: Any) -> Any:
+        def windowed(*args: Any, window_offset: str | None = None,
+                     window_length: str | None = None, **kwargs: Any) -> Any:
             from mqtool.io.window import WindowRequest
 
             request = WindowRequest(window_offset, window_length).check()
             click.get_current_context().meta[WINDOW] = request
             return f(*args, **kwargs)
+
+        run: Callable[..., Any] = windowed
 
         names = (("-s",) if short else ()), (("-l",) if short else ())
         for opt in (click.option(*names[1], "--length", "window_length", metavar="N",
@@ -305,19 +315,29 @@ def window() -> WindowRequest:
     return found if found is not None else WindowRequest()
 
 
+def where_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--where EXPR`` alone (``stats``); ``select_options`` has it with the others."""
+    return click.option("--where", "select_where", metavar="EXPR",
+                        help="Only units or rows whose decoded fields satisfy EXPR: "
+                             "== != < <= > >=, in {..}, contains, matches, and, or, not; "
+                             "constants by name (MQRC_Q_FULL); a bare field: it exists.")(f)
+
+
 def select_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--where``, ``--fields``, ``--header``: the one mechanism by which every command that
     prints units or rows selects them and picks their columns (``api.selection``). The
     expression and field list are checked at once; the selection is kept for
     ``selection()``, which ``emit_units`` and the row printers read."""
     @functools.wraps(f)
-    def run(*args: Any, select_where: str | None = None, select_fields: str | None = None,
+    def chosen(*args: Any, select_where: str | None = None, select_fields: str | None = None,
             select_header: bool = False, **kwargs: Any) -> Any:
         from mqtool import api
 
-        chosen = api.selection(select_where, select_fields, select_header)
-        click.get_current_context().meta[SELECTION] = chosen
+        made = api.selection(select_where, select_fields, select_header)
+        click.get_current_context().meta[SELECTION] = made
         return f(*args, **kwargs)
+
+    run: Callable[..., Any] = chosen
 
     for opt in (click.option("--header", "select_header", is_flag=True,
                              help="With --fields: a first line naming the columns."),
@@ -325,10 +345,7 @@ def select_options(f: Callable[..., Any]) -> Callable[..., Any]:
                              help="Print these fields, tab-separated, one line per unit or row "
                                   "(tshark -T fields): a repeated field's values joined by ',', "
                                   "a missing one empty."),
-                click.option("--where", "select_where", metavar="EXPR",
-                             help="Only units or rows whose decoded fields satisfy EXPR: "
-                                  "== != < <= > >=, in {..}, contains, matches, and, or, not; "
-                                  "constants by name (MQRC_Q_FULL); a bare field: it exists.")):
+                where_option):
         run = opt(run)
     return run
 
@@ -340,6 +357,21 @@ def selection() -> Selection:
     ctx = click.get_current_context(silent=True)
     found = ctx.meta.get(SELECTION) if ctx is not None else None
     return found if found is not None else api.selection()
+
+
+def column_lines() -> Callable[[object], str]:
+    """For a command printing rows: the ``--fields`` line of the record ``selection()``
+    kept last (the header line first, once, with ``--header``)."""
+    sel = selection()
+    headed = False
+
+    def line(_record: object) -> str:
+        nonlocal headed
+        heading = None if headed else sel.heading()
+        headed = True
+        return sel.row() if heading is None else heading + "\n" + sel.row()
+
+    return line
 
 
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:

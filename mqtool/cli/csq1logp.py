@@ -14,6 +14,8 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    select_options,
+    selection,
     spark_conf,
     summary_option,
     window,
@@ -129,6 +131,7 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
               help="Cut files larger than two splits at record boundaries into SIZE pieces.")
 @summary_option
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@select_options
 def extract(files: tuple[str, ...], output: str | None, to: str | None, framing: str,
             codepage: str, mode: str, queue: tuple[str, ...], verb: tuple[str, ...],
             urid: tuple[str, ...], qmgr: tuple[str, ...], since: str | None, until: str | None,
@@ -149,7 +152,8 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     env = get_env()
     run = api.ExtractRun(to, framing, codepage, mode, _filters(queue, verb, urid, qmgr, since,
                                                                until, status),
-                         messages, max_segment, workers, split_size, force, summary_path)
+                         messages, max_segment, workers, split_size, force, summary_path,
+                         selection())
     try:
         with Progress(env, "extract", total_size(files), steps=True) as advance:
             info = api.extract_csq1logp(files, output, run, stdout=env.stdout, progress=advance)
