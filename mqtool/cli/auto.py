@@ -9,7 +9,15 @@ from datetime import tzinfo
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env, window, window_options
+from mqtool.cli._common import (
+    Env,
+    decoder_options,
+    emit_units,
+    get_env,
+    selection,
+    window,
+    window_options,
+)
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.model import Decoded
 
@@ -33,7 +41,7 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     env = get_env()
     decoding = api.decode_auto(file, hex_text, env.error, window())
     units = decoding.units
-    if not json_out:
+    if not (json_out or selection().columns):
         units = _headed(env, decoding.heading, units, eager=not decoding.dump)
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK
