@@ -207,8 +207,8 @@ def decode_messages(messages: Iterable[Message]) -> Iterator[tuple[Decoded, byte
 
             chain, unit = headers
             yield label_unit(unit, msg), msg.body
-            if chain.errors or not chain.payload_length:
-                continue
+            if chain.errors or not chain.payload_length or chain.pcf is not None:
+                continue  # a PCF payload: decoded with the headers
             msg = payload_message(replace(msg, problems=[]), chain)
         owner = msgtype_codec(msg.msgtype)
         if owner is not None and owner.message_decoder is not None:
