@@ -38,6 +38,19 @@ def _formats(ctx: click.Context, param: click.Parameter, value: str | None) -> l
     return names
 
 
+def _confidence(ctx: click.Context, param: click.Parameter, value: str) -> float:
+    """``--min-confidence X``: a number from 0 to 1 (one line naming the value otherwise)."""
+    import math
+
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not 0 <= x <= 1:
+        raise InputError(f"--min-confidence {value!r}: give a number from 0 to 1")
+    return x
+
+
 @click.command(short_help="Find the structures mqtool knows inside any bytes; carve them out.")
 @click.argument("images", nargs=-1, required=True, metavar="IMAGE...",
                 type=click.Path(allow_dash=True))
@@ -52,7 +65,7 @@ def _formats(ctx: click.Context, param: click.Parameter, value: str | None) -> l
 @click.option("--formats", callback=_formats, metavar="NAME,...",
               help="Look for these formats only (urb, csq1logp, sas-attachment, redolog, "
                    "matqmsg, mq, dump); default every one.")
-@click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+@click.option("--min-confidence", callback=_confidence, default="0", show_default=True,
               metavar="X", help="Report hits at least this sure (0 to 1).")
 @window_options
 @select_options
@@ -117,8 +130,9 @@ def _image(env: Env, printer: _Printer, path: str, name: str, out: Any,
     from mqtool import api
 
     total = api.scan_window(path, window())
+    start = window().start
     if total == 0:
-        env.error(f"scan: {name}: empty input: nothing to scan")
+        env.error(f"scan: {name}: empty input at offset X'{start:04X}' ({start}): nothing to scan")
         return ExitStatus.DECODE
     seen = 0
     with Progress(env, "scan", total) as advance:
@@ -139,7 +153,8 @@ def _image(env: Env, printer: _Printer, path: str, name: str, out: Any,
             for hit in chosen:
                 printer.hit(hit, name, None)
     if not seen:
-        env.error(f"scan: {name}: no structure found in {total:,} bytes")
+        env.error(f"scan: {name}: no structure found in {total:,} bytes from offset "
+                  f"X'{start:04X}' ({start})")
         return ExitStatus.DECODE
     return ExitStatus.OK
 

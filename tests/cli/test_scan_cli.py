@@ -169,12 +169,13 @@ def test_empty_and_structureless_images_exit_2(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     r = mq("scan", empty)
     assert r.status == ExitStatus.DECODE
-    assert r.stderr == f"mqtool: scan: {empty}: empty input: nothing to scan\n"
+    assert r.stderr == f"mqtool: scan: {empty}: empty input at offset X'0000' (0): nothing to scan\n"
     plain = tmp_path / "plain.bin"
     plain.write_bytes(bytes(4096))
     r = mq("scan", plain, "--carve", tmp_path / "c")
     assert r.status == ExitStatus.DECODE
-    assert "no structure found in 4,096 bytes" in r.stderr and not (tmp_path / "c").exists()
+    assert "no structure found in 4,096 bytes from offset X'0000' (0)" in r.stderr
+    assert not (tmp_path / "c").exists()
 
 
 @pytest.mark.parametrize(("args", "said"), [
