@@ -375,6 +375,9 @@ class Carved:
         return {**self.hit.to_json(), "file": self.file, "size": self.size, "sha256": self.sha256}
 
 
+_CARVED = re.compile(r"[0-9]{6,}-[0-9a-f]{10,}-[a-z0-9-]+\.[a-z0-9]+")  # what file_name makes
+
+
 def file_name(index: int, hit: Found) -> str:
     """``000001-0000000400-urb.urb``: order, offset (hex), format; nothing from the input."""
     slug = re.sub(r"[^a-z0-9]+", "-", hit.format.lower()).strip("-") or "hit"
@@ -396,10 +399,34 @@ class CarveDir:
 
         self.out = OutputDir(outdir, force)
         self.created = not Path(outdir).exists()
+        self._previous(force)
         self.custody = custody
         self.names = dict(names or {})  # a spooled copy -> the name it stands for (stdin)
         self.sources: list[str] = []
         self.written: list[Carved] = []
+
+    def _previous(self, force: bool) -> None:
+        """A directory that holds a carve already: refused at once without ``force``; with
+        it, the files its manifest lists go (a new carve is never mixed with an old one)."""
+        from mqtool.io.outputs import OutputExistsError
+
+        old = self.out.root / MANIFEST
+        if not old.is_file():
+            return
+        if not force:
+            raise OutputExistsError(f"{old} exists: {self.out.root} holds a carve already "
+                                    "(--force replaces it)")
+        try:
+            hits = json.loads(old.read_text(encoding="utf-8")).get("hits") or []
+        except (OSError, ValueError, AttributeError):
+            hits = []
+        for h in hits:
+            name = h.get("file") if isinstance(h, Mapping) else None
+            if isinstance(name, str) and _CARVED.fullmatch(name):
+                with contextlib.suppress(OSError):
+                    (self.out.root / name).unlink()
+        with contextlib.suppress(OSError):
+            old.unlink()
 
     def add(self, source: str, hits: Iterable[Found],
             progress: Callable[[Carved], None] | None = None) -> Iterator[Carved]:
