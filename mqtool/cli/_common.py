@@ -408,6 +408,27 @@ def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
     return api.sources(file, hex_text, command_format(), get_env().error, window=window())
 
 
+def decode_sources(file: str, hex_text: bool,
+                   decode: Callable[[bytes], Iterable[Decoded]]) -> Iterator[tuple[Decoded, bytes]]:
+    """Each unit ``decode`` makes of the input as ``read_sources`` gives it (each message of
+    a queue dump or of a directory of dumps and bodies, or the one blob), labelled with its
+    message; a message the decoder refuses (``DecodeError``) becomes a unit with that error
+    and the others are still decoded (a lone blob's refusal is raised as it is)."""
+    from mqtool.errors import DecodeError
+    from mqtool.model import Problem
+
+    for src in read_sources(file, hex_text):
+        try:
+            for unit in decode(src.data):
+                yield src.label(unit), src.data[unit.offset:unit.offset + unit.length]
+        except DecodeError as e:
+            if src.message is None:
+                raise
+            failed = Decoded(e.format, 0, len(src.data), title="not decoded")
+            failed.errors.append(Problem(e.path, e.offset, e.reason))
+            yield src.label(failed), src.data
+
+
 def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
     """Raise ``WrongFormatError`` (exit 2) when ``fmt``'s own detector does not recognise
     ``data``, saying what ``identify`` thinks it is. For a decoder's automatic mode: an

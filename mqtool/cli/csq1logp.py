@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ from mqtool.cli._common import (
     Env,
     Progress,
     codepage_option,
+    decode_sources,
     decoder_options,
     emit_units,
     get_env,
@@ -74,14 +76,17 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
 
     The framing is detected (RDW, BDW+RDW or none) unless --framing says; each record's
     heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
-    span is reported with its offset and decoding resumes at the next record (exit 2).
+    span is reported with its offset and decoding resumes at the next record (exit 2). A
+    directory of extracts (or of dumps and message bodies) is decoded file by file.
     """
     from mqtool import api
     from mqtool.errors import DecodeError
 
     env = get_env()
-    units = api.decode_file("csq1logp", file, hex_text, window(), framing=framing, codepage=codepage,
-                            leap_seconds=leap_seconds)
+    options = {"framing": framing, "codepage": codepage, "leap_seconds": leap_seconds}
+    units = (decode_sources(file, hex_text, lambda data: api.decode("csq1logp", data, **options))
+             if os.path.isdir(file) else api.decode_file("csq1logp", file, hex_text, window(),
+                                                         **options))
     seen = 0
 
     def counted() -> Iterator[Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mqtool.cli._common import codepage_option, decoder_options, emit_units, get_env, read_unit
+from mqtool.cli._common import codepage_option, decode_sources, decoder_options, emit_units, get_env
 from mqtool.errors import ExitStatus
 
 PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
@@ -43,15 +43,15 @@ def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     from the manual's dumps say (inferred); words of unknown meaning are named by their
     offset (unk_0c) and say (unknown). Consecutive headers are checked against each other:
     RLSEQ# gaps are reported as information, a log offset that does not follow the
-    previous entry as a problem.
+    previous entry as a problem. A queue dump, or a directory of dumps and message bodies,
+    is decoded message by message.
     """
     from mqtool import api
 
     env = get_env()
-    data = read_unit(file, hex_text)
     map_names = [n.strip() for n in names.split(",") if n.strip()] if names else None
-    units = api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
-                       params=params, fields=fields, names=map_names)
-    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
-                      json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+    units = decode_sources(file, hex_text, lambda data: api.decode(
+        "redolog", data, part=part, codepage=codepage, synthetic=synthetic, params=params,
+        fields=fields, names=map_names))
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK

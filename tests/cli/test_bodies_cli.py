@@ -124,3 +124,35 @@ def test_mqtool_records_beside_bodies_are_not_messages(urb_dir: Path) -> None:
     (urb_dir / "_summary.json").write_text("{}\n")
     status, units = _json("decode", "urb", urb_dir)
     assert status == 0 and len(units) == len(URB_BODIES)
+
+
+@pytest.mark.parametrize(("fmt", "bodies"), [
+    ("redolog", ["osb/sample1.header.dump", "osb/sample3.header.dump", "osb/sample6.intent.dump"]),
+    ("matqmsg", ["matqmsg/keyed-eq.receiver.synthetic.dump",
+                 "matqmsg/all-blocked.selection.synthetic.dump"]),
+    ("csq1logp", ["csq1logp/hello-2seg.dump", "csq1logp/mqput-rdw.dump"]),
+])  # (decode sas-attachment reads a folder's messages in the roles their header gives them)
+def test_every_decoder_reads_a_folder_of_its_bodies(fmt: str, bodies: list[str],
+                                                    tmp_path: Path) -> None:
+    d = tmp_path / "bodies"
+    d.mkdir()
+    for k, name in enumerate(bodies, 1):
+        (d / f"{k:02d}.bin").write_bytes(seed_bytes(name))
+    status, units = _json("decode", fmt, d)
+    assert status == 0
+    alone = [_json("decode", fmt, f)[1] for f in sorted(d.iterdir())]
+    by_file = {str(f): a for f, a in zip(sorted(d.iterdir()), alone, strict=True)}
+    assert [u["source"] for u in units] == [s for s, a in by_file.items() for _u in a]
+    assert [_unlabelled(u) for u in units] == [u for a in alone for u in a]
+
+
+def test_a_body_another_decoder_refuses_is_an_error_unit_the_rest_decoded(tmp_path: Path) -> None:
+    d = tmp_path / "bodies"
+    d.mkdir()
+    (d / "1.bin").write_bytes(seed_bytes("matqmsg/keyed-eq.receiver.synthetic.dump"))
+    shutil.copy(EVENT, d / "2.bin")
+    r = mq("decode", "matqmsg", d)
+    assert r.status == ExitStatus.DECODE
+    assert f"mqtool: matqmsg: message 2 ({d / '2.bin'}): " in r.stderr
+    assert "identify says: mq (0.90) PCF MQCFT_EVENT" in r.stderr
+    assert f"message 1 ({d / '1.bin'}): a body without MQMD" in r.text

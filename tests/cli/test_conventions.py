@@ -58,8 +58,10 @@ def test_every_command_is_classified() -> None:
 # ------------------------------------------------------------------ directory arguments
 
 # read a directory as a queue dump, one message per file (dump files of any kind)
-DIRECTORY_READERS = {"decode urb", "decode sas-attachment", "decode mq", "decode auto",
-                     "reassemble attachment", "reassemble-attachment", "messages", "view"}
+DIRECTORY_READERS = {c for c in COMMANDS if c.startswith("decode ")} | {
+    "reassemble attachment", "reassemble-attachment", "messages", "view"}
+# decoders of formats that are not SAS attachment messages: they say so, message by message
+NOT_THEIRS = {"decode urb", "decode redolog", "decode matqmsg", "decode csq1logp"}
 # everything else that takes a file: "FILE: is a directory", exit 1
 # layouts reads no file; extract and spark-extract take a directory as the files in it
 # (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
@@ -90,10 +92,10 @@ def test_a_directory_is_read_as_a_queue_dump(command: str, tmp_path: Path) -> No
     d.mkdir()
     shutil.copy(TESTDATA / "sas" / "mytext-zos.qmsg", d)
     r = mq(*_argv(command, d, tmp_path / "out"))
-    # the seven SAS messages of the dump; urb decodes them and says they are not URB
-    assert r.status == (ExitStatus.DECODE if command == "decode urb" else ExitStatus.OK), r.stderr
-    if command == "decode urb":
-        assert "urb: message 1 (" in r.stderr and "mytext-zos.qmsg" in r.stderr
+    # the seven SAS messages of the dump; urb (redolog, ...) decodes them and says they are not
+    assert r.status == (ExitStatus.DECODE if command in NOT_THEIRS else ExitStatus.OK), r.stderr
+    if command in NOT_THEIRS:
+        assert f"{command.split()[1]}: message 1 (" in r.stderr and "mytext-zos.qmsg" in r.stderr
     if command == "messages":  # the dump's six messages, converted into -o
         assert r.stderr == f"mqtool: 6 message(s) written to {tmp_path / 'out'}\n"
     elif not command.startswith("reassemble"):  # each unit says which message it came from
@@ -103,8 +105,8 @@ def test_a_directory_is_read_as_a_queue_dump(command: str, tmp_path: Path) -> No
 
 
 # a file in the directory that is no dump is one more message: a body without an MQMD
-BODY_STATUS = {"decode urb": ExitStatus.DECODE, "decode mq": ExitStatus.DECODE,  # not theirs
-               "decode sas-attachment": ExitStatus.DECODE,
+BODY_STATUS = {**dict.fromkeys(NOT_THEIRS, ExitStatus.DECODE),
+               "decode mq": ExitStatus.DECODE, "decode sas-attachment": ExitStatus.DECODE,
                "decode auto": ExitStatus.OK,  # a problem: no codec recognises the body
                "messages": ExitStatus.OK, "reassemble attachment": ExitStatus.OK,  # an orphan
                "reassemble-attachment": ExitStatus.OK}
