@@ -5,7 +5,6 @@ MQMD in front, by ``identify``, ``decode auto`` and ``decode mq``."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -14,21 +13,13 @@ from typing import Any
 import pytest
 
 from mqtool.errors import ExitStatus
-from tests.helpers import TESTDATA, mq, seed_bytes
+from tests.helpers import TESTDATA, load_testdata_script, mq, seed_bytes
 
 URB_BODIES = ["close-destination.reply", "inst-color.data", "inst-employee.init", "status.request"]
 # rfh1.le.ascii.bin starts as an RFHUtil save file does ("RFH "): read as that dump, not a body
 MQ_BODIES = sorted(p for p in (TESTDATA / "mq").glob("*.bin") if not p.name.startswith("rfh1"))
 EVENT = TESTDATA / "mq" / "event.le.ascii.bin"
 LABEL_KEYS = ("message", "source", "msgtype", "correlid", "role")
-
-
-def _mq_generator():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("mq_generate", TESTDATA / "mq" / "generate.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _json(*args: object) -> tuple[int, list[dict[str, Any]]]:
@@ -99,7 +90,7 @@ def test_identify_and_decode_auto_recognise_a_pcf_body() -> None:
 
 
 def test_a_pcf_message_behind_an_mqmd(tmp_path: Path) -> None:
-    g = _mq_generator()
+    g = load_testdata_script("mq/generate.py")
     v = g.Variant(False, False)
     f = tmp_path / "event.mqmd"
     f.write_bytes(g.mqmd1(v, "MQEVENT", v.enc, v.ccsid) + EVENT.read_bytes())

@@ -112,13 +112,19 @@ BODY_STATUS = {**dict.fromkeys(NOT_THEIRS, ExitStatus.DECODE),
                "reassemble-attachment": ExitStatus.OK}
 
 
-@pytest.mark.parametrize("command", READERS_RUN)
-def test_a_file_in_the_directory_that_is_no_dump_is_a_message_body(command: str,
-                                                                   tmp_path: Path) -> None:
+def _dump_dir_with(tmp_path: Path, name: str, data: bytes) -> Path:
+    """A directory holding the SAS dump and one more file."""
     d = tmp_path / "adir"
     d.mkdir()
     shutil.copy(TESTDATA / "sas" / "mytext-zos.qmsg", d)
-    (d / "notes.txt").write_text("not a dump\n")
+    (d / name).write_bytes(data)
+    return d
+
+
+@pytest.mark.parametrize("command", READERS_RUN)
+def test_a_file_in_the_directory_that_is_no_dump_is_a_message_body(command: str,
+                                                                   tmp_path: Path) -> None:
+    d = _dump_dir_with(tmp_path, "notes.txt", b"not a dump\n")
     r = mq(*_argv(command, d, tmp_path / "out"))
     assert r.status == BODY_STATUS[command], r.stderr
     assert "not a message dump" not in r.stderr
@@ -134,10 +140,7 @@ def test_a_file_in_the_directory_that_is_no_dump_is_a_message_body(command: str,
 @pytest.mark.parametrize("command", READERS_RUN)
 def test_an_empty_file_in_the_directory_is_said_and_exit_2(command: str,
                                                           tmp_path: Path) -> None:
-    d = tmp_path / "adir"
-    d.mkdir()
-    shutil.copy(TESTDATA / "sas" / "mytext-zos.qmsg", d)
-    (d / "empty.bin").write_bytes(b"")
+    d = _dump_dir_with(tmp_path, "empty.bin", b"")
     r = mq(*_argv(command, d, tmp_path / "out"))
     assert r.status == ExitStatus.DECODE, r.stderr
     assert f"mqtool: {d / 'empty.bin'}: empty file; skipped\n" in r.stderr

@@ -7,25 +7,16 @@ the options' refusals in one line."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
 from mqtool.errors import ExitStatus
-from tests.helpers import TESTDATA, mq
+from tests.helpers import TESTDATA, load_testdata_script, mq
 
 IMAGE = TESTDATA / "scan" / "image.bin"
 PUT = json.loads((TESTDATA / "scan" / "image.json").read_text())
-
-
-def _generator():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("scan_generate", TESTDATA / "scan" / "generate.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _hits(*args: object, image: Path | str = IMAGE, stdin: bytes | None = None) -> list[dict]:
@@ -35,7 +26,7 @@ def _hits(*args: object, image: Path | str = IMAGE, stdin: bytes | None = None) 
 
 
 def test_the_committed_image_is_what_its_generator_makes() -> None:
-    data, where = _generator().image()
+    data, where = load_testdata_script("scan/generate.py").image()
     assert IMAGE.read_bytes() == data
     assert where == PUT
 
