@@ -41,13 +41,19 @@ def _refuse_special(path: str | os.PathLike[str], mode: int) -> None:
                          "into stdin and give '-')")
 
 
+def missing_input(path: str | os.PathLike[str]) -> InputError:
+    """The one error for an input that does not exist, in every command: ``PATH: no such
+    file``, exit status 1 (usage), said before any output is made."""
+    return InputError(f"{path}: no such file")
+
+
 def check_regular(path: str | os.PathLike[str]) -> None:
     """Refuse (``InputError``) what is not a regular file — missing, a directory, a FIFO, a
     device, a socket — without opening it (opening a FIFO waits for a writer forever)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        raise missing_input(path) from None
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}") from None
     _refuse_special(path, st.st_mode)

@@ -351,11 +351,11 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
     ``InputError`` for unreadable inputs.
     """
     from mqtool import registry
-    from mqtool.io.inputs import open_input
+    from mqtool.io.inputs import missing_input, open_input
 
     forced = None if fmt in (None, "auto") else registry.codec(str(fmt)).name
     if path != "-" and not os.path.exists(path):
-        raise InputError(f"{path}: no such file or directory")
+        raise missing_input(path)
     inp = open_input(path)
     if inp.is_dir:
         if forced is not None or hex_text:
