@@ -6,6 +6,7 @@ A command parses its options, calls one library function, hands the result to
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from mqtool.errors import ExitStatus, InputError, WrongFormatError
+from mqtool.errors import ExitStatus, InputError
 from mqtool.model import Decoded
 
 if TYPE_CHECKING:
@@ -65,14 +66,14 @@ class Env:
                 raise BrokenPipeError(32, "Broken pipe")
 
         return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
-                       no_color=not self.color, highlight=False, soft_wrap=True,
+                       no_color=not self.color, highlight=False, soft_wrap=True, markup=False,
                        width=400 if not self.stdout_isatty else None)
 
     def console_err(self) -> Console:
         """A rich console on stderr (summaries and progress bars for a person watching)."""
         from rich.console import Console
 
-        return Console(file=self.stderr, highlight=False)
+        return Console(file=self.stderr, highlight=False, markup=False)
 
     def error(self, message: str) -> None:
         from mqtool.cli import printable
@@ -134,8 +135,8 @@ def input_argument(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def hex_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--hex", "hex_text", is_flag=True,
-                        help="Input is hex dump text (document style, xxd, hexdump -C), "
-                             "not binary.")(f)
+                        help="Input is hex dump text (document style, xxd, hexdump -C), not "
+                             "binary; dump text is recognised without it, --hex forces it.")(f)
 
 
 def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,7 +151,14 @@ def raw_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--annotate", is_flag=True,
-                        help="Hex dump with each field's bytes coloured and labelled.")(f)
+                        help="Hex dump with each field's bytes coloured and labelled (not with "
+                             "--json).")(f)
+
+
+def strict_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--strict", is_flag=True,
+                        help="Problems count as errors: each is said on stderr, and the exit "
+                             "status is 2.")(f)
 
 
 def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
@@ -259,11 +267,20 @@ def codepage_option(help_text: str, default: str | None = None, *extra: str,
 
 
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The options every ``decode`` subcommand has, in one place."""
-    for opt in (color_option, tz_option, annotate_option, raw_option, json_option, hex_option,
-                input_argument):
-        f = opt(f)
-    return f
+    """The options every ``decode`` subcommand has, in one place; ``--json`` with
+    ``--annotate`` (two outputs) is refused before the input is read."""
+
+    @functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("json_out") and kwargs.get("annotate"):
+            raise click.UsageError("--json and --annotate are two ways to print: give one")
+        return f(*args, **kwargs)
+
+    command: Callable[..., Any] = checked
+    for opt in (color_option, tz_option, strict_option, annotate_option, raw_option, json_option,
+                hex_option, input_argument):
+        command = opt(command)
+    return command
 
 
 def command_format() -> str:
@@ -290,20 +307,14 @@ def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
     return api.sources(file, hex_text, command_format(), get_env().error)
 
 
-def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
-    """Raise ``WrongFormatError`` (exit 2) when ``fmt``'s own detector does not recognise
-    ``data``, saying what ``identify`` thinks it is. For a decoder's automatic mode: an
-    explicit choice (``--part``) decodes whatever it is given."""
-    from mqtool import registry
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False) -> None:
+    """``api.refuse_other_format``: input of another format refused (exit 2), naming what
+    ``identify`` takes it for. For a decoder's automatic mode: an explicit choice
+    (``--part``, ``--format``) decodes whatever it is given."""
+    from mqtool import api
 
-    detect = getattr(registry.codec(fmt), "detect", None)
-    mine = detect(data) if detect is not None else None
-    if mine is not None and mine.confidence > 0:
-        return
-    others = [d for d in registry.identify(data) if d.format != fmt and d.confidence > 0]
-    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
-           else "unknown (no codec recognises these bytes)")
-    raise WrongFormatError(fmt, 0, f"{source}: these {len(data)} bytes are not {fmt}{hint}", who)
+    api.refuse_other_format(fmt, data, source, hint, claimed=claimed)
 
 
 # --------------------------------------------------------------------------- output
@@ -318,9 +329,11 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
 
     ``units`` yields each unit with its own bytes (a unit may carry its listing ``lines``).
-    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Returns
-    DECODE when any unit has errors (its partial output was printed first), or when
-    ``strict_problems`` and any problem.
+    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Each
+    error is said once, on stderr (the listing on stdout is the partial result); with
+    ``strict_problems`` (``--strict``) each problem too. Returns DECODE when any unit has
+    errors (its partial output was printed first), or when ``strict_problems`` and any
+    problem.
     """
     if json_out:
         write = _json_writer(env, raw, fast)
@@ -337,6 +350,8 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
                  if "message" in unit.attrs else "")
         for p in unit.errors:
             env.error(f"{unit.format}: {where}{p.describe()}")
+        for p in unit.problems if strict_problems else ():
+            env.error(f"{unit.format}: {where}problem: {p.describe()}")
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()
@@ -379,7 +394,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz))
+        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz, errors=False))
         text = "".join(line + "\n" for line in lines)
         write((text if first else "\n" + text).encode("utf-8"))
 

@@ -201,17 +201,17 @@ def is_dump_text(data: bytes) -> bool:
 
 
 def unit_bytes(data: bytes, hex_text: bool, source: str, fmt: str = "input") -> bytes:
-    """The bytes of an input to decode as ``fmt``: ``data``, or (``hex_text``) those of the
-    dump text it holds. No bytes is ``EmptyInputError``; binary input that is really dump
-    text gets a hint instead of a confusing decode error."""
-    from mqtool.errors import EmptyInputError, InputError
+    """The bytes of an input to decode as ``fmt``: ``data``, or those of the dump text it
+    holds — with ``hex_text`` (``--hex``) always, else when ``is_dump_text`` recognises it,
+    as ``decode auto`` and ``identify`` do (binary input never reads as dump text: it is
+    not UTF-8 text free of control characters whose lines read back as dump lines). No
+    bytes is ``EmptyInputError``."""
+    from mqtool.errors import EmptyInputError
 
-    if hex_text:
+    if hex_text or is_dump_text(data):
         data = undump(text_of(data))
     if not data:
         raise EmptyInputError(fmt, source)
-    if not hex_text and is_dump_text(data):
-        raise InputError(f"{source}: this is hex dump text; add --hex to read it as a dump")
     return data
 
 

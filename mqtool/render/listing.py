@@ -77,8 +77,9 @@ def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037"
     return lines
 
 
-def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
-    """The whole listing of one unit, problems last."""
+def unit_lines(unit: Decoded, tz: tzinfo | None = None, *, errors: bool = True) -> Iterator[str]:
+    """The whole listing of one unit, problems last, then (``errors``) its errors (the
+    commands say errors on stderr instead, once)."""
     codepage = str(unit.attrs.get("codepage", "cp037"))
     if unit.title:
         yield unit.title
@@ -86,5 +87,5 @@ def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
         yield from element_lines(el, tz, codepage)
     for p in unit.problems:
         yield f"problem: {p.describe()}"
-    for p in unit.errors:
+    for p in unit.errors if errors else ():
         yield f"error: {p.describe()}"
