@@ -105,6 +105,7 @@ TOP = {
                  "List the messages of queue dumps; filter; convert."),
     "view": ("mqtool.cli.view:view",
              "Explore units interactively: unit list, field tree, linked hex."),
+    "man": ("mqtool.cli.man:man", "Show the manual page of mqtool or of a command."),
 }
 
 
