@@ -141,6 +141,16 @@ def decode_file(fmt: str, path: str, hex_text: bool = False, *, refuse_other: bo
     return c.stream(iter_chunks(path), head, final=False, **options)
 
 
+def unit_info(unit: Decoded, tz: tzinfo | None = None) -> str:
+    """A unit in one line, as Wireshark's Info column (``render.info.info_line``): the
+    fields its codec names (``Codec.info``), else its element chain or title."""
+    from mqtool.registry import CODECS
+    from mqtool.render.info import info_line
+
+    c = next((c for c in CODECS if unit.format in c.names), None)
+    return info_line(unit, c.info if c is not None else (), tz)
+
+
 def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
                         claimed: bool = False, whole: bool = True) -> None:
     """Raise ``WrongFormatError`` (exit 2) when the detector of ``fmt`` does not recognise
