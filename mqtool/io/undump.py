@@ -175,8 +175,8 @@ _LOOK = 256 << 10
 
 
 def plain_text(text: str) -> bool:
-    """No control characters but tab and line ends."""
-    return not any(ord(c) < 0x20 and c not in "\t\r\n" for c in text)
+    """No control characters (C0, DEL, C1) but tab and line ends."""
+    return not any((ord(c) < 0x20 and c not in "\t\r\n") or 0x7F <= ord(c) < 0xA0 for c in text)
 
 
 def text_of(data: bytes) -> str:
@@ -194,7 +194,7 @@ def is_dump_text(data: bytes) -> bool:
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as e:
-        if e.start < len(head) - 3:  # not merely a character cut at the end
+        if e.start < len(head) - 3 or len(data) <= len(head):  # not a character we cut
             return False
         text = head[:e.start].decode("utf-8")
     return plain_text(text) and looks_like_dump(text)

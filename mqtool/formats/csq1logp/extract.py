@@ -210,13 +210,13 @@ def expand_inputs(paths: Iterable[str], options: Mapping[str, str] | None = None
     as its files (sorted; hidden and ``_``-prefixed ones left out), a glob as its matches. A
     local name that does not exist is refused (``missing_input``, before any output); one
     that cannot be listed is kept, so it becomes an ``unreadable-file`` row."""
-    from mqtool.io.inputs import missing_input
+    from mqtool.io.inputs import is_missing, missing_input
     from mqtool.io.uris import list_files
 
     for path in paths:
-        glob = any(ch in os.path.basename(path) for ch in "*?[")
-        if not (glob or is_uri(path) or os.path.lexists(path)):
+        if is_missing(path):
             raise missing_input(path)
+        glob = any(ch in os.path.basename(path) for ch in "*?[")
         if glob or (not is_uri(path) and os.path.isdir(path)):
             try:
                 yield from (name for name, _size in list_files([path], options))
