@@ -289,8 +289,8 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     total_size(inputs, refuse_empty="urb")
     job.check_output(outdir, force)  # what can be checked before the JVM starts
     job.check_master(master)
-    job.pyspark_check()
     job.java_check()
+    job.pyspark_check()
     spark = job.session(master, spark_conf(confs), app="mqtool spark-extract urb")
     try:
         info = spark_urb.run(spark, list(inputs), outdir, mode=mode.upper(), force=force,

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from mqtool.model import RESERVED, Decoded, Span
 from mqtool.render.hexdump import DumpOptions, format_line, geometry
+from mqtool.render.terminal import escape
 
 PALETTE = ("cyan", "green", "yellow", "magenta", "blue", "red", "bright_cyan",
            "bright_green", "bright_yellow", "bright_magenta")
@@ -43,7 +44,7 @@ def annotate(data: bytes, spans: list[Span], *, origin: int = 0, codepage: str =
             text.stylize(style, geo.chr_pos[0][j], geo.chr_pos[0][j] + 1)
         for k in starting.get(lo // cols, ()):
             text.append(" ")
-            text.append(spans[k].name, style=PALETTE[k % len(PALETTE)])
+            text.append(escape(spans[k].name), style=PALETTE[k % len(PALETTE)])
         lines.append(text)
     return lines
 

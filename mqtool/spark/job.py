@@ -114,10 +114,10 @@ def java_check() -> str:
 
 
 def pyspark_check() -> None:
-    import importlib.util
+    """pyspark and the pandas it converts with, or ``MissingExtraError`` (exit 4)."""
+    from mqtool.errors import require_extra
 
-    if importlib.util.find_spec("pyspark") is None:
-        raise EnvError("spark-extract needs pyspark 4: pip install 'mqtool[spark]'")
+    require_extra("spark", "pyspark", "py4j", "pandas")
 
 
 def package_zip() -> str:
@@ -172,8 +172,8 @@ def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract"
             verbose: bool = False) -> Any:
     """A Spark session for the job: tuned, mqtool shipped, the DataSource registered. The
     JVM's own output (start-up notes, log lines) goes to a file unless ``verbose``."""
-    pyspark_check()
     java_check()
+    pyspark_check()
     from pyspark.sql import SparkSession
 
     if master.startswith("local"):
@@ -264,15 +264,15 @@ def check_output(outdir: str, force: bool) -> None:
 def preflight(master: str, opts: JobOptions) -> list[tuple[str, str, int, int, int]]:
     """Everything that can be checked before the JVM starts; nothing is created. Returns
     the byte ranges (a listing of the inputs, no data read)."""
-    from mqtool.spark.datasource import plan_ranges
-
     if "-" in opts.inputs:
         raise InputError("spark-extract: stdin (-) cannot be split across executors; "
                          "give files, directories, globs or URIs")
     check_output(opts.outdir, opts.force)
     check_master(master)
-    pyspark_check()
     java_check()
+    pyspark_check()
+    from mqtool.spark.datasource import plan_ranges
+
     return plan_ranges(opts.inputs, opts.split_size or MAX_SPLIT, opts.fs_options)
 
 
