@@ -112,6 +112,11 @@ class StdoutClosedError(Exception):
     """The reader of our stdout pipe has gone (``mqtool dump big.bin | head``)."""
 
 
+class StoppedError(BaseException):
+    """SIGINT or SIGTERM stopped the command (``KeyboardInterrupt`` carried past click,
+    which would print an empty line first)."""
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported only when run or asked for help."""
 
@@ -146,6 +151,8 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except BrokenPipeError as e:  # before click's own handler (exit 1): see run()
             raise StdoutClosedError() from e
+        except KeyboardInterrupt as e:  # before click's own handler: see run()
+            raise StoppedError() from e
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, self.table[n][1]) for n in self.list_commands(ctx)]
@@ -200,7 +207,7 @@ def run(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         _show_click(e)
         return USAGE
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, StoppedError):
         return _stopped()
     except (BrokenPipeError, StdoutClosedError):  # `mqtool dump big.bin | head` ends quietly
         _quiet_stdout()

@@ -9,6 +9,7 @@ Spark job, which calls the same functions.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
@@ -352,8 +353,13 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
     # fork: workers start in milliseconds and inherit the imports; created before any Arrow
     # thread runs in this process. Elsewhere spawn.
+    # Ctrl-C reaches every worker with the parent: the workers ignore it (no traceback from
+    # each), the parent stops the pool
+    from mqtool.io.signals import worker_signals
+
     method = "fork" if "fork" in mp.get_all_start_methods() and sys.platform == "linux" else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
+                               initializer=worker_signals)
 
 
 def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "PERMISSIVE",
@@ -407,12 +413,23 @@ def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "P
                 s, fut = pending.popleft()
                 yield from _account(*_load(fut.result()), s, summary, progress)
         finally:
-            for _s, fut in pending:
-                fut.cancel()
-                if fut.done() and not fut.cancelled() and fut.exception() is None:
-                    res = fut.result()[0]
-                    if isinstance(res, str):
-                        os.unlink(res)
+            _drop_pending([fut for _s, fut in pending])
+
+
+def _drop_pending(futures: list[Any]) -> None:
+    """After a failure or an interrupt: cancel the splits not started, wait for those being
+    decoded (the workers ignore Ctrl-C), and remove every spilled result."""
+    from concurrent.futures import wait
+
+    for fut in futures:
+        fut.cancel()
+    wait(futures)
+    for fut in futures:
+        if not fut.cancelled() and fut.exception() is None:
+            res = fut.result()[0]
+            if isinstance(res, str):
+                with contextlib.suppress(OSError):
+                    os.unlink(res)
 
 
 def _load(result: tuple[pa.Table | str, dict[str, Any]]) -> tuple[pa.Table, dict[str, Any]]:
