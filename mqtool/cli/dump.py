@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from mqtool.cli._common import Env, codepage_option, color_option, get_env
-from mqtool.errors import ExitStatus, InputError
+from mqtool.errors import EmptyInputError, ExitStatus, InputError
 from mqtool.render.hexdump import STYLES, DumpOptions
 
 
@@ -181,8 +181,8 @@ def _reverse(env: Env, file: str, output: str | None, force: bool) -> int:
             head.append(line)
             if len(head) >= SCAN:
                 break
-        if not "".join(head).strip():
-            raise InputError(f"{file}: empty input, no dump to read")
+        if not "".join(head).strip():  # nothing decoded: status 2, as in every decoder
+            raise EmptyInputError("dump", file)
         kind = detect_lines([h.rstrip("\n") for h in head])
         if kind == "document" and file != "-":
             chunks: Any = _document_chunks(file, _chain(head, text))

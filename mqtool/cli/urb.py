@@ -242,6 +242,9 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")
         return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # a queue dump with no messages: nothing decoded
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
+        return ExitStatus.DECODE
     return ExitStatus.OK
 
 

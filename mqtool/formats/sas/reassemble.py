@@ -798,7 +798,7 @@ class Report:
     def status(self) -> ExitStatus:
         if self.incomplete:
             return ExitStatus.INCOMPLETE
-        if self.damaged:
+        if self.damaged or not self.messages:  # a dump with no messages: nothing was read
             return ExitStatus.DECODE
         if not self.headers and self.orphans:
             return ExitStatus.INCOMPLETE
