@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from mqtool.errors import ExitStatus, MqtoolError
+from mqtool.errors import ExitStatus, MissingExtraError, MqtoolError
 from mqtool.formats.mq.chain import Chain, unwrap
 from mqtool.formats.mq.dumps.read import INDEX, Message, QueueDump, message_json
 from mqtool.formats.sas.decode import (
@@ -616,6 +616,7 @@ class DatasetWriter:
         if "xpt" in self.o.formats and "xpt" not in formats:
             self.att.anomaly("no .xpt written: pyreadstat is not installed "
                              "(pip install 'mqtool[sas]')", error=False)
+            self.att.hs.r.report.missing_extra = MissingExtraError("pyreadstat", "sas")
         names = {f: f"{self.stem}.{f}" for f in formats}
         targets = {f: folder.atomic(self.subdir, n) for f, n in names.items()}
         about = {"library": self.att.entry.qualifier1, "member": self.att.entry.qualifier2,
@@ -783,6 +784,7 @@ class Report:
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     dead_letters: dict[str, int] = field(default_factory=dict)  # "2051 MQRC_..." -> messages
+    missing_extra: MissingExtraError | None = None  # an output skipped: its module is missing
 
     @property
     def incomplete(self) -> bool:
@@ -800,6 +802,8 @@ class Report:
             return ExitStatus.INCOMPLETE
         if self.damaged or not self.messages:  # a dump with no messages: nothing was read
             return ExitStatus.DECODE
+        if self.missing_extra is not None:  # the environment: an extra is not installed
+            return ExitStatus.ENVIRONMENT
         if not self.headers and self.orphans:
             return ExitStatus.INCOMPLETE
         return ExitStatus.OK
@@ -1303,6 +1307,9 @@ def report_errors(report: Report) -> list[str]:
     if len(report.warnings) > WARNINGS_SHOWN:
         out.append(f"warning: {len(report.warnings) - WARNINGS_SHOWN} more like these")
     out += report.bad_headers
+    if report.missing_extra is not None:
+        out.append(f"{report.missing_extra} (or --no-xpt); the Parquet and CSV files were "
+                   "written")
     for fields, n in report.unplaceable.items():
         out.append(f"{n} message{'s' * (n != 1)} without {fields} in the dump: "
                    f"{'they' if n != 1 else 'it'} cannot be placed in an attachment (orphans)")
