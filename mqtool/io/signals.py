@@ -10,7 +10,9 @@ parent (``worker_signals``).
 
 from __future__ import annotations
 
+import contextlib
 import signal
+from collections.abc import Iterator
 from types import FrameType
 
 STOPPED = {signal.SIGINT: (128 + signal.SIGINT, "interrupted"),
@@ -34,6 +36,20 @@ def handle_signals() -> None:
         signal.signal(s, _on_signal)
 
 
+@contextlib.contextmanager
+def kept() -> Iterator[None]:
+    """mqtool's SIGINT and SIGTERM handlers back after the block when a library replaced
+    them (PySpark's SparkContext installs a SIGINT handler that calls into the JVM from
+    inside the signal, which breaks the call the main thread was making)."""
+    before = {s: signal.getsignal(s) for s in STOPPED}
+    try:
+        yield
+    finally:
+        for s, h in before.items():
+            if h is _on_signal:
+                signal.signal(s, h)
+
+
 def stopped_by() -> tuple[int, str]:
     """The exit status and the word for the signal that stopped the run (SIGINT when the
     interrupt came another way: a ``KeyboardInterrupt`` raised by a library)."""
@@ -41,9 +57,22 @@ def stopped_by() -> tuple[int, str]:
     return STOPPED[sig]
 
 
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (not lost) while worker processes are started: a
+    worker inherits the mask and takes its signals only once ``worker_signals`` has set
+    what they do, so none can strike it halfway through starting."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, set(STOPPED))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def worker_signals() -> None:
-    """For a worker process of a pool (its initializer): Ctrl-C reaches the whole process
-    group, but only the parent acts on it (it stops the pool); SIGTERM ends the worker at
-    once, without a traceback."""
+    """For a worker process of a pool (its initializer, started under ``held``): Ctrl-C
+    reaches the whole process group, but only the parent acts on it (it stops the pool);
+    SIGTERM ends the worker at once, without a traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(STOPPED))

@@ -355,11 +355,18 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     # thread runs in this process. Elsewhere spawn.
     # Ctrl-C reaches every worker with the parent: the workers ignore it (no traceback from
     # each), the parent stops the pool
-    from mqtool.io.signals import worker_signals
+    from mqtool.io.signals import held, worker_signals
 
     method = "fork" if "fork" in mp.get_all_start_methods() and sys.platform == "linux" else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
                                initializer=worker_signals)
+    try:
+        with held():  # start the workers now, Ctrl-C held back until they ignore it
+            pool.submit(int).result()
+    except BaseException:  # a signal that came meanwhile: the pool is stopped, not leaked
+        pool.shutdown(cancel_futures=True)
+        raise
+    return pool
 
 
 def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "PERMISSIVE",
@@ -586,11 +593,12 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     summary.mode = mode
     indexes = plan(paths, framing, codepage, split_size, index_all=False, options=options)
     big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
-    pool = _pool(workers) if big else None  # before this process starts any Arrow thread
-    schema = message_schema() if messages else record_schema()
-    tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
-                                                progress, names, split_size, pool)
+    pool = None
     try:
+        pool = _pool(workers) if big else None  # before this process starts any Arrow thread
+        schema = message_schema() if messages else record_schema()
+        tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
+                                                    progress, names, split_size, pool)
         if fmt == "dir":
             with StagedDirs(str(out), OUT_DIRS) as scratch:
                 _extract_to_dir(str(scratch), tables, filters, messages, max_seg, summary)
