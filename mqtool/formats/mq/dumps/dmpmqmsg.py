@@ -52,6 +52,7 @@ _ATTRS_BYTES = {code.encode(): spec for code, spec in ATTRS.items()}
 CODES = {name: code for code, (name, _) in ATTRS.items() if code not in ("AIX", "AOX")}
 _TEXT_HEX_FIELDS = ("applidentitydata", "applorigindata")
 PROPERTY = b"* mqtool property "
+MQMD_FIELD = b"* mqtool mqmd "  # an MQMD text field exactly, when its A line cannot hold it
 TRUNCATED = b"* mqtool truncated"
 _BLANKS = b" \t"
 _WORD = re.compile(rb"[^ \t]+")
@@ -266,6 +267,17 @@ class DmpmqmsgReader:
             except ValueError as e:
                 self.cur.problem(f"dmpmqmsg: line {ln.number}: property comment not "
                                  f"readable ({e}); left out", ln.offset, self._where(ln))
+        elif t.startswith(MQMD_FIELD):
+            name, sep, value = t[len(MQMD_FIELD):].decode("utf-8", "replace").partition(" = ")
+            try:
+                text = json.loads(value) if sep else None
+                if ATTRS.get(CODES.get(name, ""), ("", int))[1] is not str \
+                        or not isinstance(text, str):
+                    raise ValueError(f"not an MQMD text field {name!r}")
+                self.cur.mqmd[name] = text
+            except ValueError as e:
+                self.cur.problem(f"dmpmqmsg: line {ln.number}: MQMD comment not readable "
+                                 f"({e}); left out", ln.offset, self._where(ln))
         elif t.rstrip() == TRUNCATED:
             self.cur.cut("dmpmqmsg: the writer marked this message truncated (the dump it was "
                          "converted from held only part of it)", ln.offset, self._where(ln))
