@@ -142,7 +142,7 @@ def write_amqsbcg(messages: Iterable[Message], out: IO[bytes], *, queue: str = "
                  "****Message descriptor****", ""]
         for a, fa, b, fb in _BCG_MD:
             text = f"  {a} : {_bcg_value(fa, md[fa])}"
-            if b:
+            if b and fb:
                 text += f"  {b} : {_bcg_value(fb, md[fb])}"
             lines.append(text)
         lines += ["  ** Identity Context",
