@@ -836,7 +836,7 @@ def read_back(raw: IO[bytes], name: str, reopen: Callable[[], IO[bytes]] | None 
     if not any(p[0].strip() for p in head):
         from mqtool.errors import EmptyInputError
 
-        raise EmptyInputError("dump text", name)
+        raise EmptyInputError("dump", name)
     kind = detect_lines(_head_lines(head))
     if kind == "hexdump":
         raise _hexdump_refused()
