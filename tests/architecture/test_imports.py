@@ -2,7 +2,7 @@
 
 Layers, bottom to top (ARCHITECTURE.md draws them):
 
-    0 base      errors, tod, model, codepages, layout, io/, render/
+    0 base      errors, tod, model, codepages, layout, compose/, io/, render/
     1 formats   formats/<name>/ (a format may import ``formats.mq``, never another format)
     2 library   registry, api, testing/, catalog
     3 shells    cli/, spark/, view/, __main__
@@ -20,7 +20,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "mqtool"
 
-BASE = {"errors", "tod", "model", "codepages", "layout", "io", "render", "__init__"}
+BASE = {"errors", "tod", "model", "codepages", "layout", "compose", "io", "render", "__init__"}
 LIBRARY = {"registry", "api", "testing", "catalog"}
 SHELLS = {"cli", "spark", "view", "__main__"}
 
