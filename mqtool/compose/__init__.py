@@ -99,7 +99,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias
 
 from mqtool.layout import Layout
 
@@ -137,7 +137,7 @@ Key: TypeAlias = At | Own | Previous
 # --------------------------------------------------------------------------- content
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds mappings: compared and hashed by identity
 class Switch:
     """One layout chosen by ``on`` from ``cases`` (value -> layout name), ``default`` when no
     case matches (None: nothing is declared for that value; the bytes stay bytes).
@@ -241,7 +241,8 @@ class Trailing:
     codepage: str = ""
     kept_empty: bool = False
 
-    def faults(self, start: Any, length: Any, record: Any, size: Any) -> tuple[Any, Any]:
+    @staticmethod
+    def faults(start: Any, length: Any, record: Any, size: Any) -> tuple[Any, Any]:
         """Whether ``start`` and ``length`` place the data outside a record of ``record``
         bytes with a fixed part of ``size``: (start is wrong, length is wrong). The one
         statement of the rule; works on ints and on numpy arrays alike."""
@@ -303,7 +304,7 @@ class Count:
     words: str = "{field} says {want}, {n} follow"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds mappings: compared and hashed by identity
 class Chain:
     """Elements back to back up to an enclosing end. ``key`` selects each element's record,
     ``length`` is read where the element starts; ``unknown`` is the layout an element with an
@@ -319,7 +320,7 @@ class Chain:
     finish: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds mappings: compared and hashed by identity
 class Envelope:
     """A unit: the ``header`` record, whose ``size`` field holds its own size and ``total``
     field the unit's length from the header's start, then the ``chain``. ``constants`` are
@@ -330,12 +331,10 @@ class Envelope:
     total: str
     chain: Chain
     constants: Mapping[str, Any] = field(default_factory=dict)
+    unit: str = "unit"  # what one is called in messages and docs (a message)
 
 
 # --------------------------------------------------------------------------- reading it
-
-
-T = TypeVar("T")
 
 
 def contents(content: Content | None) -> list[Content]:
@@ -367,6 +366,49 @@ def layouts_of(content: Content | None) -> list[str]:
         elif isinstance(c, Nest):
             names.append(c.record)
     return names
+
+
+def key_text(rec: Record, resolve: Callable[[str], Layout]) -> Any:
+    """What selects ``rec`` in its chain: its ``key``, else its layout's eyecatcher text."""
+    if rec.key is not None:
+        return rec.key
+    for f in resolve(rec.layouts[0]).fields:
+        expected = getattr(f.con, "expected", None)
+        if isinstance(expected, str):
+            return expected
+    raise TypeError(f"{rec.type}: no key and no eyecatcher to select it by")
+
+
+def counted(rec: Record) -> Repeat | None:
+    """The counted repeat in a record's data (a URBF's URBGs): built from its items."""
+    t = rec.trailing
+    found = [c for c in contents(t.content if t else None) if isinstance(c, Repeat) and c.count]
+    return found[0] if found else None
+
+
+def describe(content: Content | None) -> str:
+    """What ``content`` says the data holds, in words (for the docs)."""
+    if content is None:
+        return ""
+    if isinstance(content, Hook):
+        return f"{describe(content.content)}; when the format's judgement ({content.name}) says so"
+    if isinstance(content, When):
+        values = " or ".join(map(str, content.values))
+        return f"when {content.field} is {values}: {describe(content.content)}"
+    if isinstance(content, Nest):
+        then = f", then {describe(content.then)}" if content.then is not None else ""
+        return f"a {content.record}{then}"
+    if isinstance(content, Switch):
+        on = content.on.field
+        if len(content.cases) > 3:
+            return f"a record chosen by {on} ({len(content.cases)} declared)"
+        cases = [f"{name} when {on} is {value}" for value, name in content.cases.items()]
+        return ", ".join(cases) + (f", else {content.default}" if content.default else "")
+    item = content.item if isinstance(content.item, str) else describe(content.item)
+    if content.count:
+        size = f", each {content.size} bytes" if content.size else ""
+        return f"{content.count} items of {item}{size}"
+    return f"items to the end: {item}"
 
 
 def computed(envelope: Envelope) -> dict[str, str]:
