@@ -221,24 +221,23 @@ def fill_counts(counts: tuple[Count, ...], elements: Iterable[tuple[str, dict[st
     tally = Tally(counts)
     continued = False
 
-    def judge(c: Count, state: Open, ended: bool) -> None:
+    def judge(c: Count, state: Open, n: int, ended: bool) -> None:
         want = state.values.get(c.field)
-        if state.n < 0:
+        if n < 0:
             return
         if want is None:
-            state.values[c.field] = state.n  # type: ignore[index]
-        elif want != state.n and not (continued and not ended):
-            bad.add(f"{state.path}.{c.field}", f"{want}, but {state.n} {c.child}"
-                                                f"{'s' if state.n != 1 else ''} follow")
+            state.values[c.field] = n  # type: ignore[index]
+        elif want != n and not (continued and not ended):
+            bad.add(f"{state.path}.{c.field}", f"{want}, but {n} {c.child}{'s' if n != 1 else ''} follow")
 
     for etype, fields, path in elements:
-        for c, state, ended in tally.see(etype, Open(None, fields, path, 0, None)):
-            judge(c, state, ended)
+        for c, state, n, ended in tally.see(etype, Open(None, fields, path, 0, None)):
+            judge(c, state, n, ended)
         for c in counts:
             if etype == c.parent and c.continued:
                 continued = fields.get(c.continued) == "Y"
-    for c, state, ended in tally.end():
-        judge(c, state, ended)
+    for c, state, n, ended in tally.end():
+        judge(c, state, n, ended)
 
 
 def header(env: Envelope, values: Mapping[str, Any], size: int, total: int | None, path: str,

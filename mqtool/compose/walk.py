@@ -23,17 +23,31 @@ Hooks are the format's judgement, registered by name (``Hooks``):
 from __future__ import annotations
 
 import struct
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
 
-from mqtool.compose import At, Chain, Content, Count, Hook, Nest, Own, Record, Repeat, Switch, When, key_text
+from mqtool.compose import (
+    At,
+    Chain,
+    Content,
+    Count,
+    Hook,
+    Nest,
+    Own,
+    Record,
+    Repeat,
+    Switch,
+    Trailing,
+    When,
+    key_text,
+)
 from mqtool.errors import DecodeError
 from mqtool.layout import Layout, meaning_of
 from mqtool.model import Decoded, Element, Problem
 
 RAW_SHOWN = 256  # bytes of unrecognised input kept in a RAW / UNKNOWN element
+new = tuple.__new__  # a NamedTuple made without its Python-level __new__ (the hot path)
 
 Resolve = Callable[[str], Layout]
 Hooks = Mapping[str, Callable[..., Any]]
@@ -45,7 +59,12 @@ class Decline(Exception):  # noqa: N818 - a signal, not an error
 
 class Sink(Protocol):
     """Where a walk puts what it finds. ``parent`` / ``handle`` are the sink's own objects
-    (None: the unit's top level); ``values`` are field values by name."""
+    (None: the unit's top level); ``values`` are field values by name. ``paths``: the sink
+    needs each element's path (a fast sink, which declines every problem, does not);
+    ``codepages``: it needs the data's code page."""
+
+    paths: bool
+    codepages: bool
 
     def record(self, parent: Any, etype: str, layout: Layout, pos: int, length: int, path: str,
                title: str = "") -> tuple[Any, Mapping[str, Any]]: ...
@@ -81,6 +100,12 @@ class Planned:
     layouts: tuple[Layout, ...]
     sizes: tuple[int, ...]
     prefix: str  # the path component (``urbi``)
+    by_size: Mapping[int, Layout]  # the layout of each generation by its size
+    data_length: str  # the field the length of its data is in (its own length field if none)
+    counted: bool  # a count looks at it
+    opens: bool  # it opens a count
+    type: str
+    generations: bool  # more than one layout, chosen by the length
 
 
 class Plan:
@@ -98,10 +123,17 @@ class Plan:
         self.len_unpack = struct.Struct(f"{lenf.endian}{lenf.fmt}").unpack_from
         self.head = head.size or 0
         self.unknown = resolve(chain.unknown) if chain.unknown else head
+        self.actions = tally_actions(chain.counts)
         self.by_key: dict[Any, Planned] = {}
         for rec in chain.records.values():
             layouts = tuple(resolve(n) for n in rec.layouts)
-            planned = Planned(rec, layouts, tuple(x.size or 0 for x in layouts), rec.type.lower())
+            sizes = tuple(x.size or 0 for x in layouts)
+            planned = Planned(rec, layouts, sizes, rec.type.lower(),
+                              {z: x for z, x in reversed(list(zip(sizes, layouts, strict=True)))},
+                              rec.trailing.length if rec.trailing else rec.length,
+                              rec.type in self.actions,
+                              any(op == "open" for _c, op in self.actions.get(rec.type, ())),
+                              rec.type, len(layouts) > 1)
             self.by_key[self.encoded(key_text(rec, resolve))] = planned
         self.stops = {self.encoded(s) for s in chain.stops}
 
@@ -124,54 +156,77 @@ class Plan:
 # --------------------------------------------------------------------------- counts
 
 
-@dataclass
-class Open:
-    """A parent whose count is running: ``n`` children so far (-1: uncheckable)."""
+class Open(NamedTuple):
+    """A parent whose count is running."""
 
     handle: Any
     values: Mapping[str, Any]
     path: str
     at: int  # where the parent starts
     layout: Layout | None
-    n: int = 0
+
+
+def tally_actions(counts: tuple[Count, ...]) -> dict[str, tuple[tuple[Count, str], ...]]:
+    """What each element type does to each count, in order: ``break`` it (uncheckable),
+    ``close`` it (a new parent), ``end`` it (a closer), ``count`` one child, ``open`` it."""
+    types = {t for c in counts for t in (c.parent, c.child, *c.closers, *c.breaks)}
+    out: dict[str, tuple[tuple[Count, str], ...]] = {}
+    for t in sorted(types):
+        ops: list[tuple[Count, str]] = []
+        for c in counts:
+            if t in c.breaks:
+                ops.append((c, "break"))
+            if t == c.parent or t in c.closers:
+                ops.append((c, "end" if t in c.closers else "close"))
+            elif t == c.child:
+                ops.append((c, "count"))
+            if t == c.parent:
+                ops.append((c, "open"))
+        out[t] = tuple(ops)
+    return out
 
 
 class Tally:
     """The counts of a chain (``Count``), kept element by element: the one statement of
     which element opens, closes, counts and breaks a count, for the walker and the builder."""
 
-    def __init__(self, counts: tuple[Count, ...]) -> None:
+    __slots__ = ("actions", "counts", "n", "open")
+
+    def __init__(self, counts: tuple[Count, ...],
+                 actions: Mapping[str, tuple[tuple[Count, str], ...]] | None = None) -> None:
         self.counts = counts
-        self.open: dict[str, Open] = {}
+        self.actions = tally_actions(counts) if actions is None else actions
+        self.open: dict[str, Open] = {}  # count field -> its running parent
+        self.n: dict[str, int] = {}  # count field -> children so far (-1: uncheckable)
 
-    def see(self, etype: str, state: Open) -> Iterator[tuple[Count, Open, bool]]:
-        """Account for one element; yields the counts it closes: (count, parent, ended by a
-        closer)."""
-        for c in self.counts:
-            running = self.open.get(c.field)
-            if etype in c.breaks and running is not None:
-                running.n = -1
-            if etype == c.parent or etype in c.closers:
-                closed = self.open.pop(c.field, None)
-                if closed is not None:
-                    yield c, closed, etype in c.closers
-            elif etype == c.child and running is not None and running.n >= 0:
-                running.n += 1
-            if etype == c.parent:
-                self.open[c.field] = replace(state)
+    def see(self, etype: str, state: Open | None) -> list[tuple[Count, Open, int, bool]]:
+        """Account for one element (``state``: it, when it opens a count); returns the counts
+        it closes: (count, parent, children, ended by a closer)."""
+        closed = []
+        n, running = self.n, self.open
+        for c, op in self.actions.get(etype, ()):
+            f = c.field
+            if op == "count":
+                if f in running and n[f] >= 0:
+                    n[f] += 1
+            elif op == "open":
+                running[f], n[f] = state, 0  # type: ignore[assignment]
+            elif f in running:
+                if op == "break":
+                    n[f] = -1
+                else:
+                    closed.append((c, running.pop(f), n[f], op == "end"))
+        return closed
 
-    def end(self) -> Iterator[tuple[Count, Open, bool]]:
-        for c in self.counts:
-            closed = self.open.pop(c.field, None)
-            if closed is not None:
-                yield c, closed, False
+    def end(self) -> list[tuple[Count, Open, int, bool]]:
+        return [(c, self.open.pop(c.field), self.n[c.field], False) for c in self.counts
+                if c.field in self.open]
 
 
 # --------------------------------------------------------------------------- the walk
 
 
-@dataclass
-class Owner:
+class Owner(NamedTuple):
     """The record whose data is being read, for content and its messages."""
 
     handle: Any
@@ -182,25 +237,24 @@ class Owner:
     trailing_length: str  # the field the data's length is in (named in messages)
 
 
-@dataclass
 class Walk:
     """One walk of a chain over ``data`` into ``sink``. ``bound`` is the path of the field
     that sets where the chain ends (``urbh.urbhlent``), ``unit`` what the chain is in."""
 
-    plan: Plan
-    data: bytes
-    sink: Sink
-    hooks: Hooks = field(default_factory=dict)
-    options: Mapping[str, Any] = field(default_factory=dict)
-    bound: str = ""
-    unit: str = "unit"
-    origin: int = 0
-    memo: dict[str, Any] = field(default_factory=dict)
-    counts: Counter[str] = field(default_factory=Counter)
-    previous: Mapping[str, Any] = field(default_factory=dict)  # the element before's values
+    __slots__ = ("bound", "counts", "data", "hooks", "memo", "options", "origin", "paths", "plan",
+                 "previous", "sink", "tally", "unit")
 
-    def __post_init__(self) -> None:
-        self.tally = Tally(self.plan.chain.counts)
+    def __init__(self, plan: Plan, data: bytes, sink: Sink, hooks: Hooks | None = None,
+                 options: Mapping[str, Any] | None = None, bound: str = "", unit: str = "unit",
+                 origin: int = 0) -> None:
+        self.plan, self.data, self.sink, self.paths = plan, data, sink, sink.paths
+        self.hooks: Hooks = hooks or {}
+        self.options: Mapping[str, Any] = options or {}
+        self.bound, self.unit, self.origin = bound, unit, origin
+        self.memo: dict[Any, Any] = {}  # what hooks remember between elements
+        self.counts: dict[str, int] = {}  # elements of each type so far
+        self.previous: Mapping[str, Any] = {}  # the element before's values
+        self.tally: Tally | None = None  # made when an element a count looks at comes
 
     def problem(self, path: str, offset: int, reason: str) -> None:
         self.sink.problem(path, offset, reason)
@@ -223,19 +277,24 @@ class Walk:
                     return pos
                 pos += length
                 continue
-            stopped = self._fits(planned, pos, length, end, avail)
-            if stopped is not None:
-                return stopped
+            if length < p.head or pos + length > avail or pos + length > end:
+                return self._cut(planned, pos, length, end, avail)
             self._element(planned, pos, length)
             pos += length
         self._finish()
         return pos
 
-    def _fits(self, planned: Planned, pos: int, length: int, end: int, avail: int) -> int | None:
-        """None when the element's length lets the walk read it; else where the walk stops
-        (the element's fields that are there are shown, with the error)."""
+    def _count(self, etype: str) -> int:
+        """The index of the next element of ``etype`` (counted)."""
+        k = self.counts.get(etype, 0)
+        self.counts[etype] = k + 1
+        return k
+
+    def _cut(self, planned: Planned, pos: int, length: int, end: int, avail: int) -> int:
+        """An element whose length does not let the walk read it: its fields that are there
+        are shown, with the error; returns where the walk stops."""
         rec = planned.record
-        prefix = f"{planned.prefix}[{self.counts[rec.type]}]"
+        prefix = f"{planned.prefix}[{self._count(rec.type)}]"
         lenpath, at = f"{prefix}.{rec.length}", pos + self.plan.len_at
         if length < self.plan.head:
             what = "negative" if length < 0 else "zero" if length == 0 else f"less than {self.plan.head}"
@@ -252,9 +311,6 @@ class Walk:
             self.error(lenpath, at, f"{self.unit} truncated: the {rec.type} needs {length} bytes, "
                                     f"the input ends after {avail - pos}")
             stop = avail
-        else:
-            return None
-        self.counts[rec.type] += 1
         return stop
 
     def _bound_name(self) -> str:
@@ -274,8 +330,7 @@ class Walk:
 
     def _unknown(self, pos: int, key: bytes, length: int, avail: int) -> bool:
         """An element with an unknown key: shown raw; True when the walk can skip it."""
-        k = self.counts["?"]
-        self.counts["?"] += 1
+        k = self._count("?")
         plausible = self.plan.head <= length <= avail - pos
         text = key.decode(self.plan.codepage)
         shown = repr(text) if text.isprintable() else "not text"
@@ -291,43 +346,65 @@ class Walk:
 
     def _element(self, planned: Planned, pos: int, length: int) -> None:
         """One known element: its layout, extra bytes or trailing data, counts, hooks, content."""
-        rec = planned.record
-        prefix = f"{planned.prefix}[{self.counts[rec.type]}]"
-        self.counts[rec.type] += 1
-        layout = rec.layout(self.plan.resolve, length)
+        rec, counts, etype = planned.record, self.counts, planned.type
+        k = counts.get(etype, 0)
+        counts[etype] = k + 1
+        prefix = f"{planned.prefix}[{k}]" if self.paths else planned.prefix
+        layout = planned.by_size.get(length) or planned.layouts[0]
         size = layout.size or 0
-        if rec.fixed and len(planned.sizes) > 1 and length not in planned.sizes:
-            self.problem(f"{prefix}.{rec.length}", pos + self.plan.len_at,
-                         f"{rec.length} {length} is neither {' nor '.join(map(str, planned.sizes))}; "
-                         f"the fields of the {size}-byte {rec.type} that fit are shown")
-        handle, values = self.read(None, rec.type, layout, pos, length, prefix, rec.length)
-        where = None
+        if length < size or (planned.generations and length not in planned.by_size):
+            self._short(planned, layout, pos, length, prefix)
+        handle, values = self.sink.record(None, etype, layout, pos, length, prefix)
+        where = trailing = None
         if rec.fixed:
             if length > size:
                 self.sink.data(handle, "extra", pos + size, pos + length, None)
                 self.problem(f"{prefix}.{rec.length}", pos + size,
-                             f"{length - size} bytes follow the {size}-byte {rec.type}")
-        elif rec.trailing is not None and rec.trailing.length in values and length >= size:
+                             f"{length - size} bytes follow the {size}-byte {etype}")
+        elif (trailing := rec.trailing) is not None and trailing.length in values and length >= size:
             where = self._trailing(rec, layout, values, prefix, pos, length)
-        for c, state, ended in self.tally.see(rec.type, Open(handle, values, prefix, pos, layout)):
-            self._judge(c, state, ended)
-        owner = Owner(handle, values, prefix, layout, pos,
-                      rec.trailing.length if rec.trailing else rec.length)
+        if planned.counted:
+            tally = self.tally or self._tally()
+            opened = new(Open, (handle, values, prefix, pos, layout)) if planned.opens else None
+            for c, state, n, ended in tally.see(etype, opened):
+                if state.values.get(c.field) != n:
+                    self._judge(c, state, n, ended)
+        if rec.hooks or where is not None:
+            self._after(rec, planned, new(Owner, (handle, values, prefix, layout, pos, planned.data_length)),
+                        where)
+        self.previous = values
+
+    def _after(self, rec: Record, planned: Planned, owner: Owner, where: tuple[int, int] | None) -> None:
+        """The format's hooks on an element, then its data and what the data holds."""
         for name in rec.hooks:
             self.hooks[name](self, owner)
-        if where is not None:
-            self._data(rec, owner, *where)
-        self.previous = values
+        t = rec.trailing
+        if where is not None and t is not None:
+            if t.content is not None:
+                self.content(t.content, owner, *where)
+            self._data(t, owner.handle, owner.values, *where)
+
+    def _short(self, planned: Planned, layout: Layout, pos: int, length: int, prefix: str) -> None:
+        """An element of another generation's length, or shorter than its layout: said."""
+        rec, size = planned.record, layout.size or 0
+        if planned.generations and length not in planned.by_size:
+            self.problem(f"{prefix}.{rec.length}", pos + self.plan.len_at,
+                         f"{rec.length} {length} is neither {' nor '.join(map(str, planned.sizes))}; "
+                         f"the fields of the {size}-byte {rec.type} that fit are shown")
+        if length < size:
+            self._missing(layout, pos, length, prefix, rec.length)
+
+    def _missing(self, layout: Layout, pos: int, length: int, path: str, lenfield: str) -> None:
+        missing = next(f for f in layout.fields if (f.start or 0) + (f.size or 0) > length)
+        self.problem(f"{path}.{missing.name}", pos + (missing.start or 0),
+                     f"{layout.name} is {length} bytes ({lenfield}), shorter than its "
+                     f"{layout.size}: fields from {missing.name} on are missing")
 
     def read(self, parent: Any, etype: str, layout: Layout, pos: int, length: int, path: str,
              lenfield: str, title: str = "") -> tuple[Any, Mapping[str, Any]]:
         """Read ``layout`` in ``length`` bytes; fields that do not fit are reported and left out."""
-        size = layout.size or 0
-        if length < size:
-            missing = next(f for f in layout.fields if (f.start or 0) + (f.size or 0) > length)
-            self.problem(f"{path}.{missing.name}", pos + (missing.start or 0),
-                         f"{layout.name} is {length} bytes ({lenfield}), shorter than its {size}: "
-                         f"fields from {missing.name} on are missing")
+        if length < (layout.size or 0):
+            self._missing(layout, pos, length, path, lenfield)
         return self.sink.record(parent, etype, layout, pos, length, path, title)
 
     def _trailing(self, rec: Record, layout: Layout, values: Mapping[str, Any], prefix: str,
@@ -359,27 +436,28 @@ class Walk:
                          f"{len(filler)} bytes of alignment filler are not zero")
         return start, start + lend
 
-    def _data(self, rec: Record, owner: Owner, start: int, stop: int) -> None:
-        t = rec.trailing
-        assert t is not None
-        if t.content is not None:
-            self.content(t.content, owner, start, stop)
+    def _data(self, t: Trailing, handle: Any, values: Mapping[str, Any], start: int, stop: int) -> None:
+        """The data's bytes and code page, to the sink."""
         if stop > start or t.kept_empty:
-            cp = self.hooks[t.codepage](self, owner.values) if t.codepage else None
-            self.sink.data(owner.handle, t.name, start, stop, cp if cp != self.plan.codepage else None)
+            cp = self.hooks[t.codepage](self, values) if t.codepage and self.sink.codepages else None
+            self.sink.data(handle, t.name, start, stop, cp if cp != self.plan.codepage else None)
 
-    def _judge(self, c: Count, state: Open, ended: bool) -> None:
+    def _tally(self) -> Tally:
+        self.tally = Tally(self.plan.chain.counts, self.plan.actions)
+        return self.tally
+
+    def _judge(self, c: Count, state: Open, n: int, ended: bool) -> None:
         want = state.values.get(c.field)
-        if state.n < 0 or not isinstance(want, int) or want == state.n:
+        if n < 0 or not isinstance(want, int) or want == n:
             return
         if c.continued and state.values.get(c.continued) == "Y" and not ended:
             return
         at = state.at + (state.layout.offset_of(c.field) if state.layout is not None else 0)
-        self.problem(f"{state.path}.{c.field}", at, c.words.format(field=c.field, want=want, n=state.n))
+        self.problem(f"{state.path}.{c.field}", at, c.words.format(field=c.field, want=want, n=n))
 
     def _finish(self) -> None:
-        for c, state, ended in self.tally.end():
-            self._judge(c, state, ended)
+        for c, state, n, ended in self.tally.end() if self.tally else ():
+            self._judge(c, state, n, ended)
         if self.plan.chain.finish:
             self.hooks[self.plan.chain.finish](self)
 
@@ -522,6 +600,8 @@ class TreeSink:
     """Makes the span tree: ``model.Element``s with their spans and children, problems and
     errors on ``unit``. Top-level elements go to ``unit.elements``."""
 
+    paths = codepages = True
+
     def __init__(self, data: bytes, unit: Decoded, fmt: str) -> None:
         self.buf, self.unit, self.fmt = data, unit, fmt
 
@@ -585,6 +665,8 @@ class TreeSink:
 class FlatSink:
     """The base of fast sinks: one entry per top-level element, nothing nested, and the
     first thing the tree sink would report, or any nesting, declines the unit."""
+
+    paths = codepages = False
 
     def __init__(self) -> None:
         self.out: list[list[Any]] = []

@@ -266,7 +266,9 @@ def _urbd_codepage(walk: Walk, values: Mapping[str, Any]) -> str | None:
 
 
 def _finish(walk: Walk) -> None:
-    seen = walk.memo.get("request_types", [])
+    seen = walk.memo.get("request_types")
+    if not seen:
+        return
     kinds = {rt for rt, _ in seen}
     if len(kinds) > 1:
         _rt, at = seen[0]

@@ -135,8 +135,8 @@ class JsonSink(FlatSink):
     """The walk's fast sink for ``--json``: per element (type, offset, length, (fields,
     meanings), data place, data code page), made by the generated builders."""
 
-    def __init__(self, data: bytes, b: Builders) -> None:
-        super().__init__()
+    def __init__(self, data: bytes, b: Builders) -> None:  # noqa: super-init-not-called
+        self.out: list[list[Any]] = []
         self.buf, self.b = data, b
 
     def built(self, layout: Layout, pos: int) -> tuple[Any, Mapping[str, Any]]:
@@ -147,9 +147,9 @@ class JsonSink(FlatSink):
                title: str = "") -> tuple[Any, Mapping[str, Any]]:
         if parent is not None:
             raise Decline  # nested elements: the tree sink
-        built, values = self.built(layout, pos)
+        built = self.b[layout](self.buf, pos)
         self.out.append([etype, pos, length, built, None, None])
-        return len(self.out) - 1, values
+        return len(self.out) - 1, built[0]
 
 
 def walk(data: bytes, off: int, end: int, sink: JsonSink) -> list[list[Any]] | None:

@@ -123,6 +123,8 @@ class LineSink(JsonSink):
     """The walk's fast sink for the listing: per element its field lines (``tt`` renders
     times); declines an element whose filler is not zero (the span listing shows it)."""
 
+    codepages = True  # the data's dump shows its characters
+
     def __init__(self, data: bytes, b: Builders, tt: TimeText) -> None:
         super().__init__(data, b)
         self.tt = tt
@@ -132,6 +134,14 @@ class LineSink(JsonSink):
         if lines is None:
             raise Decline
         return built, values
+
+    def record(self, parent: Any, etype: str, layout: Layout, pos: int, length: int, path: str,
+               title: str = "") -> tuple[Any, Mapping[str, Any]]:
+        if parent is not None:
+            raise Decline  # nested elements: the tree sink
+        built, values = self.built(layout, pos)
+        self.out.append([etype, pos, length, built, None, None])
+        return len(self.out) - 1, values
 
 
 class Listed(Decoded):

@@ -15,8 +15,11 @@ problems (decoded, but not as the format says), each with the field path and byt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+
+from construct import Renamed
 
 from mqtool.codepages import codec_name
 from mqtool.compose import (
@@ -178,31 +181,32 @@ def _urbsu(v: Variant) -> Layout:
 SWITCH = {0: "on", 1: "off"}
 
 
-def _urbsu_details(v: Variant) -> dict[int, Layout]:
-    """The function detail after the 32-byte URBSU header, by ``urbsutyp`` (§4.4.1: the
-    fields are the library's; that they follow the header is INFERRED). X'48', X'57',
-    X'58', X'59' declare none."""
-
-    def detail(*fields):  # type: ignore[no-untyped-def]
-        return dsect("URBSUD", *(f if isinstance(f.subcon, Reserved) else f.name / Inferred(f.subcon)
-                                 for f in fields))
-
-    return {
-        0x41: detail("urbsufnm" / v.text(2), "urbsuflen" / v.S4),
-        0x44: detail("urbsusts" / Means(v.text(2), {"S": "FDT kept"}), "urbsuafnr" / v.U2),
-        0x4A: detail("urbsufnm" / v.text(2)),
-        0x4B: detail("urbsunnam" / v.text(16)),
-        0x4E: detail("urbsuswit" / v.text(4)),
-        0x4F: detail("urbsuswit" / v.text(4)),
-        0x55: detail("urbsuapad" / v.U2, "urbsudpad" / v.U2, "urbsumrec" / v.U4,
+# The function detail after the 32-byte URBSU header, by ``urbsutyp`` (§4.4.1: the fields
+# are the library's; that they follow the header is INFERRED). X'48', X'57', X'58', X'59'
+# declare none.
+URBSU_DETAILS: dict[int, Callable[[Variant], tuple[Renamed, ...]]] = {
+    0x41: lambda v: ("urbsufnm" / v.text(2), "urbsuflen" / v.S4),
+    0x44: lambda v: ("urbsusts" / Means(v.text(2), {"S": "FDT kept"}), "urbsuafnr" / v.U2),
+    0x4A: lambda v: ("urbsufnm" / v.text(2),),
+    0x4B: lambda v: ("urbsunnam" / v.text(16),),
+    0x4E: lambda v: ("urbsuswit" / v.text(4),),
+    0x4F: lambda v: ("urbsuswit" / v.text(4),),
+    0x55: lambda v: ("urbsuapad" / v.U2, "urbsudpad" / v.U2, "urbsumrec" / v.U4,
                      "urbsuuisa" / v.U2, "urbsunisa" / v.U2, "urbsudssa" / v.U2,
                      "urbsupgmr" / v.text(1), "urbsurplu" / v.text(1)),
-        0x5C: detail("urbsufnm" / v.text(2), "urbsunfmt" / v.text(1), "urbsures3" / Reserved(1)),
-        0x68: detail("urbsuswon" / Means(v.S4, SWITCH)),
-        0x69: detail("urbsuswon" / Means(v.S4, SWITCH)),
-        0x70: detail("urbsudnm" / v.text(2), "urbsursn" / v.U1, "urbsures4" / Reserved(5)),
-        0x78: detail("urbsumupx" / v.S4),
-    }
+    0x5C: lambda v: ("urbsufnm" / v.text(2), "urbsunfmt" / v.text(1), "urbsures3" / Reserved(1)),
+    0x68: lambda v: ("urbsuswon" / Means(v.S4, SWITCH),),
+    0x69: lambda v: ("urbsuswon" / Means(v.S4, SWITCH),),
+    0x70: lambda v: ("urbsudnm" / v.text(2), "urbsursn" / v.U1, "urbsures4" / Reserved(5)),
+    0x78: lambda v: ("urbsumupx" / v.S4,),
+}
+
+
+def _urbsu_details(v: Variant) -> dict[int, Layout]:
+    """The URBSU function details of one variant (``URBSU_DETAILS``), every field inferred."""
+    return {t: dsect("URBSUD", *(f if isinstance(f.subcon, Reserved) else f.name / Inferred(f.subcon)
+                                 for f in fields(v)))
+            for t, fields in URBSU_DETAILS.items()}
 
 
 def _urbt(v: Variant, length: int = URBTL) -> Layout:
@@ -434,7 +438,7 @@ URBG_TABLE = Repeat("urbg", "URBG", count="urbfcntg", size="urbfleng",
                     title="URBG {index} at offset X'{offset:04X}'")
 UTILITY_DETAIL = When("urbsst", ("AUTI",), Nest(
     "urbsu", "URBSU", rest="detail", title="URBSU utility detail at offset X'{offset:04X}'",
-    then=Switch(Own("urbsutyp"), {t: f"{DETAIL}{t:02X}" for t in _urbsu_details(Variant())},
+    then=Switch(Own("urbsutyp"), {t: f"{DETAIL}{t:02X}" for t in URBSU_DETAILS},
                 name="detail",
                 title="URBSU function detail (X'{key:02X}' {meaning}) at offset X'{offset:04X}'")))
 
