@@ -309,7 +309,8 @@ class Chain:
     """Elements back to back up to an enclosing end. ``key`` selects each element's record,
     ``length`` is read where the element starts; ``unknown`` is the layout an element with an
     unknown key is shown as; a ``stops`` key ends the chain quietly (the next unit starts);
-    ``finish`` names a hook run when the chain ends; ``counts`` are checked across it."""
+    ``finish`` names a hook run when the chain ends (to judge what record hooks remembered);
+    ``counts`` are checked across it."""
 
     key: Key
     length: At

@@ -15,7 +15,8 @@ Hooks are the format's judgement, registered by name (``Hooks``):
   content does not describe the data, True when it must (its faults are errors), False
   when it may (data it does not fit stays bytes);
 * code-page hooks (``Trailing.codepage``): ``f(walk, values) -> codec | None``;
-* the chain's ``finish`` hook: ``f(walk)`` when the chain ends.
+* the chain's ``finish`` hook: ``f(walk)`` when the chain ends, when other hooks remembered
+  something (``walk.memo``) to judge.
 
 ``walk.memo`` keeps what hooks remember between elements (the current transaction's code page).
 """
@@ -256,6 +257,12 @@ class Walk:
         self.previous: Mapping[str, Any] = {}  # the element before's values
         self.tally: Tally | None = None  # made when an element a count looks at comes
 
+    def again(self, data: bytes, origin: int = 0) -> Walk:
+        """This walk, ready for another unit (its plan, sink, hooks and options kept)."""
+        self.data, self.origin = data, origin
+        self.memo, self.counts, self.previous, self.tally = {}, {}, {}, None
+        return self
+
     def problem(self, path: str, offset: int, reason: str) -> None:
         self.sink.problem(path, offset, reason)
 
@@ -265,21 +272,23 @@ class Walk:
     def run(self, pos: int, end: int, avail: int) -> int:
         """Walk from ``pos`` to ``end`` (declared) / ``avail`` (present); returns where it stopped."""
         p, data = self.plan, self.data
+        head, key_at, key_end, len_at = p.head, p.key_at, p.key_at + p.key_len, p.len_at
+        unpack, by_key, element = p.len_unpack, p.by_key, self._element
         while pos < avail:
-            if avail - pos < p.head:
+            if avail - pos < head:
                 self._rest(pos, end, avail)
                 return avail
-            key = data[pos + p.key_at:pos + p.key_at + p.key_len]
-            length = p.len_unpack(data, pos + p.len_at)[0]
-            planned = p.by_key.get(key)
+            key = data[pos + key_at:pos + key_end]
+            length = unpack(data, pos + len_at)[0]
+            planned = by_key.get(key)
             if planned is None:
                 if key in p.stops or not self._unknown(pos, key, length, avail):
                     return pos
                 pos += length
                 continue
-            if length < p.head or pos + length > avail or pos + length > end:
+            if length < head or pos + length > avail or pos + length > end:
                 return self._cut(planned, pos, length, end, avail)
-            self._element(planned, pos, length)
+            element(planned, pos, length)
             pos += length
         self._finish()
         return pos
@@ -358,9 +367,7 @@ class Walk:
         where = trailing = None
         if rec.fixed:
             if length > size:
-                self.sink.data(handle, "extra", pos + size, pos + length, None)
-                self.problem(f"{prefix}.{rec.length}", pos + size,
-                             f"{length - size} bytes follow the {size}-byte {etype}")
+                self._extra(rec, handle, prefix, pos, size, length)
         elif (trailing := rec.trailing) is not None and trailing.length in values and length >= size:
             where = self._trailing(rec, layout, values, prefix, pos, length)
         if planned.counted:
@@ -369,20 +376,26 @@ class Walk:
             for c, state, n, ended in tally.see(etype, opened):
                 if state.values.get(c.field) != n:
                     self._judge(c, state, n, ended)
-        if rec.hooks or where is not None:
-            self._after(rec, planned, new(Owner, (handle, values, prefix, layout, pos, planned.data_length)),
-                        where)
+        owner = None
+        if rec.hooks:
+            owner = new(Owner, (handle, values, prefix, layout, pos, planned.data_length))
+            for name in rec.hooks:
+                self.hooks[name](self, owner)
+        if where is not None and trailing is not None:
+            start, stop = where
+            if trailing.content is not None:
+                owner = owner or new(Owner, (handle, values, prefix, layout, pos, planned.data_length))
+                self.content(trailing.content, owner, start, stop)
+            if stop > start or trailing.kept_empty:
+                cp = self._codepage(trailing, values) if trailing.codepage and self.sink.codepages else None
+                self.sink.data(handle, trailing.name, start, stop, cp)
         self.previous = values
 
-    def _after(self, rec: Record, planned: Planned, owner: Owner, where: tuple[int, int] | None) -> None:
-        """The format's hooks on an element, then its data and what the data holds."""
-        for name in rec.hooks:
-            self.hooks[name](self, owner)
-        t = rec.trailing
-        if where is not None and t is not None:
-            if t.content is not None:
-                self.content(t.content, owner, *where)
-            self._data(t, owner.handle, owner.values, *where)
+    def _extra(self, rec: Record, handle: Any, prefix: str, pos: int, size: int, length: int) -> None:
+        """Bytes after a fixed record, up to its length: kept, and said."""
+        self.sink.data(handle, "extra", pos + size, pos + length, None)
+        self.problem(f"{prefix}.{rec.length}", pos + size,
+                     f"{length - size} bytes follow the {size}-byte {rec.type}")
 
     def _short(self, planned: Planned, layout: Layout, pos: int, length: int, prefix: str) -> None:
         """An element of another generation's length, or shorter than its layout: said."""
@@ -430,21 +443,19 @@ class Walk:
                        f"{t.length} {lend} does not fit: {t.start} {lenh} + {lend} > {rec.length} {length}")
             return None
         start = pos + lenh
-        filler = self.data[start + lend:pos + length]
-        if any(filler):
+        if pos + length > start + lend and any(self.data[start + lend:pos + length]):
             self.problem(f"{prefix}.filler", start + lend,
-                         f"{len(filler)} bytes of alignment filler are not zero")
+                         f"{pos + length - start - lend} bytes of alignment filler are not zero")
         return start, start + lend
-
-    def _data(self, t: Trailing, handle: Any, values: Mapping[str, Any], start: int, stop: int) -> None:
-        """The data's bytes and code page, to the sink."""
-        if stop > start or t.kept_empty:
-            cp = self.hooks[t.codepage](self, values) if t.codepage and self.sink.codepages else None
-            self.sink.data(handle, t.name, start, stop, cp if cp != self.plan.codepage else None)
 
     def _tally(self) -> Tally:
         self.tally = Tally(self.plan.chain.counts, self.plan.actions)
         return self.tally
+
+    def _codepage(self, t: Trailing, values: Mapping[str, Any]) -> str | None:
+        """The data's code page when it is not the unit's (the hook ``t.codepage`` says)."""
+        cp = self.hooks[t.codepage](self, values)
+        return cp if cp != self.plan.codepage else None
 
     def _judge(self, c: Count, state: Open, n: int, ended: bool) -> None:
         want = state.values.get(c.field)
@@ -456,9 +467,10 @@ class Walk:
         self.problem(f"{state.path}.{c.field}", at, c.words.format(field=c.field, want=want, n=n))
 
     def _finish(self) -> None:
-        for c, state, n, ended in self.tally.end() if self.tally else ():
-            self._judge(c, state, n, ended)
-        if self.plan.chain.finish:
+        if self.tally is not None:
+            for c, state, n, ended in self.tally.end():
+                self._judge(c, state, n, ended)
+        if self.memo and self.plan.chain.finish:
             self.hooks[self.plan.chain.finish](self)
 
     # -- content --------------------------------------------------------------------

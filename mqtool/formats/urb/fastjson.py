@@ -133,11 +133,13 @@ def builders(big: bool, cs: int) -> Builders:
 
 class JsonSink(FlatSink):
     """The walk's fast sink for ``--json``: per element (type, offset, length, (fields,
-    meanings), data place, data code page), made by the generated builders."""
+    meanings), data place, data code page), made by the generated builders. One per
+    variant, walking message after message (``walk``)."""
 
-    def __init__(self, data: bytes, b: Builders) -> None:  # noqa: super-init-not-called
+    def __init__(self, b: Builders) -> None:  # noqa: super-init-not-called
         self.out: list[list[Any]] = []
-        self.buf, self.b = data, b
+        self.buf, self.b = b"", b
+        self.walker = walker(b"", b.lay, self, 0)
 
     def built(self, layout: Layout, pos: int) -> tuple[Any, Mapping[str, Any]]:
         built = self.b[layout](self.buf, pos)
@@ -151,38 +153,43 @@ class JsonSink(FlatSink):
         self.out.append([etype, pos, length, built, None, None])
         return len(self.out) - 1, built[0]
 
-
-def walk(data: bytes, off: int, end: int, sink: JsonSink) -> list[list[Any]] | None:
-    """The elements of one regular message, as ``sink`` makes them, or None when the span
-    decoder must judge the message."""
-    lay = sink.b.lay
-    built, _ = sink.built(lay.URBH, off)
-    sink.out.append(["URBH", off, HSIZE, built, None, None])
-    try:
-        walker(data, lay, sink, off).run(off + HSIZE, end, end)
-    except Decline:
-        return None
-    return sink.out
+    def walk(self, data: bytes, off: int, end: int) -> list[list[Any]] | None:
+        """The elements of one regular message, or None when the span decoder must judge it."""
+        self.buf, self.out = data, []
+        self.record(None, "URBH", self.b.lay.URBH, off, HSIZE, "urbh")
+        try:
+            self.walker.again(data, off).run(off + HSIZE, end, end)
+        except Decline:
+            return None
+        return self.out
 
 
-def _element_json(data: bytes, entry: list[Any]) -> dict[str, Any]:
-    t, pos, length, (fields, meanings), where, _cp = entry
-    d: dict[str, Any] = {"type": t, "offset": pos, "length": length, "fields": fields}
-    if meanings:
-        d["meanings"] = meanings
-    if where is not None:
-        d["data"] = data[where[0]:where[1]].hex().upper()
-    return d
+@lru_cache(maxsize=16)
+def json_sink(big: bool, cs: int) -> JsonSink:
+    return JsonSink(builders(big, cs))
+
+
+def _elements_json(data: bytes, elements: list[list[Any]]) -> list[dict[str, Any]]:
+    """What ``model.element_json`` makes of each element (one loop: the hot path)."""
+    out = []
+    for t, pos, length, (fields, meanings), where, _cp in elements:
+        d: dict[str, Any] = {"type": t, "offset": pos, "length": length, "fields": fields}
+        if meanings:
+            d["meanings"] = meanings
+        if where is not None:
+            d["data"] = data[where[0]:where[1]].hex().upper()
+        out.append(d)
+    return out
 
 
 def _fast(data: bytes, off: int, end: int, big: bool, cs: int) -> dict[str, Any] | None:
     """The JSON of one regular message, or None when the span decoder must judge it."""
-    elements = walk(data, off, end, JsonSink(data, builders(big, cs)))
+    elements = json_sink(big, cs).walk(data, off, end)
     if elements is None:
         return None
     return {"format": FORMAT, "offset": off, "length": end - off, "codepage": CODEPAGES[cs],
             "byte_order": "big" if big else "little",
-            "elements": [_element_json(data, e) for e in elements], "errors": [], "problems": []}
+            "elements": _elements_json(data, elements), "errors": [], "problems": []}
 
 
 class FastUnit(Decoded):

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from mqtool.compose.walk import Decline
-from mqtool.formats.urb.fastjson import Builders, JsonSink, _codec_of, _table, fast_units, walk
+from mqtool.formats.urb.fastjson import Builders, JsonSink, _codec_of, _table, fast_units
 from mqtool.formats.urb.layout import CODEPAGES
 from mqtool.layout import Layout
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded
@@ -125,9 +125,9 @@ class LineSink(JsonSink):
 
     codepages = True  # the data's dump shows its characters
 
-    def __init__(self, data: bytes, b: Builders, tt: TimeText) -> None:
-        super().__init__(data, b)
+    def __init__(self, b: Builders, tt: TimeText) -> None:
         self.tt = tt
+        super().__init__(b)
 
     def built(self, layout: Layout, pos: int) -> tuple[Any, Mapping[str, Any]]:
         values, lines = built = self.b[layout](self.buf, pos, self.tt)
@@ -168,10 +168,12 @@ def units(data: bytes, tz: tzinfo | None = None) -> Iterator[Decoded]:
     """Every message of ``data`` as ``decode`` gives it, regular ones as ``Listed`` units
     whose lines the generated builders made."""
     tt = TimeText(tz)
+    sinks: dict[tuple[bool, int], LineSink] = {}
 
     def fast(off: int, lent: int, big: bool, cs: int) -> Decoded | None:
+        sink = sinks.get((big, cs)) or sinks.setdefault((big, cs), LineSink(line_builders(big, cs), tt))
         try:
-            elements = walk(data, off, off + lent, LineSink(data, line_builders(big, cs), tt))
+            elements = sink.walk(data, off, off + lent)
         except Decline:  # the URBH's filler
             return None
         if elements is None:
