@@ -121,7 +121,7 @@ def queue_dump_file(path: Path, size: int) -> Path:
         for _ in range(max(size // (2 * MB) - 1, 1)):  # hex text doubles the bytes
             f.write(chunk)
     path.unlink(missing_ok=True)
-    subprocess.run([*mqtool_cmd(), "build-request", "sas-attachment", "-a",
+    subprocess.run([*mqtool_cmd(), "build-request", "sas-attachment", "--attach",
                     f"binary:{payload}=payload.bin", "--message", "bench", "-o", str(path)],
                    check=True, cwd=ROOT)
     payload.unlink()

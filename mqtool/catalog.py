@@ -438,6 +438,8 @@ def _mq() -> FormatDoc:
     )
 
 
+# the documentation of each format of ``registry.CODECS`` (names, aliases and order are the
+# registry's)
 FORMATS: dict[str, Callable[[], FormatDoc]] = {
     "urb": _urb,
     "csq1logp": _csq1logp,
@@ -446,20 +448,20 @@ FORMATS: dict[str, Callable[[], FormatDoc]] = {
     "matqmsg": _matqmsg,
     "mq": _mq,
 }
-ALIASES = {"sas": "sas-attachment", "osb": "redolog", "mqmd": "mq"}
 
 
 @cache
 def format_doc(name: str) -> FormatDoc:
-    """The documentation model of one format (names as ``mqtool decode`` spells them)."""
-    key = ALIASES.get(name.lower(), name.lower())
-    if key not in FORMATS:
-        raise InputError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
-    return FORMATS[key]()
+    """The documentation model of one format (a name or alias of ``registry.CODECS``)."""
+    from mqtool.registry import codec
+
+    return FORMATS[codec(name).name]()
 
 
 def formats() -> Iterator[FormatDoc]:
-    for name in FORMATS:
+    from mqtool.registry import names
+
+    for name in names():
         yield format_doc(name)
 
 

@@ -23,7 +23,6 @@ import io
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from construct import (
@@ -38,7 +37,7 @@ from construct import (
     Struct,
 )
 
-from mqtool.codepages import blank, codec_name
+from mqtool.codepages import blank, codec_name, latin1_table
 from mqtool.errors import BuildError, DecodeError
 from mqtool.model import EYE, HEX, HEXINT, INT, RESERVED, STCK, TEXT, Element, Span
 from mqtool.tod import Tod
@@ -472,16 +471,12 @@ class Layout:
                 except Exception:  # noqa: BLE001 - needs context from other fields; skip
                     continue
         info = self.field(name) if name in self.names else None
-        if info and info.fmt in _INT_RANGES and isinstance(full.get(name), int):
-            lo, hi = _INT_RANGES[info.fmt]
+        if info and info.fmt in INT_CODES and isinstance(full.get(name), int):
+            lo, hi = INT_CODES[info.fmt].range
             reason = f"a {info.size}-byte {'signed' if lo else 'unsigned'} field takes {lo}..{hi}"
         return name or self.name, reason
 
 
-_INT_RANGES = {
-    c: (-(1 << (8 * n - 1)), (1 << (8 * n - 1)) - 1) if c.islower() else (0, (1 << (8 * n)) - 1)
-    for c, n in (("b", 1), ("B", 1), ("h", 2), ("H", 2), ("l", 4), ("L", 4), ("q", 8), ("Q", 8))
-}
 _BUILD_ERRORS = (ConstructError, ValueError, struct.error, OverflowError, TypeError)
 
 
@@ -495,18 +490,6 @@ def _chain(con: Construct) -> list[Adapter]:
     return chain
 
 
-@lru_cache(maxsize=32)
-def _latin1_table(codec: str) -> bytes | None:
-    """A translate table taking ``codec`` to latin-1, when every character of the code
-    page is in latin-1 (cp037, cp500, cp273 ... yes; cp1140 with its euro sign, no)."""
-    if codec == "latin-1":
-        return bytes(range(256))
-    try:
-        return bytes(range(256)).decode(codec).encode("latin-1")
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        return None
-
-
 def _inline(f: FieldInfo, i: int, env: dict[str, Any]) -> str:
     """Python expression converting struct value ``r[i]`` like the field's adapters do."""
     chain = _chain(f.con)
@@ -515,7 +498,7 @@ def _inline(f: FieldInfo, i: int, env: dict[str, Any]) -> str:
     if len(chain) == 1 and type(chain[0]) in (Text, Eye):
         codec = chain[0].codec
         strip = ".rstrip(' ')" if type(chain[0]) is Text else ""
-        table = _latin1_table(codec)
+        table = latin1_table(codec)
         if table is None:
             return f"r[{i}].decode({codec!r}){strip}"
         env[f"T{i}"] = table  # translate + latin-1 decode: all C, no codec wrapper call
@@ -592,3 +575,85 @@ def _field_from_path(path: str, names: tuple[str, ...]) -> str:
         if part in names:
             return part
     return ""
+
+
+# ====================================================================== struct codes
+# The one table of the integer struct codes a declaration compiles to (Python ``struct``,
+# "Format Characters", standard sizes): size and signedness. Every other type system's
+# name for such a field -- numpy dtypes, Arrow types, the manual's ``S4``/``U2``, Kaitai's
+# ``s4``/``u2``, the builder's value range -- is derived here, never tabled again.
+
+
+@dataclass(frozen=True)
+class IntCode:
+    """One integer struct code (``b B h H l L q Q``) and its names elsewhere."""
+
+    code: str
+    size: int
+    signed: bool
+
+    @property
+    def numpy(self) -> str:
+        """numpy dtype code without byte order: ``i4``, ``u2``."""
+        return f"{'i' if self.signed else 'u'}{self.size}"
+
+    @property
+    def arrow(self) -> str:
+        """Arrow type alias (``pyarrow.type_for_alias``): ``int32``, ``uint16``."""
+        return f"{'' if self.signed else 'u'}int{8 * self.size}"
+
+    @property
+    def ksy(self) -> str:
+        """Kaitai Struct type: ``s4``, ``u2``."""
+        return f"{'s' if self.signed else 'u'}{self.size}"
+
+    @property
+    def doc(self) -> str:
+        """The manual's type column: ``S4``, ``U2`` (signed / unsigned binary, bytes)."""
+        return self.ksy.upper()
+
+    @property
+    def range(self) -> tuple[int, int]:
+        """The values a field of this code holds."""
+        bits = 8 * self.size
+        return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self.signed else (0, (1 << bits) - 1)
+
+
+INT_CODES: dict[str, IntCode] = {
+    c: IntCode(c, struct.calcsize("<" + c), c.islower()) for c in "bBhHlLqQ"
+}
+
+
+def numpy_dtype(f: FieldInfo) -> Any:
+    """The numpy dtype of one fixed field: an integer in its byte order, or ``(u1, size)``
+    for bytes (text, hex, reserved)."""
+    import numpy as np
+
+    if f.fmt in INT_CODES:
+        return np.dtype((f.endian or ">") + INT_CODES[f.fmt].numpy)
+    if f.size is None:
+        raise TypeError(f"{f.name} has no static size")
+    return np.dtype((np.uint8, (f.size,)))
+
+
+def fixed_dtype(layout: Layout) -> Any:
+    """The numpy structured dtype of a fixed layout (offsets, sizes, byte orders), from its
+    ``FieldInfo`` table: one view of N records at once."""
+    import numpy as np
+
+    for f in layout.fields:
+        if f.start is None or f.size is None or f.fmt is None:
+            raise TypeError(f"{layout.name}.{f.name} has no static place")
+    spec: Any = {"names": [f.name for f in layout.fields],
+                 "formats": [numpy_dtype(f) for f in layout.fields],
+                 "offsets": [f.start for f in layout.fields], "itemsize": layout.size}
+    return np.dtype(spec)
+
+
+def arrow_type(f: FieldInfo) -> Any:
+    """The Arrow type of an integer field's value (``pyarrow.int32()`` for ``l``)."""
+    import pyarrow as pa
+
+    if f.fmt not in INT_CODES:
+        raise TypeError(f"{f.name} is no integer field")
+    return pa.type_for_alias(INT_CODES[f.fmt].arrow)

@@ -255,3 +255,30 @@ class Detection:
     def to_json(self) -> dict[str, object]:
         return {"format": self.format, "confidence": self.confidence, "reason": self.reason,
                 "options": dict(self.options)}
+
+
+# ---------------------------------------------------------------- moving decoded offsets
+# One place that moves what was decoded from a buffer starting ``delta`` bytes into the
+# input: the element's offset, its spans, its data offset (and, once elements nest, its
+# children), the unit's offset and its problems.
+
+
+def shift_element(el: Element, delta: int) -> Element:
+    """Move ``el`` (decoded at buffer offsets) ``delta`` bytes: input offsets."""
+    if delta:
+        el.offset += delta
+        el.spans[:] = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
+        if el.data_offset is not None:
+            el.data_offset += delta
+    return el
+
+
+def shift_unit(unit: Decoded, delta: int) -> Decoded:
+    """Move a whole unit ``delta`` bytes: its offset, every element, every error and problem."""
+    if delta:
+        unit.offset += delta
+        for el in unit.elements:
+            shift_element(el, delta)
+        unit.errors = [Problem(p.path, p.offset + delta, p.reason) for p in unit.errors]
+        unit.problems = [Problem(p.path, p.offset + delta, p.reason) for p in unit.problems]
+    return unit

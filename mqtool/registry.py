@@ -1,68 +1,84 @@
-"""Format name -> codec module, and the detectors ``decode auto`` / ``identify`` use.
+"""The formats mqtool knows, and what follows from the list: names, detectors, queue dumps.
 
-Every format package has a ``codec`` module (``mqtool/formats/<name>/codec.py``) with the same small protocol:
-
-    FORMAT: str                                       # "urb"
-    def decode(data: bytes, **options) -> Iterator[Decoded]   # units, offsets into data
-    def detect(data: bytes) -> Detection | None        # is this blob mine? how sure? why?
-
-Codecs register by being listed in ``CODECS`` (one table, no if-chain); ``detectors()``
-asks each one. Modules not present yet are skipped. ``identify()`` adds the text kinds no
-codec owns: queue dumps (``io.queue_dump.sniff``, when that module exists) and hex dump
-text, whose bytes are identified in turn.
+``CODECS`` is the one list of formats: one ``codec.Codec`` per format package, each
+declared in ``mqtool/formats/<name>/codec.py``. Everything that names formats derives from
+it: ``codec(name)`` (names and aliases), ``identify`` (every codec's detector, then the text
+kinds no codec owns: queue dumps, by the producers a codec declares, and hex dump text,
+whose bytes are identified in turn), the codec a queue-dump message's MsgType names, the
+commands ``decode NAME`` and ``build-request NAME``, ``mqtool layouts``' format names.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from types import ModuleType
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from mqtool.codec import Codec, MessageDecoder
 from mqtool.errors import InputError, MqtoolError
+from mqtool.formats.csq1logp.codec import CODEC as CSQ1LOGP
+from mqtool.formats.matqmsg.codec import CODEC as MATQMSG
+from mqtool.formats.mq.codec import CODEC as MQ
+from mqtool.formats.osb.codec import CODEC as REDOLOG
+from mqtool.formats.sas.codec import CODEC as SAS_ATTACHMENT
+from mqtool.formats.urb.codec import CODEC as URB
+from mqtool.io.inputs import QueueDumps, as_text
 from mqtool.model import Decoded, Detection, Problem
 
-CODECS: dict[str, str] = {
-    "urb": "mqtool.formats.urb.codec",
-    "sas-attachment": "mqtool.formats.sas.codec",
-    "csq1logp": "mqtool.formats.csq1logp.codec",
-    "redolog": "mqtool.formats.osb.codec",
-    "matqmsg": "mqtool.formats.matqmsg.codec",
-    "mq": "mqtool.formats.mq.codec",
-}
-MQ = "mq"  # the MQ header chain: its payload is identified / decoded in turn
+if TYPE_CHECKING:
+    from mqtool.formats.mq.chain import Chain
+    from mqtool.formats.mq.dumps.message import Message
 
-# what io.queue_dump.sniff() may answer, in words
-QUEUE_DUMPS = {
-    "dmpmqmsg": "IBM MQ dmpmqmsg queue dump",
-    "amqsbcg": "IBM MQ amqsbcg browse listing",
-    "mqmd-binary": "MQMD-prefixed binary messages",
-    "mqtool-dir": "mqtool queue-dump directory index",
-}
+CODECS: tuple[Codec, ...] = (URB, CSQ1LOGP, SAS_ATTACHMENT, REDOLOG, MATQMSG, MQ)
+
 DUMP_TEXT = "dump"  # the format name of hex dump text whose bytes no codec recognises
-TEXT_LIMIT = 64 << 20  # larger inputs are not read as dump text
+QUEUE_DUMP = "queue-dump"  # the format name of a failing queue-dump sniffer's answer
 
 
-def available() -> list[str]:
-    return [name for name, mod in CODECS.items() if importlib.util.find_spec(mod) is not None]
+def names() -> list[str]:
+    """Every format's name, in the order of ``CODECS``."""
+    return [c.name for c in CODECS]
 
 
-def codec(name: str) -> ModuleType:
-    """The codec module of a format name; a clear error for unknown names."""
-    module = CODECS.get(name)
-    if module is None or importlib.util.find_spec(module) is None:
-        raise InputError(f"unknown format {name!r}; known: {', '.join(available())}")
-    return importlib.import_module(module)
+def codec(name: str) -> Codec:
+    """The codec of a format name or alias; a clear error for unknown names."""
+    found = next((c for c in CODECS if name.lower() in c.names), None)
+    if found is None:
+        raise InputError(f"unknown format {name!r}; known: {', '.join(names())}")
+    return found
 
 
-def detectors() -> Iterator[tuple[str, Callable[[bytes], Detection | None]]]:
-    for name in available():
-        mod = importlib.import_module(CODECS[name])
-        detect = getattr(mod, "detect", None)
-        if detect is not None:
-            yield name, detect
+def queue_dumps() -> dict[str, str]:
+    """The queue-dump producers mqtool reads (name -> what it is), as their codec declares them."""
+    return {kind: words for c in CODECS for kind, words in c.dump_kinds.items()}
+
+
+def sniff_dump(head: bytes) -> str | None:
+    """Which queue-dump producer wrote a file starting with ``head``, or None."""
+    for c in CODECS:
+        if c.sniff_dump is not None:
+            kind = c.sniff_dump(head)
+            if kind:
+                return kind
+    return None
+
+
+def queue_dump_reader(say: Callable[[str], None]) -> QueueDumps:
+    """The reader of the queue dumps the codecs declare (for ``io.inputs.sources``);
+    unreadable files or messages of a dump are said with ``say``."""
+    reader = next((c.dump_reader for c in CODECS if c.dump_reader is not None), None)
+    if reader is None:
+        raise InputError("no codec reads queue dumps")
+    return reader(say)
+
+
+def msgtype_codec(msgtype: int | None) -> Codec | None:
+    """The codec whose bodies a queue-dump message of this MQMD MsgType carries."""
+    return next((c for c in CODECS if msgtype in c.msgtypes), None)
+
+
+# --------------------------------------------------------------------------- identify
 
 
 def identify(data: bytes, *, text_kinds: bool = True) -> list[Detection]:
@@ -70,14 +86,14 @@ def identify(data: bytes, *, text_kinds: bool = True) -> list[Detection]:
     queue dumps and hex dump text. A detector that fails is listed with confidence 0 and
     its error, so one codec's bug cannot hide the others' answers."""
     found: list[Detection] = []
-    for name, detect in detectors():
+    for c in CODECS:
         try:
-            d = detect(data)
+            d = c.detect(data)
         except Exception as e:  # noqa: BLE001 - reported as a candidate, see docstring
-            d = Detection(name, 0.0, f"detector failed: {type(e).__name__}: {e}")
+            d = Detection(c.name, 0.0, f"detector failed: {type(e).__name__}: {e}")
         if d is not None:
             found.append(d)
-    found = [_with_payload(d, data) if d.format == MQ and d.confidence > 0 else d
+    found = [_with_payload(d, data) if d.format == MQ.name and d.confidence > 0 else d
              for d in found]
     if text_kinds:
         found += text_detections(data)
@@ -101,45 +117,22 @@ def _with_payload(d: Detection, data: bytes) -> Detection:
 
 def best_codec(found: list[Detection]) -> Detection | None:
     """The most confident detection a registered codec can decode."""
-    names = set(available())
-    return next((d for d in found if d.format in names and d.confidence > 0), None)
-
-
-def _queue_dump_sniff() -> Callable[[bytes], str | None] | None:
-    try:
-        from mqtool.formats.mq.dumps import read as queue_dump  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return getattr(queue_dump, "sniff", None)
-
-
-def as_text(data: bytes) -> str | None:
-    """``data`` as text when it is text (UTF-8, no control characters but tab and newlines)."""
-    if not data or len(data) > TEXT_LIMIT:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if any(ord(c) < 0x20 and c not in "\t\r\n" for c in text[:4096]):
-        return None
-    return text
+    known = names()
+    return next((d for d in found if d.format in known and d.confidence > 0), None)
 
 
 def text_detections(data: bytes) -> list[Detection]:
-    """Queue dumps (by ``io.queue_dump.sniff``) and hex dump text (its bytes identified)."""
+    """Queue dumps (by the producers the codecs declare) and hex dump text (its bytes
+    identified in turn)."""
     found: list[Detection] = []
-    sniff = _queue_dump_sniff()
-    if sniff is not None:
-        try:
-            kind = sniff(data)
-        except Exception as e:  # noqa: BLE001 - reported like a failing detector
-            kind = None
-            found.append(Detection("queue-dump", 0.0, f"queue dump sniffer failed: "
-                                                      f"{type(e).__name__}: {e}"))
-        if kind:
-            return [Detection(kind, 0.9, QUEUE_DUMPS.get(kind, f"{kind} queue dump"),
-                              {"queue_dump": kind})]
+    try:
+        kind = sniff_dump(data)
+    except Exception as e:  # noqa: BLE001 - reported like a failing detector
+        kind = None
+        found.append(Detection(QUEUE_DUMP, 0.0, f"queue dump sniffer failed: "
+                                                f"{type(e).__name__}: {e}"))
+    if kind:
+        return [Detection(kind, 0.9, queue_dumps()[kind], {"queue_dump": kind})]
     text = as_text(data)
     if text is None:
         return found
@@ -161,15 +154,19 @@ def text_detections(data: bytes) -> list[Detection]:
                               {**d.options, "hex": True}) for d in inner]
 
 
-def decode_blob(fmt: str, data: bytes, **options: Any) -> Iterator[tuple[Decoded, bytes]]:
+# --------------------------------------------------------------------------- decoding
+
+
+def decode_blob(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of ``data`` decoded as ``fmt`` (streamed; ``mq`` units decoded now), each with
     its own bytes; for ``mq`` the header chain first, then its payload with the codec that
     recognises it (offsets in the payload's units count from the payload's start, which
     their title gives)."""
     options.pop("payload", None)
-    if fmt != MQ:  # streamed: a large input is never held as a list of units
-        return ((u, data[u.offset:u.offset + u.length]) for u in codec(fmt).decode(data, **options))
-    units = list(codec(fmt).decode(data, **options))
+    c = codec(fmt)
+    if c is not MQ:  # streamed: a large input is never held as a list of units
+        return ((u, data[u.offset:u.offset + u.length]) for u in c.decode(data, **options))
+    units = list(c.decode(data, **options))
     own = ((u, data[u.offset:u.offset + u.length]) for u in units)
     if not units:
         return own
@@ -177,12 +174,12 @@ def decode_blob(fmt: str, data: bytes, **options: Any) -> Iterator[tuple[Decoded
 
 
 def _payload_units(unit: Decoded, data: bytes) -> Iterator[tuple[Decoded, bytes]]:
-    chain = getattr(unit, "chain", None)
+    chain: Chain | None = getattr(unit, "chain", None)
     if chain is None or chain.errors or not chain.payload_length:
         return
     at = chain.payload_offset
     payload = data[at:]
-    choice = best_codec([d for d in identify(payload, text_kinds=False) if d.format != MQ])
+    choice = best_codec([d for d in identify(payload, text_kinds=False) if d.format != MQ.name])
     if choice is None:
         return
     for unit in codec(choice.format).decode(payload, **choice.options):
@@ -193,57 +190,59 @@ def _payload_units(unit: Decoded, data: bytes) -> Iterator[tuple[Decoded, bytes]
         yield unit, payload[unit.offset:unit.offset + unit.length]
 
 
-# --------------------------------------------------------------------------- queue dumps
+def decode_messages(messages: Iterable[Message]) -> Iterator[tuple[Decoded, bytes]]:
+    """Each message of a queue dump: its MQ header chain first (MQDLH, MQRFH2, ... as
+    MQMD.Format names them), then its payload (the body when there are no headers) decoded
+    with the codec its MsgType names (its ``message_decoder`` keeps state across messages),
+    or else the codec that recognises it best; each unit says which message it came from.
+    A character payload no codec recognises is shown as text in its CCSID by the header
+    unit."""
+    from mqtool.formats.mq.dumps.message import label_unit
 
-# MQMD MsgType values that name a codec: the protocol says what the body is
-MSGTYPE_FORMATS = {100000: "sas-attachment", 100001: "sas-attachment"}
-
-
-def decode_messages(messages: Iterable[Any]) -> Iterator[tuple[Decoded, bytes]]:
-    """Each message of a queue dump (``io.queue_dump.Message``): its MQ header chain first
-    (MQDLH, MQRFH2, ... as MQMD.Format names them), then its payload (the body when there
-    are no headers) decoded with the codec its MsgType names (a codec's optional
-    ``MessageDecoder`` keeps state across messages), or else the codec that recognises it
-    best; each unit says which message it came from. A character payload no codec
-    recognises is shown as text in its CCSID by the header unit."""
-    from dataclasses import replace
-
-    from mqtool.formats.mq.chain import payload_message
-    from mqtool.formats.mq.dumps.read import label_unit
-
-    stateful: dict[str, Any] = {}
+    stateful: dict[str, MessageDecoder] = {}
     for msg in messages:
         headers = _header_chain(msg)
         if headers is not None:
+            from mqtool.formats.mq.chain import payload_message
+
             chain, unit = headers
             yield label_unit(unit, msg), msg.body
             if chain.errors or not chain.payload_length:
                 continue
             msg = payload_message(replace(msg, problems=[]), chain)
-        body, fmt = msg.body, MSGTYPE_FORMATS.get(msg.msgtype)
-        if fmt in available():
-            if fmt not in stateful:
-                stateful[fmt] = codec(fmt).MessageDecoder()
-            yield stateful[fmt].decode(msg)
+        owner = msgtype_codec(msg.msgtype)
+        if owner is not None and owner.message_decoder is not None:
+            if owner.name not in stateful:
+                stateful[owner.name] = owner.message_decoder()
+            yield stateful[owner.name].decode(msg)
             continue
-        choice = best_codec([d for d in identify(body, text_kinds=False) if d.format != MQ])
-        if choice is None:
-            if headers is not None:
-                continue  # the header unit shows the payload
-            unit = Decoded("unknown", 0, len(body))
-            unit.problems.append(Problem("", 0, f"no codec recognises this {len(body)}-byte body"))
-            yield label_unit(unit, msg, "not decoded"), body
-            continue
-        for unit in codec(choice.format).decode(body, **choice.options):
-            yield (label_unit(unit, msg, f"{choice.format} ({choice.confidence:.2f})"),
-                   body[unit.offset:unit.offset + unit.length])
+        yield from _recognised(msg, said=headers is not None)
 
 
-def _header_chain(msg: Any) -> tuple[Any, Decoded] | None:
+def _recognised(msg: Message, said: bool) -> Iterator[tuple[Decoded, bytes]]:
+    """A message body decoded with the codec that recognises it best (nothing when none
+    does and ``said``: its header unit shows the payload)."""
+    from mqtool.formats.mq.dumps.message import label_unit
+
+    body = msg.body
+    choice = best_codec([d for d in identify(body, text_kinds=False) if d.format != MQ.name])
+    if choice is None:
+        if said:
+            return
+        unit = Decoded("unknown", 0, len(body))
+        unit.problems.append(Problem("", 0, f"no codec recognises this {len(body)}-byte body"))
+        yield label_unit(unit, msg, "not decoded"), body
+        return
+    for unit in codec(choice.format).decode(body, **choice.options):
+        yield (label_unit(unit, msg, f"{choice.format} ({choice.confidence:.2f})"),
+               body[unit.offset:unit.offset + unit.length])
+
+
+def _header_chain(msg: Message) -> tuple[Chain, Decoded] | None:
     """``(chain, unit)`` when the message's body wears MQ headers or is a PCF message
     (``formats.mq.chain.announces_headers``)."""
     from mqtool.formats.mq.chain import announces_headers, walk
-    from mqtool.formats.mq.codec import unit_of
+    from mqtool.formats.mq.decode import unit_of
 
     if not announces_headers(msg.mqmd, msg.body):
         return None

@@ -4,16 +4,19 @@ README.md and man/examples is re-run, command tables match the commands' help.""
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
+from click.testing import CliRunner
 
-from mqtool.cli import BUILD, DECODE, REASSEMBLE, TOP, cli
+from mqtool.cli import BUILD, DECODE, REASSEMBLE, TOP, cli, run
 from mqtool.cli.manpage import pages
-from tests.helpers import ROOT, matches, parse_transcript, run_step
+from tests.helpers import ROOT, Step, matches, parse_transcript, run_step
 
 MAN = ROOT / "man"
 
@@ -59,7 +62,7 @@ def _command_path(parts: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("table", [TOP, DECODE, BUILD, REASSEMBLE],
                          ids=["top", "decode", "build", "reassemble"])
-def test_command_tables_match_the_commands_short_help(table: dict) -> None:
+def test_command_tables_match_the_commands_short_help(table: dict[str, Any]) -> None:
     from mqtool.cli import LazyGroup
 
     group = LazyGroup(name="t", table=table)
@@ -87,25 +90,119 @@ def _alias_of(name: str, target: str) -> click.Command | None:
     return None
 
 
-def _transcripts() -> list[tuple[str, int, object]]:
+# --------------------------------------------------------------------------- transcripts
+
+# Pages written by hand: the README, CONTRIBUTING.md and every page under docs/ except the
+# generated ones (`mqtool layouts --markdown` / `--ksy` write docs/formats and docs/ksy).
+GENERATED = ("docs/formats/", "docs/ksy/")
+SPARK_MARK = "<!-- spark -->"  # on the line before a ```console block that needs Spark and Java
+STATUS = "; echo $?"  # a command ending so prints its exit status as the last line
+
+
+def doc_pages() -> list[Path]:
+    """Every hand-written Markdown page, README first."""
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+    pages += sorted(p for p in (ROOT / "docs").rglob("*.md")
+                    if not p.relative_to(ROOT).as_posix().startswith(GENERATED))
+    return [p for p in pages if p.exists()]
+
+
+def _blocks(text: str) -> list[tuple[int, str, bool]]:
+    """The ```console blocks of a page: first line number, body, whether Spark is needed."""
     found = []
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for m in re.finditer(r"```console\n(.*?)```", readme, re.S):
-        start = readme[:m.start()].count("\n") + 2
-        found += [("README.md", s.line, s) for s in parse_transcript(m.group(1), start)]
+    for m in re.finditer(r"^```console\n(.*?)^```", text, re.S | re.M):
+        before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        found.append((text[:m.start()].count("\n") + 2, m.group(1), before.strip() == SPARK_MARK))
+    return found
+
+
+def _transcripts() -> list[Any]:
+    found: list[Any] = []
+    for page in doc_pages():
+        where = page.relative_to(ROOT).as_posix()
+        for start, body, spark in _blocks(page.read_text(encoding="utf-8")):
+            marks = [pytest.mark.spark] if spark else []
+            found += [pytest.param(where, s.line, s, spark, marks=marks, id=f"{where}:{s.line}")
+                      for s in parse_transcript(body, start)]
+    return found
+
+
+def _man_examples() -> list[tuple[str, int, Step]]:
+    found: list[tuple[str, int, Step]] = []
     for p in sorted((MAN / "examples").glob("*.txt")):
         found += [(f"man/examples/{p.name}", s.line, s) for s in parse_transcript(p.read_text())]
     return found
 
 
-@pytest.mark.parametrize(("where", "line", "step"), _transcripts(),
-                         ids=lambda v: v if isinstance(v, str | int) else "")
-def test_transcripts_show_real_output(in_root: None, where: str, line: int, step: object) -> None:
-    _status, actual = run_step(step)  # type: ignore[arg-type]
-    expected = step.expected  # type: ignore[attr-defined]
-    assert matches(expected, actual), (
-        f"{where}:{line}: $ {step.command}\n--- expected\n" + "\n".join(expected)  # type: ignore[attr-defined]
+def as_a_terminal_shows(command: str) -> list[str]:
+    """Run a pipeline of mqtool commands (``a | b``, optionally ending in ``; echo $?``)
+    in-process and return what a terminal shows: every stage's stderr, the last stage's
+    stdout, interleaved as written (both streams line-buffered, as on a terminal)."""
+    echo_status = command.endswith(STATUS)
+    command = command.removesuffix(STATUS)
+    data: bytes | None = None
+    shown: list[str] = []
+    status = 0
+    parts = command.split(" | ")
+    for i, part in enumerate(parts):
+        argv = shlex.split(part)
+        assert argv[0] == "mqtool", f"transcripts run mqtool only: {command}"
+        with CliRunner().isolation(input=data) as (out, err, mixed):
+            sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+            sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+            status = run(argv[1:])
+            sys.stdout.flush()
+            sys.stderr.flush()
+            data = out.getvalue()
+            last = i == len(parts) - 1
+            shown += (mixed if last else err).getvalue().decode("utf-8", "replace").splitlines()
+    return shown + ([str(status)] if echo_status else [])
+
+
+def in_a_shell(command: str) -> list[str]:
+    """Run the command line with bash in a process of its own (Spark blocks: the JVM they
+    start and stop must not be the test session's), stdout and stderr unbuffered into one
+    pipe as a terminal shows them."""
+    import os
+
+    for part in command.removesuffix(STATUS).split(" | "):
+        assert shlex.split(part)[0] == "mqtool", f"transcripts run mqtool only: {command}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=900)
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize(("where", "line", "step", "spark"), _transcripts())
+def test_console_blocks_show_what_a_terminal_shows(in_root: None, where: str, line: int,
+                                                   step: Step, spark: bool) -> None:
+    actual = in_a_shell(step.command) if spark else as_a_terminal_shows(step.command)
+    assert matches(step.expected, actual), (
+        f"{where}:{line}: $ {step.command}\n--- expected\n" + "\n".join(step.expected)
         + "\n--- actual\n" + "\n".join(actual))
+
+
+@pytest.mark.parametrize(("where", "line", "step"), _man_examples(),
+                         ids=lambda v: v if isinstance(v, str | int) else "")
+def test_man_examples_show_real_output(in_root: None, where: str, line: int, step: Step) -> None:
+    _status, actual = run_step(step)
+    assert matches(step.expected, actual), (
+        f"{where}:{line}: $ {step.command}\n--- expected\n" + "\n".join(step.expected)
+        + "\n--- actual\n" + "\n".join(actual))
+
+
+def test_every_console_block_runs_a_command() -> None:
+    """A console block in README.md or docs/ without a ``$ mqtool`` line would be shown and
+    never checked."""
+    pages = doc_pages()
+    assert any(p.parent.name == "docs" for p in pages), "docs/*.md are read"
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        blocks = _blocks(text)
+        assert len(blocks) == len(re.findall(r"^```console$", text, re.M)), page
+        for start, body, _spark in blocks:
+            assert parse_transcript(body, start), f"{page.name}:{start}: a console block with no $ line"
 
 
 def test_help_imports_no_heavy_modules() -> None:
@@ -132,30 +229,68 @@ def _outside_fences(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def test_readme_tables_render() -> None:
-    """Every table line of the README is a row of a rendered table (a row after a
-    paragraph would print as text with literal pipes)."""
+PAGES = doc_pages()
+PAGE_IDS = [p.relative_to(ROOT).as_posix() for p in PAGES]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_tables_render(page: Path) -> None:
+    """Every table line of a page is a row of a rendered table (a row after a paragraph
+    would print as text with literal pipes)."""
     from markdown_it import MarkdownIt
 
-    text = README.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     in_table: set[int] = set()
     for t in tokens:
         if t.type == "table_open" and t.map:
             in_table.update(range(*t.map))
     pipes = [i for i, ln in _outside_fences(text) if ln.startswith("|")]
-    assert pipes, "the README has tables"
     stray = [i + 1 for i in pipes if i not in in_table]
-    assert not stray, f"README.md lines {stray} are not part of a table"
+    assert not stray, f"{page.name} lines {stray} are not part of a table"
 
 
-def test_readme_refers_to_nothing_outside_the_repository() -> None:
-    text = README.read_text(encoding="utf-8")
-    for word in ("specs/", "seeds/", "seed 0", "spec section", "spec §", "(seed"):
+SOURCES = sorted((ROOT / "testdata").glob("*/SOURCES.md"))
+
+
+@pytest.mark.parametrize("page", PAGES + SOURCES,
+                         ids=PAGE_IDS + [p.relative_to(ROOT).as_posix() for p in SOURCES])
+def test_pages_refer_to_nothing_outside_the_repository(page: Path) -> None:
+    """No page cites documents the repository does not hold (the vectors' provenance cites
+    the original documents); every relative link (from the page's own folder) names a file
+    or folder that exists, and so does every repository path a provenance note names."""
+    text = page.read_text(encoding="utf-8")
+    for word in ("specs/", "seeds/", "seed 0", "spec section", "spec §", "(seed", "/work/"):
         assert word not in text, word
-    for target in re.findall(r"\]\(([^)]+)\)", text):
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
         if not target.startswith(("http://", "https://", "#")):
-            assert (ROOT / target).exists(), f"README links to missing {target}"
+            assert (page.parent / target.split("#")[0]).exists(), f"{page.name} links to missing {target}"
+    if page.name == "SOURCES.md":
+        for path in re.findall(r"`((?:mqtool|tests|testdata|bench)/[^`*{ ]+)`", text):
+            assert (ROOT / path).exists(), f"{page.relative_to(ROOT)} names missing {path}"
+
+
+def test_the_readme_is_read_in_ten_minutes() -> None:
+    """At most 250 lines, and it leads to the contributors' pages."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    assert "(CONTRIBUTING.md)" in text and "(ARCHITECTURE.md)" in text
+
+
+def test_every_page_is_reachable_from_the_readme() -> None:
+    """Following links from the README (through CONTRIBUTING.md and the pages of docs/)
+    reaches every hand-written page."""
+    seen, todo = set(), [README.resolve()]
+    while todo:
+        page = todo.pop()
+        if page in seen or page.suffix != ".md" or not page.is_file():
+            continue
+        seen.add(page)
+        for target in re.findall(r"\]\(([^)#\s]+)", page.read_text(encoding="utf-8")):
+            if not target.startswith(("http://", "https://")):
+                todo.append((page.parent / target).resolve())
+    missing = sorted(p.relative_to(ROOT).as_posix() for p in PAGES if p.resolve() not in seen)
+    assert not missing, f"no link leads from README.md to {missing}"
 
 
 def test_readme_first_command_installs_the_core_and_the_test_command_everything() -> None:

@@ -1,19 +1,26 @@
 """The generated ``.ksy`` specs compile with the Kaitai Struct compiler, and the parsers it
 generates read the seed vectors to the same values mqtool decodes.
 
-Needs Node.js with the npm package ``kaitai-struct-compiler`` (found through ``node``'s
-module path; set ``NODE_PATH`` to the ``node_modules`` folder it was installed in) and the
-``kaitaistruct`` Python runtime. Skipped, saying so, when they are missing.
+Needs Node.js and the ``kaitaistruct`` Python runtime (``mqtool[test]``). The compiler is the
+npm package ``kaitai-struct-compiler``: one ``node`` already finds (``NODE_PATH``), else the
+pinned version in a cache folder, installed there with ``npm`` on first use
+(``$XDG_CACHE_HOME/mqtool-tests``, else ``~/.cache/mqtool-tests``). Skipped, saying why,
+when that cannot be done; under ``CI=true`` the skip is a failure (tests/conftest.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import importlib.util
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,41 +33,89 @@ from mqtool.render.layouts import ksy_id
 from mqtool.tod import Tod
 from tests.helpers import ROOT, seed_bytes
 
+# one node process compiles every spec (stdin: {"name": spec, ...}); the compiler loads once
 COMPILE_JS = """
 const compiler = require("kaitai-struct-compiler");
 const fs = require("fs");
-const spec = JSON.parse(fs.readFileSync(0, "utf8"));
-compiler.compile("python", spec, null, false).then(files => {
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(process.argv[1] + "/" + name, text);
-}).catch(e => { console.error(String(e)); process.exit(1); });
+const specs = JSON.parse(fs.readFileSync(0, "utf8"));
+(async () => {
+  for (const [spec_name, spec] of Object.entries(specs)) {
+    try {
+      const files = await compiler.compile("python", spec, null, false);
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(process.argv[1] + "/" + name, text);
+    } catch (e) { console.error(spec_name + ".ksy does not compile: " + String(e)); process.exitCode = 1; }
+  }
+})();
 """
 
 
-def _compiler_missing() -> str:
+KSC = "kaitai-struct-compiler"
+KSC_VERSION = "0.11.0"  # the compiler of the kaitaistruct 0.11 runtime's API
+
+
+def _cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mqtool-tests" / f"{KSC}-{KSC_VERSION}"
+
+
+def _finds_compiler(env: dict[str, str]) -> bool:
+    probe = subprocess.run(["node", "-e", f"require.resolve('{KSC}')"], env=env,
+                           capture_output=True, text=True, timeout=60)
+    return probe.returncode == 0
+
+
+def _npm_install(target: Path) -> str:
+    """Install the pinned compiler into ``target`` (a temporary folder renamed into place,
+    so a concurrent run sees all of it or nothing); the reason when it fails."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(work),
+                               f"{KSC}@{KSC_VERSION}"], capture_output=True, text=True, timeout=600)
+        if done.returncode:
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            return f"npm install {KSC}@{KSC_VERSION} failed: {last}"
+        with contextlib.suppress(OSError):  # another run installed it meanwhile
+            os.replace(work, target)
+        return ""
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def compiler_env() -> tuple[dict[str, str], str]:
+    """The environment in which ``node`` finds the compiler, and "" -- or the reason it
+    cannot be had."""
     if shutil.which("node") is None:
-        return "node is not installed"
-    probe = subprocess.run(["node", "-e", "require.resolve('kaitai-struct-compiler')"],
-                           capture_output=True, text=True)
-    if probe.returncode:
-        return "npm package kaitai-struct-compiler not found (npm install it; set NODE_PATH)"
+        return {}, "node is not installed (Node.js 18+; .ci/run installs it)"
     if importlib.util.find_spec("kaitaistruct") is None:
-        return "Python package kaitaistruct is not installed"
-    return ""
-
-
-MISSING = _compiler_missing()
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"Kaitai compiler unavailable: {MISSING}")
+        return {}, "the Python package kaitaistruct is not installed (pip install -e '.[test]')"
+    env = dict(os.environ)
+    if _finds_compiler(env):
+        return env, ""
+    modules = _cache() / "node_modules"
+    env["NODE_PATH"] = os.pathsep.join(filter(None, [str(modules), env.get("NODE_PATH")]))
+    if not (modules / KSC).is_dir():
+        if shutil.which("npm") is None:
+            return {}, f"{KSC} is not installed and there is no npm to install it"
+        why = _npm_install(_cache())
+        if why:
+            return {}, why
+    if not _finds_compiler(env):
+        return {}, f"node does not find {KSC} in {modules}"
+    return env, ""
 
 
 @pytest.fixture(scope="module")
 def parsers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    env, missing = compiler_env()
+    if missing:
+        pytest.skip(f"Kaitai compiler unavailable: {missing}")
     out = tmp_path_factory.mktemp("ksy")
     modules = {}
-    for name in catalog.FORMATS:
-        spec = json.dumps(yaml.safe_load(catalog.ksy(name)))
-        done = subprocess.run(["node", "-e", COMPILE_JS, str(out)], input=spec, text=True,
-                              capture_output=True, timeout=120)
-        assert done.returncode == 0, f"{name}.ksy does not compile: {done.stderr}"
+    specs = json.dumps({name: yaml.safe_load(catalog.ksy(name)) for name in catalog.FORMATS})
+    done = subprocess.run(["node", "-e", COMPILE_JS, str(out)], input=specs, text=True,
+                          capture_output=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
     sys.path.insert(0, str(out))
     try:
         for name in catalog.FORMATS:

@@ -1,26 +1,28 @@
-"""Every registered codec (whatever is merged: the tests iterate ``registry.available()``)
-follows the protocol and survives hostile input: random bytes and mutated seed vectors give
-Decoded units (with errors where decoding stopped) or a clean MqtoolError — never another
-exception — and whatever comes out renders as a listing, annotated hex and JSON."""
+"""Every registered codec (the tests iterate ``registry.names()``) follows the protocol and
+survives hostile input: random bytes and mutated seed vectors give Decoded units (with
+errors where decoding stopped) or a clean MqtoolError — never another exception — and
+whatever comes out renders as a listing, annotated hex and JSON."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqtool import registry
-from mqtool.errors import MqtoolError, UndumpError
+from mqtool.errors import InputError, MqtoolError, UndumpError
 from mqtool.io.undump import undump
 from mqtool.model import Decoded
 from mqtool.render.annotate import annotate_unit
 from mqtool.render.listing import unit_lines
 from tests.helpers import TESTDATA
 
-CODECS = registry.available()
+CODECS = registry.names()
 
 
 @lru_cache(maxsize=1)
@@ -83,15 +85,40 @@ SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def test_registry_lists_this_branchs_codecs() -> None:
-    assert {"redolog", "matqmsg"} <= set(CODECS) <= set(registry.CODECS)
+def test_every_format_package_has_one_codec_in_the_list() -> None:
+    from mqtool import formats
+
+    packages = sorted(p.name for p in Path(formats.__file__).parent.iterdir()
+                      if (p / "codec.py").is_file())
+    modules = sorted(c.decode.ref.split(".")[2] for c in registry.CODECS)  # type: ignore[attr-defined]
+    assert modules == packages and len(set(CODECS)) == len(CODECS) == len(packages)
+
+
+def test_every_function_a_codec_names_exists() -> None:
+    from mqtool.codec import Later
+
+    for c in registry.CODECS:
+        for f in (c.decode, c.detect, c.build, c.stream, c.message_decoder, c.sniff_dump,
+                  c.dump_reader, c.fast_json, c.fast_listing):
+            if isinstance(f, Later):
+                assert callable(f.resolve()), f
+
+
+def test_names_and_aliases_resolve_to_their_codec() -> None:
+    for c in registry.CODECS:
+        for name in (*c.names, c.name.upper()):
+            assert registry.codec(name) is c
+    with pytest.raises(InputError, match="unknown format 'nope'; known: urb, csq1logp, "
+                                         "sas-attachment, redolog, matqmsg, mq"):
+        registry.codec("nope")
 
 
 @pytest.mark.parametrize("name", CODECS)
 def test_codec_protocol(name: str) -> None:
     mod = registry.codec(name)
-    assert name == mod.FORMAT
+    assert name == mod.name and mod.title.endswith(".")
     assert callable(mod.decode) and callable(mod.detect)
+    assert (mod.build is None) or callable(mod.build)
     for blob in (b"", b"\x00", bytes(64), b"\xff" * 64):
         d = mod.detect(blob)
         assert d is None or (isinstance(d, registry.Detection) and d.format == name
@@ -154,29 +181,48 @@ def test_identify_reads_dump_text_and_says_so() -> None:
 
 
 def test_identify_reports_a_failing_detector(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mqtool.formats.matqmsg import codec as matqmsg
-
     def broken(data: bytes) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(matqmsg, "detect", broken)
+    monkeypatch.setattr(registry, "CODECS", tuple(
+        replace(c, detect=broken) if c.name == "matqmsg" else c for c in registry.CODECS))
     found = registry.identify(b"\x10" + bytes(15))
     failed = [d for d in found if d.format == "matqmsg"]
     assert failed and failed[0].confidence == 0.0 and "RuntimeError: boom" in failed[0].reason
 
 
-def test_queue_dump_sniffer_is_used_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_queue_dump_sniff", lambda: (lambda data: "dmpmqmsg"))
+def test_queue_dump_sniffer_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "sniff_dump", lambda data: "dmpmqmsg")
     [d] = registry.text_detections(b"A QUEUE DUMP\n")
     assert (d.format, d.confidence, d.reason) == ("dmpmqmsg", 0.9, "IBM MQ dmpmqmsg queue dump")
-    monkeypatch.setattr(registry, "_queue_dump_sniff", lambda: None)
+    monkeypatch.setattr(registry, "sniff_dump", lambda data: None)
     assert registry.text_detections(b"A QUEUE DUMP\n") == []
 
     def broken(data: bytes) -> str:
         raise ValueError("bad")
 
-    monkeypatch.setattr(registry, "_queue_dump_sniff", lambda: broken)
+    monkeypatch.setattr(registry, "sniff_dump", broken)
     text = (TESTDATA / "osb" / "sample1.header.dump").read_bytes()
     failed, *rest = registry.text_detections(text)
     assert (failed.confidence, failed.reason) == (0.0, "queue dump sniffer failed: ValueError: bad")
     assert rest[0].format == "redolog"  # dump text is still identified
+
+
+def test_every_queue_dump_producer_is_named_in_words() -> None:
+    """The producers come from ``formats.mq.dumps.producers`` (the reader's list too): an
+    RFHUtil save file is identified as one, not with a fallback name."""
+    from mqtool.formats.mq.dumps.read import FORMATS
+    from tests.formats.mq.producers import Msg, rfhutil_file
+
+    assert tuple(registry.queue_dumps()) == FORMATS
+    data = rfhutil_file([Msg(b"first body", {"msgtype": 8}), Msg(b"second", {"msgtype": 1})])
+    [best, *_] = registry.identify(data)
+    assert (best.format, best.confidence, best.reason) == ("rfhutil", 0.9, "RFHUtil save file")
+    assert best.options == {"queue_dump": "rfhutil"}
+
+
+def test_msgtype_names_its_codec() -> None:
+    """SAS Application Messaging: MsgType 100000 (attachment header) and 100001
+    (subordinate message) are SAS attachment bodies; MQMT_DATAGRAM (8) names no codec."""
+    assert registry.msgtype_codec(100000) is registry.msgtype_codec(100001) is registry.codec("sas")
+    assert registry.msgtype_codec(8) is None and registry.msgtype_codec(None) is None

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqtool.tod import Tod, tod_to_unix_micros
+from mqtool.tod import Tod, tod_array_to_unix_micros, tod_to_unix_micros
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -67,6 +67,27 @@ def test_parse_rejects_nonsense() -> None:
 
 def test_unix_micros() -> None:
     assert tod_to_unix_micros(0x7D91048BCA000000) == 0
+
+
+UNIX = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("order", [">u8", "<u8"])
+def test_array_unix_micros_agree_with_datetime_arithmetic(order: str) -> None:
+    """The bulk paths' vectorised form, checked against the standard library's calendar."""
+    import numpy as np
+
+    raws = [0xBB680AF2C1C27F60, 0xDECC38049F04E000, 0xB361183F48000000, 0x7D91048BCA000000,
+            0x0000000000001000, 0xFFFFFFFFFFFFFFFF]
+    got = tod_array_to_unix_micros(np.array(raws, dtype=order))
+    assert got.dtype == np.int64
+    want = []
+    for raw in raws:
+        dt = datetime(1900, 1, 1, tzinfo=UTC) + timedelta(microseconds=raw // 4096)
+        delta = dt - UNIX
+        want.append((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
+    assert got.tolist() == want
+    assert got[0] == tod_to_unix_micros(raws[0])
 
 
 @given(st.datetimes(min_value=datetime(1900, 1, 1, 0, 0, 0, 1), max_value=datetime(2042, 9, 17),

@@ -454,17 +454,21 @@ types:
       doc: unit-of-work control (MQCUOWC_*)
     - id: getwaitinterval
       type: s4
+      doc: MQCGWI_* names
     - id: linktype
       type: s4
       enum: mqcih_linktype
     - id: outputdatalength
       type: s4
+      doc: MQCODL_* names
     - id: facilitykeeptime
       type: s4
     - id: adsdescriptor
       type: s4
+      doc: MQCADSD_* names
     - id: conversationaltask
       type: s4
+      doc: MQCCT_* names
     - id: taskendstatus
       type: s4
       enum: mqcih_taskendstatus

@@ -1,14 +1,17 @@
 """The ``mqtool`` command: a click group whose subcommands load lazily.
 
 Commands are listed in tables (module:attribute and one-line help), so ``mqtool --help``
-imports no codec, numpy, pandas or pyspark, and each subcommand lives in its own module.
+imports no decoder, numpy, pandas or pyspark, and each subcommand lives in its own module.
+The ``decode`` and ``build-request`` tables are derived from ``registry.CODECS``.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,30 +23,55 @@ USAGE = 1  # errors.ExitStatus.USAGE (not imported here: --help stays light)
 ENVIRONMENT = 4  # errors.ExitStatus.ENVIRONMENT
 INTERNAL_ERROR = 70  # a bug: reported in one line, traceback with MQTOOL_DEBUG=1
 
-# name -> (module:attribute, one-line help); tests keep the help in sync with the commands
-DECODE = {
-    "urb": ("mqtool.cli.urb:decode_urb",
-            "Event Replicator URB messages (URBH, URBI, URBS, URBT, URBR, URBD, URBE, ...)."),
-    "sas-attachment": ("mqtool.cli.sas:decode_sas",
-                       "SAS Application Messaging attachment header or subordinate message."),
-    "csq1logp": ("mqtool.cli.csq1logp:decode_csq1logp",
-                 "IBM MQ for z/OS CSQ1LOGP EXTRACT records."),
-    "redolog": ("mqtool.cli.redolog:decode_redolog",
-                "TIBCO OSB redolog parameter list, header or intent list."),
-    "matqmsg": ("mqtool.cli.matqmsg:decode_matqmsg",
-                "IBM i MATQMSG receiver or message selection template."),
-    "mq": ("mqtool.cli.mq:decode_mq",
-           "IBM MQ header chain (MQDLH, MQRFH2, MQXQH, MQTM, MQCIH, MQIIH, ...) and payload."),
-    "auto": ("mqtool.cli.auto:decode_auto", "Recognise the format, then decode with it."),
-}
-BUILD = {
-    "urb": ("mqtool.cli.urb:build_urb",
-            "Event Replicator input request (open, close, inst, tran, stat)."),
-    "sas-attachment": ("mqtool.cli.sas:build_sas",
-                       "The message set of a SAS attachment, as a queue dump."),
-    "matqmsg": ("mqtool.cli.matqmsg:build_matqmsg", "IBM i MATQMSG message selection template."),
-    "mq": ("mqtool.cli.mq:build_mq", "A payload wrapped in IBM MQ headers (MQDLH, MQRFH2, ...)."),
-}
+_HERE = Path(__file__).parent
+Target = str | dict[str, "Entry"] | Callable[[], click.Command] | Callable[[], dict[str, "Entry"]]
+Entry = tuple[Target, str]  # (module:attribute, a sub-table or a command factory; one-line help)
+
+
+def format_commands(verb: str) -> dict[str, Entry]:
+    """``decode NAME`` / ``build-request NAME`` for every format of ``registry.CODECS``
+    (builders: those with a ``build_title``), help from the codec. A format's own commands
+    are ``<verb>_<module>`` in ``cli/<module>.py``, the module named for one of the
+    format's names; a format without one gets the generic command of ``cli/generic.py``."""
+    from mqtool import registry
+
+    table: dict[str, Entry] = {}
+    for c in registry.CODECS:
+        if verb == "build" and not (c.build is not None and c.build_title):
+            continue
+        module = next((n for n in c.names if (_HERE / f"{n}.py").is_file()), None)
+        target: Target = (f"mqtool.cli.{module}:{verb}_{module}" if module
+                          else functools.partial(_generic, verb, c.name))
+        table[c.name] = (target, c.build_title if verb == "build" else c.title)
+    return table
+
+
+def _generic(verb: str, name: str) -> click.Command:
+    """The generic command of a format (imported like every command: by the table)."""
+    command: click.Command = importlib.import_module("mqtool.cli.generic").command(verb, name)
+    return command
+
+
+@functools.cache
+def decode_table() -> dict[str, Entry]:
+    return {**format_commands("decode"),
+            "auto": ("mqtool.cli.auto:decode_auto", "Recognise the format, then decode with it.")}
+
+
+@functools.cache
+def build_table() -> dict[str, Entry]:
+    return format_commands("build")
+
+
+def __getattr__(name: str) -> dict[str, Entry]:
+    """``DECODE`` and ``BUILD``, made from the registry when first asked for (``mqtool
+    --help`` loads no registry)."""
+    tables = {"DECODE": decode_table, "BUILD": build_table}
+    if name not in tables:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return tables[name]()
+
+
 REASSEMBLE = {
     "attachment": ("mqtool.cli.sas:reassemble_attachment",
                    "Rebuild SAS attachments (files, data sets) from a queue dump."),
@@ -61,8 +89,8 @@ SPARK_EXTRACT = {
 TOP = {
     "dump": ("mqtool.cli.dump:dump",
              "Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back."),
-    "decode": (DECODE, "Decode messages, records and templates; listing, --annotate, --json."),
-    "build-request": (BUILD, "Build request messages and templates."),
+    "decode": (decode_table, "Decode messages, records and templates; listing, --annotate, --json."),
+    "build-request": (build_table, "Build request messages and templates."),
     "reassemble": (REASSEMBLE, "Rebuild logical units from the physical messages of a dump."),
     "reassemble-attachment": ("mqtool.cli.sas:reassemble_attachment",
                               "Same as 'reassemble attachment'."),
@@ -80,15 +108,6 @@ TOP = {
 }
 
 
-_HERE = Path(__file__).parent
-
-
-def _available(target: str) -> bool:
-    """Is the command's module present? (A file check: importing would cost start-up time.)"""
-    module = target.split(":")[0]
-    return (_HERE / (module.rsplit(".", 1)[-1] + ".py")).is_file()
-
-
 class StdoutClosedError(Exception):
     """The reader of our stdout pipe has gone (``mqtool dump big.bin | head``)."""
 
@@ -96,28 +115,31 @@ class StdoutClosedError(Exception):
 class LazyGroup(click.Group):
     """A group whose commands are imported only when run or asked for help."""
 
-    def __init__(self, *args: Any, table: dict[str, tuple[Any, str]], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, table: dict[str, Entry], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.table = table
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [n for n, (target, _) in self.table.items()
-                if isinstance(target, dict) or _available(target)]
+        return list(self.table)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         entry = self.table.get(name)
         if entry is None:
             return None
         target, help_text = entry
+        if target is decode_table or target is build_table:  # made from the registry
+            target = target()
         if isinstance(target, dict):
             if name in DEFAULTED:
                 return DefaultGroup(name=name, table=target, help=help_text, short_help=help_text,
                                     default=DEFAULTED[name])
             return LazyGroup(name=name, table=target, help=help_text, short_help=help_text)
-        if not _available(target):
-            return None
+        if callable(target):
+            made = target()
+            return made if isinstance(made, click.Command) else None
         module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        command: click.Command = getattr(importlib.import_module(module), attr)
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -138,34 +160,15 @@ DEFAULTED = {"extract": "csq1logp", "spark-extract": "csq1logp"}
 
 
 class DefaultGroup(LazyGroup):
-    """A lazy group with a default subcommand, used when the first argument names none.
-    Subcommands another module may not provide yet are listed only when their function
-    exists."""
+    """A lazy group with a default subcommand, used when the first argument names none."""
 
     def __init__(self, *args: Any, default: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.default = default
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return [n for n in super().list_commands(ctx) if self._provided(n)]
-
-    def _provided(self, name: str) -> bool:
-        module, attr = self.table[name][0].split(":")
-        try:
-            return hasattr(importlib.import_module(module), attr)
-        except ImportError:
-            return False
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in self.table and not self._provided(name):
-            return None
-        return super().get_command(ctx, name)
-
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.table and args[0] not in ("-h", "--help"):
             args = [self.default, *args]
-        elif args and args[0] in self.table and not self._provided(args[0]):
-            args = [self.default, *args]  # a file named like a format not provided here
         return super().parse_args(ctx, args)
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -236,8 +239,17 @@ def _quiet_stdout() -> None:
         pass
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def printable(message: str) -> str:
+    """A message for a terminal: control characters from the input (an escape sequence, a
+    carriage return, a record separator) shown as ``\\xNN``, never acted on."""
+    return message.translate(_CONTROL)
+
+
 def _error(message: str) -> None:
-    sys.stderr.write(f"mqtool: {message}\n")
+    sys.stderr.write(f"mqtool: {printable(message)}\n")
     sys.stderr.flush()
 
 

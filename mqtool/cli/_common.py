@@ -6,27 +6,23 @@ A command parses its options, calls one library function, hands the result to
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from mqtool.errors import (
-    DecodeError,
-    EmptyInputError,
-    ExitStatus,
-    InputError,
-    NoMessagesError,
-    WrongFormatError,
-)
+from mqtool.errors import ExitStatus, InputError, WrongFormatError
 from mqtool.model import Decoded
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mqtool.io.inputs import Source
 
 
 @dataclass
@@ -60,7 +56,7 @@ class Env:
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
-    def console(self):  # type: ignore[no-untyped-def]
+    def console(self) -> Console:
         """A rich console on stdout that colours only when ``color`` says so."""
         from rich.console import Console
 
@@ -68,12 +64,20 @@ class Env:
             def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
                 raise BrokenPipeError(32, "Broken pipe")
 
-        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,
+        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
                        no_color=not self.color, highlight=False, soft_wrap=True,
                        width=400 if not self.stdout_isatty else None)
 
+    def console_err(self) -> Console:
+        """A rich console on stderr (summaries and progress bars for a person watching)."""
+        from rich.console import Console
+
+        return Console(file=self.stderr, highlight=False)
+
     def error(self, message: str) -> None:
-        self.stderr.write(f"mqtool: {message}\n")
+        from mqtool.cli import printable
+
+        self.stderr.write(f"mqtool: {printable(message)}\n")
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
@@ -113,38 +117,6 @@ def refuse_binary_to_terminal(env: Env) -> None:
     has_dump = ctx is not None and any("--dump" in getattr(p, "opts", ()) for p in ctx.command.params)
     how = "use -o FILE, a pipe, or --dump for a hex dump" if has_dump else "use -o FILE or a pipe"
     raise InputError(f"refusing to write binary data to a terminal: {how}")
-
-
-def refuse_directory(file: str) -> None:
-    """The one rule for directories given to a command that does not read queue dumps:
-    ``FILE: is a directory`` (exit status 1), as ``io.inputs`` says it for every input."""
-    if file != "-" and Path(file).is_dir():
-        raise InputError(f"{file}: is a directory")
-
-
-class DumpProblemsError(DecodeError):
-    """Some files or messages of a queue dump could not be read (each said on stderr first);
-    the rest was decoded: exit status 2."""
-
-    def __init__(self, source: str, count: int) -> None:
-        super().__init__("queue-dump", "", 0, f"{source}: {count} file(s) or message(s) of this "
-                                             "dump could not be read (listed above)")
-
-    def describe(self) -> str:
-        return f"{self.format}: {self.reason}"
-
-
-def report_dump(env: Env, dump: Any, source: str) -> int:
-    """After reading a queue dump: each unreadable file or message on stderr (one line, the
-    first 50); returns how many. No message at all is ``NoMessagesError`` (exit 2)."""
-    bad = list(dump.errors)
-    for p in bad[:50]:
-        env.error(f"{p.path}: {p.reason}")
-    if len(bad) > 50:
-        env.error(f"{source}: ... and {len(bad) - 50} more problems")
-    if dump.count == 0:
-        raise NoMessagesError(source, dump.format)
-    return len(bad)
 
 
 def get_env() -> Env:
@@ -228,27 +200,62 @@ def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         help="Colour output (only on a terminal with auto; NO_COLOR honoured).")(f)
 
 
-class CodepageParam(click.ParamType):
+class CodepageParam(click.ParamType):  # type: ignore[type-arg]
     """``--codepage``: a single-byte EBCDIC or ASCII-family page, resolved to its codec
-    name; anything else (utf-8, hex, rot13) is a usage error listing the pages mqtool reads."""
+    name; anything else (utf-8, hex, rot13) is a usage error listing the pages mqtool reads.
+    ``extra``: words a command gives a meaning of its own (``binary``); ``ebcdic``: the
+    format is EBCDIC only."""
 
     name = "codepage"
 
-    def __init__(self, *extra: str) -> None:
-        self.extra = tuple(e.lower() for e in extra)  # values a command gives its own meaning
+    def __init__(self, *extra: str, ebcdic: bool = False) -> None:
+        self.extra = tuple(e.lower() for e in extra)
+        self.ebcdic = ebcdic
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from mqtool.codepages import single_byte_codec
+        from mqtool.codepages import is_ebcdic, single_byte_codec
 
         if str(value).lower() in self.extra:
             return str(value).lower()
         try:
-            return single_byte_codec(str(value))
+            codec = single_byte_codec(str(value))
         except LookupError as e:
-            self.fail(str(e), param, ctx)
+            self.fail(str(e).strip("'\""), param, ctx)
+        if self.ebcdic and not is_ebcdic(codec):
+            self.fail(f"{value!r} is not an EBCDIC code page (the format writes EBCDIC)", param,
+                      ctx)
+        return codec
 
 
-CODEPAGE = CodepageParam()
+class CorrelIdParam(click.ParamType):  # type: ignore[type-arg]
+    """``--correlid HEX``: an MQMD CorrelId in hex, up to its 24 bytes (48 digits; ``X'..'``
+    as the documents write it); what a command does with it (a prefix to match, the G to
+    build) is its own rule."""
+
+    name = "correlid"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import re
+
+        text = str(value).strip()
+        if text.upper().startswith("X'") and text.endswith("'"):
+            text = text[2:-1]
+        if not re.fullmatch(r"[0-9A-Fa-f]{1,48}", text):
+            self.fail(f"{value!r} is not a CorrelId in hex (up to 48 digits)", param, ctx)
+        return text
+
+
+CORRELID = CorrelIdParam()
+
+
+def codepage_option(help_text: str, default: str | None = None, *extra: str,
+                    ebcdic: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--codepage CP`` of every command: one type, one rule (``CodepageParam``); the
+    default is 037 where nothing else says (shown), or None where the input or the
+    request says it (the help says how)."""
+    return click.option("--codepage", metavar="CP", default=default,
+                        type=CodepageParam(*extra, ebcdic=ebcdic),
+                        show_default=default is not None, help=help_text)
 
 
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -267,27 +274,20 @@ def command_format() -> str:
     return ctx.info_name if ctx.parent is not None and ctx.parent.parent is not None else "input"
 
 
-def read_unit_input(file: str, hex_text: bool, data: bytes | None = None) -> bytes:
-    """The bytes to decode: binary, or the bytes of dump text with ``--hex``.
+def read_unit(file: str, hex_text: bool) -> bytes:
+    """The bytes to decode: binary, or the bytes of dump text with ``--hex``
+    (``api.read_unit``, named for the running command's format)."""
+    from mqtool import api
 
-    Binary input that is really dump text gets a hint instead of a confusing decode error.
-    ``data`` is stdin already read (by ``read_sources``).
-    """
-    from mqtool.io.inputs import read_input
+    return api.read_unit(file, hex_text, command_format())
 
-    if data is None:
-        if file == "-" and _isatty(sys.stdin):
-            raise InputError("no input: give a FILE or pipe data into stdin")
-        data = read_input(file, hex_text)
-    elif hex_text:
-        from mqtool.io.undump import undump
 
-        data = undump(data.decode("utf-8", "replace"))
-    if not data:
-        raise EmptyInputError(command_format(), file)
-    if not hex_text and _is_dump_text(data):
-        raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
-    return data
+def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
+    """The input as decoders see it (``api.sources``): each message body of a queue dump,
+    or one blob; an unreadable message is said on stderr."""
+    from mqtool import api
+
+    return api.sources(file, hex_text, command_format(), get_env().error)
 
 
 def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
@@ -306,99 +306,32 @@ def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> N
     raise WrongFormatError(fmt, 0, f"{source}: these {len(data)} bytes are not {fmt}{hint}", who)
 
 
-@dataclass
-class Source:
-    """One unit of input to decode: the whole input, or one message of a queue dump."""
-
-    data: bytes
-    message: Any = None  # io.queue_dump.Message when the input is a queue dump
-
-
-def open_queue_dump(file: str, input_format: str | None = None) -> tuple[Any, bytes | None]:
-    """``(QueueDump, None)`` when FILE (or stdin) is a queue dump — dmpmqmsg, amqsbcg,
-    MQMD-prefixed binary, a directory of them —, else ``(None, stdin bytes if read)``."""
-    from mqtool.formats.mq.dumps.read import QueueDump, sniff
-
-    if input_format not in (None, "auto"):
-        return QueueDump(file, input_format), None
-    if file == "-":
-        if _isatty(sys.stdin):
-            raise InputError("no input: give a FILE or pipe data into stdin")
-        data = sys.stdin.buffer.read()
-        kind = sniff(data)
-        return (QueueDump("-", kind, stream=io.BytesIO(data)), None) if kind else (None, data)
-    p = Path(file)
-    if p.is_dir():
-        return QueueDump(file), None
-    from mqtool.io.inputs import open_regular
-
-    with open_regular(p) as f:  # missing, FIFO, device: refused here
-        kind = sniff(f.read(65536))
-    return (QueueDump(file, kind), None) if kind else (None, None)
-
-
-def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
-    """The input as decoders see it: each message body of a queue dump, or one blob."""
-    if not hex_text:
-        dump, data = open_queue_dump(file)
-        if dump is not None:
-            for msg in dump:
-                yield Source(msg.body, msg)
-            bad = report_dump(get_env(), dump, file)
-            if bad:
-                raise DumpProblemsError(file, bad)
-            return
-        yield Source(read_unit_input(file, hex_text, data))
-        return
-    yield Source(read_unit_input(file, hex_text))
-
-
-def _is_dump_text(data: bytes) -> bool:
-    from mqtool.io.undump import looks_like_dump
-
-    try:
-        text = data[:4096].decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    if any(ord(c) < 0x20 and c not in "\t\r\n" for c in text):
-        return False
-    return looks_like_dump(text)
-
-
 # --------------------------------------------------------------------------- output
+
+
+Writer = Callable[[Decoded, bytes, bool], None]  # (unit, its bytes, first?)
 
 
 def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bool = False,
                raw: bool = False, annotate: bool = False, tz: tzinfo | None = None,
-               strict_problems: bool = False) -> ExitStatus:
+               strict_problems: bool = False, fast: bool = False) -> ExitStatus:
     """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
 
-    ``units`` yields each unit with its own bytes. Returns DECODE when any unit has errors
-    (its partial output was printed first), or when ``strict_problems`` and any problem.
+    ``units`` yields each unit with its own bytes (a unit may carry its listing ``lines``).
+    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Returns
+    DECODE when any unit has errors (its partial output was printed first), or when
+    ``strict_problems`` and any problem.
     """
-    from mqtool.render.listing import unit_lines
-
+    if json_out:
+        write = _json_writer(env, raw, fast)
+    elif annotate:
+        write = _annotated_writer(env)
+    else:
+        write = _listing_writer(env, tz)
     status = ExitStatus.OK
-    console = env.console() if annotate and not json_out else None
     first = True
     for unit, data in units:
-        if json_out:
-            env.line(json.dumps(unit.to_json(raw), ensure_ascii=False, separators=(",", ":")))
-        else:
-            if not first:
-                env.line()
-            if console is not None:
-                from mqtool.render.annotate import annotate_unit
-
-                if unit.title:
-                    console.print(unit.title)
-                for text in annotate_unit(unit, data):
-                    console.print(text)
-                for p in unit.problems:
-                    console.print(f"problem: {p.describe()}")
-            else:
-                for text in unit_lines(unit, tz):
-                    env.line(text)
+        write(unit, data, first)
         first = False
         where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
                  if "message" in unit.attrs else "")
@@ -408,6 +341,169 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
             status = ExitStatus.DECODE
     env.stdout.flush()
     return status
+
+
+def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    dumps = _fast_dumps() if fast else _dumps
+    write = env.stdout.write
+
+    def one(unit: Decoded, data: bytes, first: bool) -> None:
+        write(dumps(unit.to_json(raw)) + b"\n")
+
+    return one
+
+
+def _dumps(obj: object) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _fast_dumps() -> Callable[[object], bytes]:
+    """orjson's dumps (a dependency), json's for what orjson refuses (integers past 64 bits)."""
+    try:
+        import orjson
+    except ImportError:
+        return _dumps
+
+    def dumps(obj: object) -> bytes:
+        try:
+            return orjson.dumps(obj)
+        except (TypeError, orjson.JSONEncodeError):
+            return _dumps(obj)
+
+    return dumps
+
+
+def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
+    from mqtool.render.listing import unit_lines
+
+    write = env.stdout.write
+
+    def one(unit: Decoded, data: bytes, first: bool) -> None:
+        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz))
+        text = "".join(line + "\n" for line in lines)
+        write((text if first else "\n" + text).encode("utf-8"))
+
+    return one
+
+
+def _annotated_writer(env: Env) -> Writer:
+    from mqtool.render.annotate import annotate_unit
+
+    console = env.console()
+
+    def one(unit: Decoded, data: bytes, first: bool) -> None:
+        if not first:
+            env.line()
+        if unit.title:
+            console.print(unit.title)
+        for text in annotate_unit(unit, data):
+            console.print(text)
+        for p in unit.problems:
+            console.print(f"problem: {p.describe()}")
+
+    return one
+
+
+def summary_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--summary FILE``: the run's summary as JSON (``-``: on stdout), in every bulk
+    command."""
+    return click.option("--summary", "summary_path", metavar="FILE",
+                        type=click.Path(allow_dash=True),
+                        help="Also write the summary (rows, errors by reason) as JSON to FILE "
+                             "(- for stdout).")(f)
+
+
+def write_summary(env: Env, path: str, info: dict[str, Any]) -> None:
+    """The summary of ``--summary FILE``; ``-`` prints it on stdout."""
+    if path == "-":
+        env.line(json.dumps(info, indent=2))
+        env.stdout.flush()
+        return
+    from mqtool import api
+
+    api.write_summary(path, info)
+
+
+def spark_conf(confs: Iterable[str]) -> dict[str, str]:
+    """``--conf K=V`` values as a Spark configuration."""
+    conf = {}
+    for kv in confs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise click.BadParameter(f"{kv!r} is not K=V", param_hint="--conf")
+        conf[k.strip()] = v
+    return conf
+
+
+class Progress:
+    """A rich progress bar on stderr, only when stderr is a terminal and the work is large
+    (``total`` bytes, at least ``least``); the callback takes the bytes done so far, or
+    (``steps``) the bytes done since the last call."""
+
+    def __init__(self, env: Env, label: str, total: int | None, *, steps: bool = False,
+                 least: int = 8 << 20) -> None:
+        self.env, self.label, self.total, self.steps, self.least = env, label, total, steps, least
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[int], None] | None:
+        if not self.env.stderr_isatty or not self.total or self.total < self.least:
+            return None
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        self.bar = Progress(self.label, BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                            TimeRemainingColumn(), console=self.env.console_err(), transient=True)
+        self.bar.start()
+        task = self.bar.add_task(self.label, total=self.total)
+        if self.steps:
+            return lambda n: self.bar.advance(task, n)
+        return lambda done: self.bar.update(task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def build_output_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``-o/--output``, ``--dump`` and ``--force``: where a builder writes, the same in every
+    builder."""
+    for opt in (click.option("--force", is_flag=True, help="Overwrite an existing output file."),
+                click.option("--dump", "as_dump", is_flag=True,
+                             help="Print a hex dump of what was built instead of the bytes."),
+                click.option("-o", "--output", metavar="FILE", type=click.Path(),
+                             help="Write what was built to FILE (default: stdout, never a "
+                                  "terminal).")):
+        f = opt(f)
+    return f
+
+
+def write_built(env: Env, data: bytes | list[tuple[bytes, str]], output: str | None,
+                force: bool, as_dump: bool, codepage: str = "cp037", *, text: bool = False) -> int:
+    """What a builder built to ``-o FILE`` or stdout: its bytes (never to a terminal,
+    unless they are ``text``), or (``as_dump``) their hex dump; ``data`` may be several
+    pieces, each dumped in its own code page."""
+    pieces = [(data, codepage)] if isinstance(data, bytes) else data
+    if as_dump:
+        from mqtool.render.hexdump import dump_bytes
+
+        out = "\n".join(dump_bytes(b, codepage=cp) for b, cp in pieces).encode("utf-8")
+    else:
+        out = b"".join(b for b, _ in pieces)
+    if output and output != "-":
+        from mqtool.io.outputs import write_file
+
+        write_file(output, out, force)
+        return ExitStatus.OK
+    if not (as_dump or text):
+        env.refuse_binary_to_terminal()
+    env.stdout.write(out)
+    env.stdout.flush()
+    return ExitStatus.OK
 
 
 def write_binary(env: Env, data: bytes, output: str | None, force: bool = False) -> None:

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env, read_unit_input
-from mqtool.errors import ExitStatus, InputError
+from mqtool.cli._common import (
+    Env,
+    Progress,
+    codepage_option,
+    decoder_options,
+    emit_units,
+    get_env,
+    spark_conf,
+    summary_option,
+    write_summary,
+)
+from mqtool.errors import ExitStatus
 
 FRAMING_HELP = ("Record framing: rdw (FTP 'quote site rdw'), bdw (BDW+RDW blocks, RECFM=U "
                 "copies), none (no RDWs: boundaries from ldatalen), auto (detect).")
@@ -24,22 +31,8 @@ def _framing(f: Callable[..., Any]) -> Callable[..., Any]:
                         default="auto", show_default=True, help=FRAMING_HELP)(f)
 
 
-def _codepage(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from mqtool.codepages import codec_name, is_ebcdic
-
-    try:
-        name = codec_name(value)
-    except LookupError as e:
-        raise click.BadParameter(str(e).strip("'\"")) from None
-    if not is_ebcdic(name):
-        raise click.BadParameter(f"{value!r} is not an EBCDIC code page (CSQ1LOGP writes EBCDIC)")
-    return name
-
-
-def _codepage_opt(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--codepage", default="cp037", show_default=True, metavar="CP",
-                        callback=_codepage,
-                        help="EBCDIC code page of the character fields: 037, 500, 1047, 1140, ...")(f)
+_codepage_opt = codepage_option("EBCDIC code page of the character fields: 037, 500, 1047, "
+                                "1140, ...", "037", ebcdic=True)
 
 
 def _mode_opt(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -51,10 +44,10 @@ def _mode_opt(f: Callable[..., Any]) -> Callable[..., Any]:
 def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     if value is None:
         return None
-    from mqtool.formats.csq1logp.extract import parse_size
+    from mqtool import api
 
     try:
-        return parse_size(value)
+        return api.parse_size(value)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
 
@@ -80,21 +73,12 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
     heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
     span is reported with its offset and decoding resumes at the next record (exit 2).
     """
+    from mqtool import api
     from mqtool.errors import DecodeError
-    from mqtool.formats.csq1logp.decode import decode_stream
 
     env = get_env()
-    if not hex_text and file != "-" and os.path.isfile(file):
-        # a file of any size: framed and printed piece by piece (bounded memory)
-        from mqtool.formats.csq1logp.framing import SNIFF, read_chunks
-
-        head = b"".join(read_chunks(file, 0, SNIFF, SNIFF))
-        read_unit_input(file, False, head)  # refuses dump text with a hint
-        units = decode_stream(read_chunks(file), head, framing, codepage,
-                              leap_seconds=leap_seconds, final=len(head) < SNIFF)
-    else:
-        data = read_unit_input(file, hex_text)
-        units = decode_stream([data], data[:65536], framing, codepage, leap_seconds=leap_seconds)
+    units = api.decode_file("csq1logp", file, hex_text, framing=framing, codepage=codepage,
+                            leap_seconds=leap_seconds)
     seen = 0
 
     def counted() -> Iterator[Any]:
@@ -142,8 +126,7 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
               help="Processes for large inputs (default: every core).")
 @click.option("--split-size", callback=_size, default="32m", show_default=True, metavar="SIZE",
               help="Cut files larger than two splits at record boundaries into SIZE pieces.")
-@click.option("--summary", "summary_path", metavar="FILE", type=click.Path(),
-              help="Also write the summary as JSON.")
+@summary_option
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 def extract(files: tuple[str, ...], output: str | None, to: str | None, framing: str,
             codepage: str, mode: str, queue: tuple[str, ...], verb: tuple[str, ...],
@@ -158,125 +141,37 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     decoded by every core. Exit status 2 when any bad span was met (the rows were still
     written), 3 when --messages found incomplete messages.
     """
+    from mqtool import api
     from mqtool.errors import MqtoolError
-    from mqtool.formats.csq1logp.extract import (
-        Filters,
-        Summary,
-        check_output,
-        output_format,
-        temp_beside,
-    )
-    from mqtool.formats.csq1logp.extract import extract as run_extract
+    from mqtool.io.inputs import total_size
 
     env = get_env()
+    run = api.ExtractRun(to, framing, codepage, mode, _filters(queue, verb, urid, qmgr, since,
+                                                               until, status),
+                         messages, max_segment, workers, split_size, force, summary_path)
     try:
-        filters = Filters.make(queue, verb, urid, qmgr, since, until, status)
+        with Progress(env, "extract", total_size(files), steps=True) as advance:
+            info = api.extract_csq1logp(files, output, run, stdout=env.stdout, progress=advance)
+    except MqtoolError as e:
+        if summary_path and hasattr(e, "summary"):
+            write_summary(env, summary_path, {**e.summary, "failed": str(e)})
+        raise
+    if summary_path:
+        write_summary(env, summary_path, info)
+    if env.stderr_isatty:
+        print_summary(env, info)
+    return _status(env, info)
+
+
+def _filters(queue: tuple[str, ...], verb: tuple[str, ...], urid: tuple[str, ...],
+             qmgr: tuple[str, ...], since: str | None, until: str | None,
+             status: tuple[str, ...]) -> Any:
+    from mqtool import api
+
+    try:
+        return api.csq1logp_filters(queue, verb, urid, qmgr, since, until, status)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    from mqtool.formats.csq1logp.extract import is_dir_output
-
-    if is_dir_output(output):
-        return _extract_to_dir(env, files, output, framing, codepage, mode, filters,  # type: ignore[arg-type]
-                               messages, max_segment, workers, split_size, summary_path, force)
-    fmt = output_format(output, to)
-    to_file = bool(output and output != "-")
-    if not to_file and fmt == "parquet":
-        raise click.UsageError("Parquet needs a file: -o OUT.parquet")
-    if to_file:
-        check_output(output, force)  # type: ignore[arg-type]
-    if summary_path:
-        check_output(summary_path, True)
-    summary = Summary(mode=mode.upper())
-    paths, names, cleanup = _spool_stdin(files)
-    tmp = temp_beside(output) if to_file else None  # type: ignore[arg-type]
-    failed: MqtoolError | None = None
-    try:
-        total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
-        with _progress(env, total) as advance:
-            run_extract(paths, tmp or env.stdout, fmt=fmt, framing=framing, codepage=codepage,
-                        mode=mode.upper(), filters=filters, messages=messages, max_seg=max_segment,
-                        workers=workers, split_size=split_size, progress=advance, names=names,
-                        summary=summary)
-        if tmp:
-            os.replace(tmp, output)  # type: ignore[arg-type]
-            tmp = None
-    except MqtoolError as e:
-        failed = e
-    finally:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)  # a failed run leaves no output file
-        for p in cleanup:
-            os.unlink(p)
-    info = summary.to_json()
-    if failed is not None:
-        info["failed"] = str(failed)
-    if summary_path:
-        with open(summary_path, "w", encoding="utf-8") as f:
-            json.dump(info, f, indent=2)
-            f.write("\n")
-    if failed is not None:
-        raise failed
-    if env.stderr_isatty:
-        print_summary(env, info)
-    return _status(env, info)
-
-
-def _extract_to_dir(env: Env, files: tuple[str, ...], outdir: str, framing: str, codepage: str,
-                    mode: str, filters: Any, messages: bool, max_segment: int,
-                    workers: int | None, split_size: int, summary_path: str | None,
-                    force: bool) -> int:
-    """``extract -o DIR/``: spark-extract's layout (records/ by log_date, errors/,
-    messages/, _summary.json), written in a scratch folder and moved into place."""
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from mqtool.formats.csq1logp.extract import Summary
-    from mqtool.formats.csq1logp.extract import extract as run_extract
-    from mqtool.spark.job import check_output as check_dir
-
-    check_dir(outdir, force)
-    if summary_path:
-        from mqtool.formats.csq1logp.extract import check_output
-
-        check_output(summary_path, True)
-    root = Path(outdir).resolve()
-    created = not root.exists()
-    paths, names, cleanup = _spool_stdin(files)
-    summary = Summary(mode=mode.upper())
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
-    try:
-        total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
-        with _progress(env, total) as advance:
-            run_extract(paths, str(scratch), fmt="dir", framing=framing, codepage=codepage,
-                        mode=mode.upper(), filters=filters, messages=messages,
-                        max_seg=max_segment, workers=workers, split_size=split_size,
-                        progress=advance, names=names, summary=summary)
-        for name in ("records", "errors", "messages"):
-            if (scratch / name).exists():
-                if (root / name).exists():
-                    shutil.rmtree(root / name)  # --force was checked
-                os.replace(scratch / name, root / name)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
-    finally:
-        for p in cleanup:
-            os.unlink(p)
-    shutil.rmtree(scratch, ignore_errors=True)
-    info = summary.to_json()
-    info["output"] = str(root)
-    for target in (str(root / "_summary.json"), summary_path):
-        if target:
-            with open(target, "w", encoding="utf-8") as f:
-                json.dump(info, f, indent=2)
-                f.write("\n")
-    if env.stderr_isatty:
-        print_summary(env, info)
-    return _status(env, info)
 
 
 def _status(env: Env, info: dict[str, Any]) -> int:
@@ -295,58 +190,6 @@ def _status(env: Env, info: dict[str, Any]) -> int:
         env.error(f"csq1logp: {msgs['incomplete']} incomplete message(s) ({by})")
         return ExitStatus.INCOMPLETE
     return ExitStatus.OK
-
-
-def _spool_stdin(files: tuple[str, ...]) -> tuple[list[str], dict[str, str], list[str]]:
-    """``-`` is copied to a temporary file (splits need a seekable file)."""
-    import tempfile
-
-    paths, names, cleanup = [], {}, []
-    for f in files:
-        if f != "-":
-            paths.append(f)
-            continue
-        if sys.stdin.isatty():
-            raise InputError("no input: give a FILE or pipe data into stdin")
-        fd, tmp = tempfile.mkstemp(prefix="mqtool-stdin-")
-        with os.fdopen(fd, "wb") as out:
-            while chunk := sys.stdin.buffer.read(1 << 22):
-                out.write(chunk)
-        paths.append(tmp)
-        names[tmp] = "-"
-        cleanup.append(tmp)
-    return paths, names, cleanup
-
-
-class _progress:  # noqa: N801 (a context manager used like a function)
-    """A rich progress bar on stderr, only when stderr is a terminal."""
-
-    def __init__(self, env: Env, total: int) -> None:
-        self.env, self.total = env, total
-        self.bar: Any = None
-
-    def __enter__(self) -> Callable[[int], None] | None:
-        if not self.env.stderr_isatty or self.total < (8 << 20):
-            return None
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            DownloadColumn,
-            Progress,
-            TimeRemainingColumn,
-            TransferSpeedColumn,
-        )
-
-        self.bar = Progress("extract", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                            TimeRemainingColumn(), console=Console(file=self.env.stderr),
-                            transient=True)
-        self.bar.start()
-        task = self.bar.add_task("extract", total=self.total)
-        return lambda n: self.bar.advance(task, n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def print_summary(env: Env, info: dict[str, Any]) -> None:
@@ -450,21 +293,11 @@ def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tupl
     from mqtool.spark import job
 
     env = get_env()
-    conf = {}
-    for kv in confs:
-        k, sep, v = kv.partition("=")
-        if not sep or not k:
-            raise click.BadParameter(f"{kv!r} is not K=V", param_hint="--conf")
-        conf[k.strip()] = v
-    from mqtool.formats.csq1logp.extract import Filters
-
+    conf = spark_conf(confs)
     filters = {"queue": ",".join(queue), "verb": ",".join(verb), "urid": ",".join(urid),
                "qmgr": ",".join(qmgr), "since": since or "", "until": until or "",
                "status": ",".join(status)}
-    try:
-        Filters.make(queue, verb, urid, qmgr, since, until, status)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
+    _filters(queue, verb, urid, qmgr, since, until, status)  # refused before the JVM starts
     opts = job.JobOptions(inputs=list(inputs), outdir=outdir, framing=framing, codepage=codepage,
                           mode=mode.upper(), split_size=split_size, messages=messages,
                           max_seg=max_segment, force=force, writer=writer,

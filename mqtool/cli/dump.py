@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mqtool.cli._common import Env, color_option, get_env
+from mqtool.cli._common import Env, codepage_option, color_option, get_env
 from mqtool.errors import ExitStatus, InputError
 from mqtool.render.hexdump import STYLES, DumpOptions
 
@@ -36,9 +36,8 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-u", "upper", is_flag=True, default=None, help="Upper-case hex (xxd style).")
 @click.option("--style", type=click.Choice(STYLES), default="document", show_default=True,
               help="document (the manuals'), xxd, or canonical (hexdump -C).")
-@click.option("--codepage", metavar="CP", default=None,
-              help="Character column code page: 037 (default for document style), 500, 1047, "
-                   "1140, ..., or ascii (default for xxd and canonical).")
+@codepage_option("Character column code page: 037 (default for document style), 500, 1047, "
+                 "1140, ..., or ascii (default for xxd and canonical).")
 @click.option("--dual", is_flag=True, help="Document style: EBCDIC and ASCII columns.")
 @click.option("-v", "--no-squeeze", is_flag=True,
               help="Print repeated lines instead of 'N identical line(s) suppressed' (document) "
@@ -109,9 +108,9 @@ def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None,
     start = seek if seek >= 0 or size is None else max(0, size + seek)
     blocks = xxd(iter_chunks(file, seek, length), opts, start=start)
     if output and output != "-":
-        from mqtool.io.outputs import open_new
+        from mqtool.io.outputs import atomic_output
 
-        with open_new(output, force) as f:
+        with atomic_output(output, force) as f:
             for block in blocks:
                 f.write(block)
         return ExitStatus.OK
@@ -136,9 +135,9 @@ def _dump(env: Env, file: str, opts: DumpOptions, seek: int, length: int | None,
             total = min(total, length)
     blocks = dump_blocks(iter_chunks(file, seek, length), opts, start=start, total=total)
     if output and output != "-":
-        from mqtool.io.outputs import open_new
+        from mqtool.io.outputs import atomic_output
 
-        with open_new(output, force) as f:
+        with atomic_output(output, force) as f:
             for block in blocks:
                 f.write(block)
         return ExitStatus.OK
@@ -271,13 +270,7 @@ def _chain(head: list[str], rest: Any) -> Any:
 def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> None:
     """Stream to stdout (what was read stays written when an error follows), or to FILE
     through a temporary file renamed at the end (no half-written FILE)."""
-    import contextlib
-    import os
-    import tempfile
-    from pathlib import Path
-
-    from mqtool.errors import EnvError
-    from mqtool.io.outputs import OutputExistsError
+    from mqtool.io.outputs import atomic_output
 
     if not output or output == "-":
         env.refuse_binary_to_terminal()
@@ -285,20 +278,6 @@ def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> Non
             env.stdout.write(c)
         env.stdout.flush()
         return
-    target = Path(output)
-    if target.exists() and not force:
-        raise OutputExistsError(f"{output} exists (use --force to overwrite)")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                   dir=target.parent if str(target.parent) else ".")
-    except OSError as e:
-        raise EnvError(f"{output}: cannot write: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for c in chunks:
-                f.write(c)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_output(output, force) as f:
+        for c in chunks:
+            f.write(c)

@@ -34,18 +34,18 @@ def layouts(selector: str | None, style: str | None, output: str | None, force: 
     docs/formats/, --json the same as data, --ksy a Kaitai Struct spec of a whole format
     (its element chains, framing, repeated members and meaning tables as enums).
     """
-    from mqtool import catalog
+    from mqtool import api
     from mqtool.errors import ExitStatus, InputError
     from mqtool.render import layouts as render
 
     style = style or "table"
     env = get_env()
     if selector:
-        fmt, record = catalog.lookup(selector)
+        fmt, record = api.lookup_layout(selector)
         chosen = [fmt]
     else:
         record = None
-        chosen = list(catalog.formats())
+        chosen = api.format_docs()
     if record is not None and (style == "ksy" or output):
         raise InputError(f"{'--ksy' if style == 'ksy' else '-o'} takes a whole format "
                          f"({fmt.name}), not one record")
@@ -56,7 +56,7 @@ def layouts(selector: str | None, style: str | None, output: str | None, force: 
         if style == "json":
             return render.to_json(f) + "\n"
         if style == "ksy":
-            return catalog.ksy(f.name)
+            return api.ksy(f.name)
         return render.listing(f)
 
     if output:

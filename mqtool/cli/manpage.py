@@ -68,7 +68,7 @@ def see_also(path: list[str], every: list[list[str]]) -> list[str]:
     command's page lists mqtool(1), its group's page, its subcommands and its siblings."""
     if not path:
         return [page_name(p) for p in every if p]
-    related = [[]] + [path[:i] for i in range(1, len(path))]
+    related: list[list[str]] = [[]] + [path[:i] for i in range(1, len(path))]
     related += [p for p in every if p != path and (p[:-1] == path or p[:-1] == path[:-1])]
     seen: list[str] = []
     for p in related:

@@ -1,36 +1,23 @@
 """``mqtool decode matqmsg`` and ``mqtool build-request matqmsg``: IBM i MATQMSG templates
-(seed 004)."""
+(IBM i Machine Interface, MATQMSG instruction)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from datetime import tzinfo
 
 import click
 
 from mqtool.cli._common import (
-    CodepageParam,
-    Env,
+    build_output_options,
+    codepage_option,
     decoder_options,
     emit_units,
     get_env,
-    read_unit_input,
+    read_unit,
     refuse_other_format,
-    write_binary,
+    write_built,
 )
 from mqtool.errors import BuildError, ExitStatus
-
-
-def _template_bytes(path: str) -> bytes:
-    """A selection template file: binary, or hex dump text (any style mqtool reads)."""
-    from mqtool.cli._common import _is_dump_text
-    from mqtool.io.inputs import read_bytes
-    from mqtool.io.undump import undump
-
-    data = read_bytes(path)
-    if _is_dump_text(data):
-        return undump(data.decode("utf-8"))
-    return data
 
 
 @click.command(short_help="IBM i MATQMSG receiver or message selection template.")
@@ -43,17 +30,18 @@ def _template_bytes(path: str) -> bytes:
               help="Receiver: key bytes materialized per message (the selection's K).")
 @click.option("--text-bytes", type=int, metavar="T",
               help="Receiver: message text bytes materialized per message (the selection's T).")
-@click.option("--selection", "selection_file", metavar="FILE", type=click.Path(allow_dash=True),
-              help="Receiver: take K and T from this selection template (binary or dump text).")
+@click.option("--selection-template", "selection_file", metavar="FILE",
+              type=click.Path(allow_dash=True),
+              help="Receiver: take K and T from this message selection template (binary or dump "
+                   "text).")
 @click.option("--key-size", type=click.IntRange(0), metavar="N",
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP",
-              type=CodepageParam("binary"),
-              help="Code page of keys and message text (037, 1047, 500, ascii, ...), or "
-                   "binary for hex.")
+@codepage_option("Code page of keys and message text (037, 1047, 500, ascii, ...), or binary "
+                 "for hex.", "037", "binary")
 @click.option("--strict", is_flag=True,
               help="Exit with status 2 when problems (template violations) were found.")
-def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz,  # type: ignore[no-untyped-def]
+def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
+                   tz: tzinfo | None,
                    part: str, key_bytes: int | None, text_bytes: int | None,
                    selection_file: str | None, key_size: int | None, codepage: str,
                    strict: bool) -> int:
@@ -64,7 +52,7 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     mode, key).
 
     The entry layout of a receiver needs the K and T of the selection template used:
-    --key-bytes/--text-bytes or --selection FILE; without them they are inferred from
+    --key-bytes/--text-bytes or --selection-template FILE; without them they are inferred from
     bytes available when that is unambiguous, and the output says so. A receiver that
     was too small (bytes available > bytes provided) is reported with the number of
     messages cut; text longer than T is flagged truncated-text.
@@ -78,14 +66,16 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     from mqtool import api
 
     env = get_env()
-    data = read_unit_input(file, hex_text)
+    data = read_unit(file, hex_text)
     if part == "auto":
         refuse_other_format("matqmsg", data, file,
                             " (neither a selection template nor a receiver whose header adds "
                             "up; --part receiver or --part selection decodes it anyway)")
-    selection = _template_bytes(selection_file) if selection_file else None
+    from mqtool.io.inputs import read_binary_or_dump
+
+    selection = read_binary_or_dump(selection_file) if selection_file else None
     if selection is not None and (key_bytes is not None or text_bytes is not None):
-        raise click.UsageError("give --selection or --key-bytes/--text-bytes, not both")
+        raise click.UsageError("give --selection-template or --key-bytes/--text-bytes, not both")
     units = api.decode("matqmsg", data, part=part, key_bytes=key_bytes, text_bytes=text_bytes,
                        selection=selection, key_size=key_size, codepage=codepage)
     return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
@@ -106,16 +96,14 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
               help="Key bytes to materialize per message (0 or a multiple of 16, <= 256).")
 @click.option("--text-bytes", type=int, metavar="T",
               help="Text bytes to materialize per message (0 or a multiple of 16, <= 65536).")
-@click.option("--mode", type=click.Choice(["blocked", "concurrent"]),
-              help="Blocked (default): other queue activity waits; concurrent: ENQ/DEQ go on.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP", type=CodepageParam(),
-              help="Code page of --key (037, 1047, 500, ascii, ...).")
+@click.option("--enq-deq-mode", "mode", type=click.Choice(["blocked", "concurrent"]),
+              help="The enqueue and dequeue mode: blocked (default) makes other queue activity "
+                   "wait; concurrent lets ENQ and DEQ go on.")
+@codepage_option("Code page of --key (037, 1047, 500, ascii, ...).", "037")
 @click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Start from a template description: the --json output of 'decode matqmsg' "
                    "or an object of its field names; options override it.")
-@click.option("--dump", "as_dump", is_flag=True, help="Print a hex dump instead of the bytes.")
-@click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write the template to FILE.")
-@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@build_output_options
 def build_matqmsg(selection_type: str | None, relation: str | None, key: str | None,
                   key_hex: str | None, key_size: int | None, key_bytes: int | None,
                   text_bytes: int | None, mode: str | None, codepage: str, from_file: str | None,
@@ -128,112 +116,27 @@ def build_matqmsg(selection_type: str | None, relation: str | None, key: str | N
 
     \b
       mqtool build-request matqmsg --type keyed --relation = --key CUST0001 \\
-          --key-size 8 --key-bytes 16 --text-bytes 32 --mode concurrent --dump
+          --key-size 8 --key-bytes 16 --text-bytes 32 --enq-deq-mode concurrent --dump
     """
-    from mqtool.formats.matqmsg import build as mq_build
-
-    env = get_env()
-    args: dict[str, object] = {}
-    refused: list[BuildError] = []  # every unusable value, reported at once
-    if from_file:
-        loaded, refused = _from(from_file)
-        args.update(loaded)
-    given = {"selection_type": selection_type, "key_relationship": relation, "key_bytes": key_bytes,
-             "text_bytes": text_bytes, "mode": mode}
-    args.update({k: v for k, v in given.items() if v is not None})
-    if key is not None and key_hex is not None:
-        raise click.UsageError("give --key or --key-hex, not both")
-    if key is not None:
-        args["key"] = key
-    if key_hex is not None:
-        try:
-            args["key"] = bytes.fromhex(key_hex)
-        except ValueError:
-            raise click.BadParameter(f"{key_hex!r} is not hex", param_hint="--key-hex") from None
-    refused += _value_refusals(args)
-    if refused:
-        for e in refused:
-            env.error(str(e))
-        return ExitStatus.USAGE
-    if "selection_type" not in args:
-        raise click.UsageError("give --type (all, first, last, keyed) or --from FILE")
-    try:
-        data = mq_build.build_selection(**args, queue_key_size=key_size, codepage=codepage)  # type: ignore[arg-type]
-    except mq_build.SelectionRefusedError as e:
-        for v in e.violations:
-            env.error(f"matqmsg: refused: {v.path.removeprefix('selection.')}: {v.describe()}")
-        return ExitStatus.USAGE
-    return _write(env, data, as_dump, output, force)
-
-
-def _from(path: str) -> tuple[dict[str, object], list[BuildError]]:
-    """The builder arguments of a request file, or (when a value is unusable) every
-    unusable value: each field is tried on its own."""
-    import json
-
-    from mqtool.formats.matqmsg import build as mq_build
+    from mqtool import api
     from mqtool.io.inputs import read_text
 
-    text = read_text(path)
+    env = get_env()
+    if key is not None and key_hex is not None:
+        raise click.UsageError("give --key or --key-hex, not both")
+    given: dict[str, object] = {"selection_type": selection_type, "key_relationship": relation,
+                                "key_bytes": key_bytes, "text_bytes": text_bytes, "mode": mode,
+                                "key": key}
+    if key_hex is not None:
+        try:
+            given["key"] = bytes.fromhex(key_hex)
+        except ValueError:
+            raise click.BadParameter(f"{key_hex!r} is not hex", param_hint="--key-hex") from None
     try:
-        return mq_build.selection_request(text, path), []
-    except BuildError as first:
-        obj = json.loads(text.strip().splitlines()[0])  # selection_request parsed it
-        fields: Any = obj
-        def wrap(f: dict[str, Any]) -> Any:
-            return f
-        elements = obj.get("elements")
-        for i, el in enumerate(elements if isinstance(elements, list) else ()):
-            if isinstance(el, dict) and el.get("type") == "SELECTION":
-                fields = el.get("fields")
-                def wrap(f: dict[str, Any], i: int = i) -> Any:
-                    return {"elements": [*[{}] * i, {"type": "SELECTION", "fields": f}]}
-                break
-        if not isinstance(fields, dict):
-            return {}, [first]
-        args: dict[str, object] = {}
-        errors: list[BuildError] = []
-        for name, value in fields.items():
-            try:
-                args.update(mq_build.selection_from_json(wrap({name: value})))
-            except BuildError as e:
-                errors.append(e)
-        return args, errors or [first]
-
-
-def _value_refusals(args: dict[str, object]) -> list[BuildError]:
-    """Selection type, relationship and mode values the builder cannot use (each tried on
-    its own, so that all of them are reported; the machine's rules are checked after)."""
-    from mqtool.formats.matqmsg import build as mq_build
-
-    probes: dict[str, Callable[[Any], object]] = {
-        "selection_type": lambda v: mq_build.build_selection(selection_type=v),
-        "key_relationship": mq_build.normalise_relation,
-        "mode": lambda v: mq_build.build_selection(mode=v),
-    }
-    errors = []
-    for name, probe in probes.items():
-        if name in args:
-            try:
-                probe(args[name])
-            except mq_build.SelectionRefusedError:
-                pass  # a rule, not a value: reported with the others when building
-            except BuildError as e:
-                errors.append(e)
-    return errors
-
-
-def _write(env: Env, data: bytes, as_dump: bool, output: str | None, force: bool) -> int:
-    if as_dump:
-        from mqtool.render.hexdump import dump_bytes
-
-        text = dump_bytes(data)
-        if output and output != "-":
-            from mqtool.io.outputs import write_file
-
-            write_file(output, text.encode("utf-8"), force)
-        else:
-            env.write(text)
-        return ExitStatus.OK
-    write_binary(env, data, output, force)
-    return ExitStatus.OK
+        data = api.build("matqmsg", read_text(from_file) if from_file else "", overrides=given,
+                         source=from_file or "", queue_key_size=key_size, codepage=codepage)
+    except BuildError as e:  # every refusal, one line each
+        for line in str(e).split("\n"):
+            env.error(line)
+        return ExitStatus.USAGE
+    return write_built(env, data, output, force, as_dump)

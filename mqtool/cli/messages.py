@@ -2,44 +2,30 @@
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import json
-import os
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import click
 
-from mqtool.cli._common import Env, color_option, get_env
-from mqtool.errors import EnvError, ExitStatus, MqtoolError
+from mqtool import registry
+from mqtool.cli._common import CORRELID, Env, color_option, get_env
+from mqtool.errors import ExitStatus
 
-FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
+FORMATS = ["auto", *registry.queue_dumps()]
 _ROW = "{:>5}  {:<17}  {:<8}  {:<22}  {:<48}  {:>9}  {:<24}  {:<8}  {}"
 
 
-def _msgtype(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
-    from mqtool.formats.mq.dumps.summary import parse_msgtype
+def _checked(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A filter value the library reads (``api.message_filters``), refused by its option."""
+    from mqtool import api
 
-    if value is None:
-        return None
-    try:
-        return parse_msgtype(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
-
-
-def _correlid(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from mqtool.formats.mq.dumps.summary import parse_correlid
-
-    if value is None:
-        return None
-    try:
-        return parse_correlid(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+    if value is not None:
+        try:
+            api.message_filters(**{str(param.name): value})
+        except ValueError as e:
+            raise click.BadParameter(str(e)) from None
+    return value
 
 
 @click.command(short_help="List the messages of queue dumps; filter; convert.")
@@ -50,12 +36,12 @@ def _correlid(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("--json", "json_out", is_flag=True,
               help="One JSON object per message: message, source, mqmd, properties, headers, "
                    "payload, body_length, body_sha256, truncated, problems.")
-@click.option("--msgtype", callback=_msgtype, metavar="N|NAME",
+@click.option("--msgtype", callback=_checked, metavar="N|NAME",
               help="Only messages of this MsgType (a number, or request, reply, report, "
                    "datagram).")
 @click.option("--format", "fmt", metavar="NAME",
               help="Only messages whose MQMD Format (or payload format) is NAME (MQSTR, ...).")
-@click.option("--correlid", callback=_correlid, metavar="HEX",
+@click.option("--correlid", type=CORRELID, metavar="HEX",
               help="Only messages whose CorrelId starts with these hex digits.")
 @click.option("--grep", metavar="TEXT",
               help="Only messages whose body holds TEXT (UTF-8, or EBCDIC / the MQMD's code "
@@ -67,7 +53,7 @@ def _correlid(ctx: click.Context, param: click.Parameter, value: str | None) -> 
               show_default=True, help="What -o writes.")
 @click.option("--force", is_flag=True, help="Overwrite existing output.")
 @color_option
-def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype: int | None,
+def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype: str | None,
              fmt: str | None, correlid: str | None, grep: str | None, output: str | None,
              to: str, force: bool) -> int:
     """List the messages of queue dumps (dmpmqmsg and qload files in every display mode,
@@ -81,62 +67,53 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
     Exit status 2 when a message is truncated or unreadable, or a dump holds no message
     (everything readable is still listed).
     """
-    from mqtool.api import messages as read_dump
-    from mqtool.formats.mq.dumps.summary import Filters
+    from mqtool import api
 
     env = get_env()
     if to == "dmpmqmsg" and not output:
         raise click.UsageError("--to dmpmqmsg needs -o FILE")
-    filters = Filters(msgtype, fmt, correlid, grep)
-    opened = [read_dump(d, input_format) for d in dumps]
-    status = ExitStatus.OK
+    filters = api.message_filters(msgtype, fmt, correlid, grep)
+    opened = [api.messages(d, input_format) for d in dumps]
     state: dict[str, Any] = {"status": ExitStatus.OK}
+    show = None if output else _json_line if json_out else _Table()
 
     def selected() -> Iterator[Any]:
-        from mqtool.formats.mq.dumps.summary import summarize
-
-        table = not json_out and not output
-        headed = False
         for dump in opened:
             for msg in dump:
-                s = summarize(msg)
+                s = api.summarize(msg)
                 if filters.match(s):
-                    if json_out:
-                        env.line(json.dumps(s.to_json(), ensure_ascii=False))
-                    elif table:
-                        if not headed:
-                            env.line(_HEADER)
-                            headed = True
-                        env.line(_row(s))
+                    if show is not None:
+                        env.line(show(s))
                     yield msg
             _report(env, dump, state)
 
-    if output == "-" and to == "dmpmqmsg":
-        from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-
-        write_dmpmqmsg(selected(), env.stdout)
-        env.stdout.flush()
-    elif output:
-        if to == "dmpmqmsg":
-            n = _write_dmpmqmsg(selected(), output, force)
-        else:
-            from mqtool.formats.mq.dumps.read import write_mqtool_dir
-            from mqtool.io.outputs import OutputDir
-
-            chosen = selected()
-            first = next(chosen, None)  # nothing readable: no directory is made
-            n = 0 if first is None else write_mqtool_dir(itertools.chain([first], chosen),
-                                                         OutputDir(output, force))
-        env.stderr.write(f"mqtool: {n} message(s) written to {output}\n")
+    if output:
+        n = api.write_messages(selected(), output, to, force=force, stdout=env.stdout)
+        if output != "-" or to != "dmpmqmsg":
+            env.stderr.write(f"mqtool: {n} message(s) written to {output}\n")
     else:
         for _ in selected():
             pass
-    status = state["status"]
-    return int(status)
+    env.stdout.flush()
+    return int(state["status"])
 
 
-_HEADER = _ROW.format("#", "MsgType", "Format", "Put", "CorrelId", "Length", "Headers",
-                      "Payload", "Problems").rstrip()
+def _json_line(s: Any) -> str:
+    return json.dumps(s.to_json(), ensure_ascii=False)
+
+
+class _Table:
+    """Table rows, the heading before the first."""
+
+    def __init__(self) -> None:
+        self.headed = False
+
+    def __call__(self, s: Any) -> str:
+        row = _ROW.format(*s.row()).rstrip()
+        if self.headed:
+            return row
+        self.headed = True
+        return _ROW.format(*s.COLUMNS).rstrip() + "\n" + row
 
 
 def _report(env: Env, dump: Any, state: dict[str, Any]) -> None:
@@ -153,46 +130,3 @@ def _report(env: Env, dump: Any, state: dict[str, Any]) -> None:
         state["status"] = ExitStatus.DECODE
 
 
-def _row(s: Any) -> str:
-    from mqtool.formats.mq.dumps.summary import msgtype_text, put_text
-
-    m = s.msg
-    cid = m.correlid.hex().upper() if m.correlid is not None else "-"
-    heads = "+".join(_header_text(h) for h in s.headers) or "-"
-    probs = "; ".join(p["reason"] for p in s.problems)
-    flag = "TRUNCATED " if m.truncated else ""
-    return _ROW.format(m.position, msgtype_text(m.msgtype),
-                       str(m.mqmd.get("format", "")).strip() or "-",
-                       put_text(m.mqmd) or "-", cid, len(m.body), heads,
-                       s.payload.get("format") or "-", flag + probs).rstrip()
-
-
-def _header_text(h: dict[str, Any]) -> str:
-    """A header's type; a dead-letter header with its reason: ``MQDLH(2051 MQRC_PUT_INHIBITED)``."""
-    reason = h.get("fields", {}).get("reason")
-    if h.get("type") == "MQDLH" and reason is not None:
-        return f"MQDLH({reason} {h.get('meanings', {}).get('reason', '')})".replace(" )", ")")
-    return str(h.get("type", "?"))
-
-
-def _write_dmpmqmsg(msgs: Iterator[Any], output: str, force: bool) -> int:
-    """Write to a temporary file beside OUTPUT, renamed when complete (no half file)."""
-    from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-
-    target = Path(output)
-    if target.exists() and not force:
-        raise MqtoolError(f"{output} exists (use --force to overwrite)")
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise EnvError(f"{output}: cannot write here: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            n = write_dmpmqmsg(msgs, f)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return n

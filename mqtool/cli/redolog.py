@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mqtool.cli._common import CODEPAGE, decoder_options, emit_units, get_env, read_unit_input
+from mqtool.cli._common import codepage_option, decoder_options, emit_units, get_env, read_unit
 from mqtool.errors import ExitStatus
 
 PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
@@ -17,8 +17,7 @@ PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
                    "(with its intent list when the bytes go on), an intent list, USREXTPL, the "
                    "Parameter Setting block; auto recognises parameter lists, headers and "
                    "intent lists unit by unit.")
-@click.option("--codepage", default="037", show_default=True, metavar="CP", type=CODEPAGE,
-              help="EBCDIC code page of names and user IDs (037, 1047, 500, ...).")
+@codepage_option("EBCDIC code page of names and user IDs (037, 1047, 500, ...).", "037")
 @click.option("--synthetic", is_flag=True,
               help="Read format-1 segments with mqtool's SYNTHETIC v0 layout (request code and "
                    "table name first); output says synthetic: true.")
@@ -49,7 +48,7 @@ def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     from mqtool import api
 
     env = get_env()
-    data = read_unit_input(file, hex_text)
+    data = read_unit(file, hex_text)
     map_names = [n.strip() for n in names.split(",") if n.strip()] if names else None
     units = api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
                        params=params, fields=fields, names=map_names)

@@ -4,31 +4,28 @@
 from __future__ import annotations
 
 import codecs
-import io
-import sys
-from pathlib import Path
+import json
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from mqtool.cli._common import Env, color_option, decoder_options, emit_units, get_env
-from mqtool.errors import ExitStatus, InputError
-from mqtool.formats.sas.layout import FLOAT_FORMATS
-from mqtool.formats.sas.message_set import DIRECTORY_FORMATS, SET_FORMATS, write_set
+from mqtool import api, registry
+from mqtool.cli._common import (
+    CORRELID,
+    Env,
+    Progress,
+    codepage_option,
+    color_option,
+    decoder_options,
+    emit_units,
+    get_env,
+)
+from mqtool.errors import ExitStatus
+from mqtool.io.inputs import size_of
 
-INPUT_FORMATS = ["auto", "dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir"]
-FLOATS = list(FLOAT_FORMATS)
-
-
-def _codepage(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    from mqtool.codepages import single_byte_codec
-
-    try:
-        return single_byte_codec(value)
-    except LookupError as e:
-        raise click.BadParameter(str(e)) from None
+INPUT_FORMATS = ["auto", *registry.queue_dumps()]
+FLOATS = list(api.float_formats())
 
 
 def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -39,7 +36,10 @@ def _encoding(ctx: click.Context, param: click.Parameter, value: str) -> str:
                                  ) from None
 
 
-def sender_options(building: bool = False) -> Any:
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def sender_options(building: bool = False) -> Decorator:
     """--long, --byte-order, --codepage, --float: force what detection would decide, or
     (``building``) override what the profile writes."""
     if building:
@@ -50,19 +50,24 @@ def sender_options(building: bool = False) -> Any:
                  "Format to write SAS numerics in (default: the profile's).")
     else:
         helps = ("Size of the sender's C long (default: detected from the header).",
-                 "Sender's byte order (default: MQMD Encoding, else detected).",
+                 "Sender's byte order (auto: MQMD Encoding, else detected).",
                  "Sender's code page: 037, 500, 1047, 1252, latin-1... (default: MQMD "
                  "CodedCharSetId, else detected: cp037 or latin-1).",
                  "Format of SAS numerics (default: MQMD Encoding, else ibm-hfp for EBCDIC "
                  "senders, IEEE in the sender's byte order otherwise).")
 
-    def add(f: Any) -> Any:
-        for opt in reversed([
+    orders = ["big", "little"] if building else ["auto", "big", "little"]
+
+    def add(f: Callable[..., Any]) -> Callable[..., Any]:
+        options: list[Decorator] = [
             click.option("--long", "long_size", type=click.Choice(["4", "8"]), help=helps[0]),
-            click.option("--byte-order", type=click.Choice(["big", "little"]), help=helps[1]),
-            click.option("--codepage", metavar="CP", callback=_codepage, help=helps[2]),
+            click.option("--byte-order", type=click.Choice(orders),
+                         default=None if building else "auto", show_default=not building,
+                         help=helps[1]),
+            codepage_option(helps[2]),
             click.option("--float", "float_format", type=click.Choice(FLOATS), help=helps[3]),
-        ]):
+        ]
+        for opt in reversed(options):
             f = opt(f)
         return f
 
@@ -71,9 +76,10 @@ def sender_options(building: bool = False) -> Any:
 
 def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
            float_format: str | None, nul: bool | None = None) -> Any:
-    from mqtool.formats.sas.decode import Hints
+    from mqtool import api
 
-    return Hints(byte_order, int(long_size) if long_size else None, codepage, nul, float_format)
+    return api.sender_hints(None if byte_order == "auto" else byte_order,
+                            int(long_size) if long_size else None, codepage, nul, float_format)
 
 
 # --------------------------------------------------------------------------- decode
@@ -91,7 +97,8 @@ def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
 @sender_options()
 @click.option("--nul/--no-nul", "nul", default=None,
               help="Strings are (not) followed by a NUL byte (default: detected).")
-@click.option("--text", is_flag=True, help="With --part records: the records are text.")
+@click.option("--text-records", "text", is_flag=True,
+              help="With --part records: the records are text.")
 def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz: Any,
                part: str, input_format: str, long_size: str | None, byte_order: str | None,
                codepage: str | None, float_format: str | None, nul: bool | None,
@@ -112,122 +119,13 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     size are decoded in bounded memory: beyond 1 MiB, records and application bytes come
     out in pieces of 256 KiB. Exit status 2 when anything could not be decoded.
     """
+    from mqtool import api
+
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
-    if hex_text:
-        from mqtool.cli._common import read_unit_input
-
-        data = read_unit_input(file, hex_text)
-        if not data:
-            from mqtool.errors import EmptyInputError
-
-            raise EmptyInputError("sas-attachment", file)
-        return _emit(env, _body_units(io.BytesIO(data), b"", hints, part, text), json_out, raw,
-                     annotate, tz)
-    kind = None if input_format in ("auto", "message") else input_format
-    f, head, consumed = _open(file)
-    if f is not None and not head:
-        from mqtool.errors import EmptyInputError
-
-        raise EmptyInputError("sas-attachment", file)
-    if f is None and input_format == "message":
-        from mqtool.cli._common import refuse_directory
-
-        refuse_directory(file)
-    try:
-        if input_format == "auto":
-            from mqtool.formats.mq.dumps.read import sniff
-
-            kind = "directory" if f is None else sniff(head)
-        if kind is None and f is not None:
-            from mqtool.cli._common import _is_dump_text
-
-            if input_format == "auto" and _is_dump_text(head):
-                raise InputError(f"{file}: this is hex dump text; add --hex to read it as a dump")
-            return _emit(env, _body_units(f, consumed, hints, part, text), json_out, raw,
-                         annotate, tz)
-        from mqtool.formats.mq.dumps.read import QueueDump
-        from mqtool.formats.sas.stream import decode_messages
-
-        stream = None if f is None or file != "-" else _Prefixed(consumed, f)
-        dump = QueueDump(file, None if kind == "directory" else kind, stream=stream)
-        status = _emit(env, decode_messages(iter(dump), hints), json_out, raw, annotate, tz)
-        from mqtool.cli._common import report_dump
-
-        return ExitStatus.DECODE if report_dump(env, dump, file) else status
-    finally:
-        if f is not None and f is not sys.stdin.buffer:
-            f.close()
-
-
-def _emit(env: Env, units: Any, json_out: bool, raw: bool, annotate: bool, tz: Any) -> int:
+    units = api.decode_sas_attachment(file, hex_text=hex_text, input_format=input_format,
+                                      part=part, text=text, hints=hints, say=env.error)
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
-
-
-def _open(file: str) -> tuple[Any, bytes, bytes]:
-    """The input opened (None for a directory), its first 64 KiB, and what of them was
-    consumed (stdin cannot be rewound)."""
-    if file == "-":
-        if sys.stdin.isatty():
-            raise InputError("no input: give a FILE or pipe data into stdin")
-        head = sys.stdin.buffer.read(SNIFF)
-        return sys.stdin.buffer, head, head
-    if Path(file).is_dir():
-        return None, b"", b""
-    from mqtool.io.inputs import open_regular
-
-    f = open_regular(file)  # special files refused, not opened; closed by the caller
-    head = f.read(SNIFF)
-    f.seek(0)
-    return f, head, b""
-
-
-SNIFF = 65536
-
-
-class _Prefixed(io.RawIOBase):
-    """``head`` (already read from ``rest``) followed by the rest of ``rest``."""
-
-    def __init__(self, head: bytes, rest: Any) -> None:
-        self.head, self.rest = head, rest
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, n: int = -1) -> bytes:  # type: ignore[override]
-        if self.head:
-            out = self.head if n < 0 else self.head[:n]
-            self.head = self.head[len(out):]
-            return out
-        return self.rest.read(n)
-
-
-def _body_units(f: Any, head: bytes, hints: Any, part: str, text: bool) -> Any:
-    """Units of a lone message body; a body no attachment message fits says what
-    ``identify`` takes it for."""
-    from mqtool.formats.sas.stream import decode_body
-
-    first = True
-    for unit, data in decode_body(f, part, hints, text=text, head=head):
-        if first and unit.errors:  # refused, or not what --part says: is it another format?
-            said = _identified(data, always=unit.attrs.get("part") == "unrecognised")
-            if said:
-                p = unit.errors[0]
-                unit.errors[0] = type(p)(p.path, p.offset, f"{p.reason}; {said}")
-        first = False
-        yield unit, data
-
-
-def _identified(data: bytes, always: bool = True) -> str:
-    """What ``identify`` takes the start of an input for, in words ("" when it knows no
-    other format and ``always`` is false)."""
-    from mqtool.registry import identify
-
-    found = [d for d in identify(data[:SNIFF]) if d.format != "sas-attachment"]
-    if not found:
-        return "identify recognises no format either" if always else ""
-    best = max(found, key=lambda d: d.confidence)
-    return f"identify takes it for {best.format} ({best.confidence:.2f}: {best.reason})"
 
 
 # --------------------------------------------------------------------------- reassemble
@@ -235,7 +133,7 @@ def _identified(data: bytes, always: bool = True) -> str:
 
 @click.command(short_help="Rebuild SAS attachments (files, data sets) from a queue dump.")
 @click.argument("dump", metavar="DUMP", type=click.Path(allow_dash=True))
-@click.option("-o", "--output-dir", "outdir", metavar="OUTDIR", type=click.Path(file_okay=False),
+@click.option("-o", "--output", "outdir", metavar="OUTDIR", type=click.Path(file_okay=False),
               help="Write one folder per attachment header here (created if missing).")
 @click.option("--list", "list_only", is_flag=True,
               help="Check completeness and print the table; write nothing.")
@@ -247,8 +145,9 @@ def _identified(data: bytes, always: bool = True) -> str:
 @click.option("--keep-orphans", is_flag=True,
               help="Save messages that belong to no attachment in OUTDIR/orphans (an mqtool "
                    "directory dump).")
-@click.option("--encoding", default="utf-8", show_default=True, callback=_encoding,
-              help="Encoding of rebuilt text files (type 2).")
+@click.option("--text-encoding", "encoding", default="utf-8", show_default=True,
+              callback=_encoding, metavar="NAME",
+              help="Text encoding of rebuilt text files (type 2): utf-8, latin-1, cp1252, ...")
 @click.option("--newline", type=click.Choice(["lf", "crlf"]), default="lf", show_default=True,
               help="Line end written after every record of a text file.")
 @sender_options()
@@ -285,61 +184,31 @@ def reassemble_attachment(dump: str, outdir: str | None, list_only: bool, input_
         raise click.UsageError("give -o OUTDIR, or --list to check without writing")
     if outdir and list_only:
         raise click.UsageError("--list writes nothing: leave out -o")
-    from mqtool.formats.sas.reassemble import reassemble
-
     formats = ("parquet", "csv") if no_xpt else ("parquet", "csv", "xpt")
     hints = _hints(long_size, byte_order, codepage, float_format)
-    with _Progress(env, dump) as progress:
-        report = reassemble(dump, outdir, progress=progress, force=force, partial=partial,
-                            keep_orphans=keep_orphans, encoding=encoding, newline=newline,
-                            hints=hints, obs_layout=obs_layout, formats=formats,
-                            input_format=None if input_format == "auto" else input_format)
+    with Progress(env, "reassembling", size_of(dump), least=1) as progress:
+        report = api.reassemble_attachments(
+            dump, outdir, progress=progress, force=force, partial=partial,
+            keep_orphans=keep_orphans, encoding=encoding, newline=newline, hints=hints,
+            obs_layout=obs_layout, formats=formats,
+            input_format=None if input_format == "auto" else input_format)
+    said = api.reassembly_report(report)
     if json_out:
-        _report_json(env, report)
+        for obj in said.json_lines():
+            env.line(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
     elif not quiet:
-        _report_table(env, report, outdir)
-    from mqtool.formats.sas.reassemble import report_errors
-
-    for line in report_errors(report):
+        _report_table(env, said, outdir)
+    for line in said.errors():
         env.error(line)
     return report.status
 
 
-class _Progress:
-    """A rich progress bar on stderr when stderr is a terminal and the size is known."""
-
-    def __init__(self, env: Env, dump: str) -> None:
-        from mqtool.io.inputs import size_of
-
-        self.total = size_of(dump) if env.stderr_isatty and dump != "-" else None
-        self.bar: Any = None
-        self.env = env
-
-    def __enter__(self) -> Any:
-        if not self.total:
-            return None
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
-
-        self.bar = Progress("reassembling", BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-                            console=Console(file=self.env.stderr), transient=True)
-        self.bar.start()
-        task = self.bar.add_task("dump", total=self.total)
-        return lambda done: self.bar.update(task, completed=done)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def _report_table(env: Env, report: Any, outdir: str | None) -> None:
+def _report_table(env: Env, said: Any, outdir: str | None) -> None:
     from rich import box
     from rich.table import Table
 
-    from mqtool.formats.sas.reassemble import attachment_status, summary_line
-
     console = env.console()
-    for hs in report.headers:
+    for hs in said.report.headers:
         s = hs.header.settings
         where = f"{outdir.rstrip('/')}/{hs.folder}/" if outdir else hs.folder
         console.print(f"{where}  (header: dump message {hs.position}; {s.describe()})")
@@ -353,7 +222,7 @@ def _report_table(env: Env, report: Any, outdir: str | None) -> None:
         for a in hs.attachments:
             size = f"{a.rows} obs" if a.rows is not None else str(a.size)
             table.add_row(str(a.entry.index), a.entry.type_name, a.entry.qualifier2,
-                          a.output or ("-" if outdir else ""), size, attachment_status(a))
+                          a.output or ("-" if outdir else ""), size, said.status_of(a))
         console.print(table)
         for a in hs.attachments:
             for note in a.anomalies:
@@ -361,28 +230,19 @@ def _report_table(env: Env, report: Any, outdir: str | None) -> None:
         for note in hs.anomalies:
             console.print(f"  header: {note}")
         console.print()
-    console.print(summary_line(report))
-
-
-def _report_json(env: Env, report: Any) -> None:
-    import json
-
-    from mqtool.formats.sas.reassemble import manifest, summary
-
-    for hs in report.headers:
-        env.line(json.dumps(manifest(hs), ensure_ascii=False, separators=(",", ":")))
-    env.line(json.dumps(summary(report), separators=(",", ":")))
+    console.print(said.summary_line())
 
 
 # --------------------------------------------------------------------------- build
 
 
 @click.command(short_help="The message set of a SAS attachment, as a queue dump.")
-@click.option("-a", "--attach", "attach", multiple=True, metavar="KIND:PATH[=NAME]",
+@click.option("--attach", "attach", multiple=True, metavar="KIND:PATH[=NAME]",
               help="An attachment to build, in order: binary:FILE[=SENDER-NAME], "
                    "text:FILE[=SENDER-NAME] or dataset:CSV[=LIBRARY.MEMBER]. Repeatable.")
 @click.option("--description", multiple=True, metavar="TEXT",
-              help="Description to write for the attachments, in the order of -a. Repeatable.")
+              help="Description to write for the attachments, in the order of --attach. "
+                   "Repeatable.")
 @click.option("--message", "message_text", metavar="TEXT",
               help="The application message to write (encoded in the sender's code page).")
 @click.option("--message-file", metavar="FILE", type=click.Path(allow_dash=True),
@@ -390,7 +250,7 @@ def _report_json(env: Env, report: Any) -> None:
 @click.option("--from", "request_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="Build from a request in YAML or JSON (all of the above and more; see the "
                    "README); - reads it from stdin.")
-@click.option("--correlid", metavar="HEX",
+@click.option("--correlid", metavar="HEX", type=CORRELID,
               help="CorrelId G of the header to build (16 bytes in hex); the application message "
                    "and attachment G's step from it (each byte + X'11'). Default: a new random "
                    "G, the same for the same --seed.")
@@ -414,8 +274,10 @@ def _report_json(env: Env, report: Any) -> None:
 @click.option("--seq-order", type=click.Choice(["big", "little"]), default="big",
               show_default=True, help="Byte order of the sequence numbers written in correlids.")
 @click.option("--source-encoding", default="utf-8", show_default=True, callback=_encoding,
-              help="Encoding of text files and CSV files given with -a or in the request.")
-@click.option("--output-format", type=click.Choice(list(SET_FORMATS)), default="dmpmqmsg",
+              metavar="NAME",
+              help="Text encoding of text files and CSV files given with --attach or in the "
+                   "request.")
+@click.option("--to", "output_format", type=click.Choice(list(api.set_kinds())), default="dmpmqmsg",
               show_default=True,
               help="Write dmpmqmsg text, an mqtool directory, an amqsbcg-style listing, or a "
                    "directory of MQMD-prefixed binaries.")
@@ -442,45 +304,22 @@ def build_sas(attach: tuple[str, ...], description: tuple[str, ...], message_tex
 
     \b
       mqtool build-request sas-attachment --message 'Hello' \\
-          -a 'binary:mytext.txt=d:\\mytext.txt' --description 'Text file...' -o set.qmsg
+          --attach 'binary:mytext.txt=d:\\mytext.txt' --description 'Text file...' -o set.qmsg
     """
-    from mqtool.formats.sas.message_set import BuildOptions, build_messages, encode_message
-    from mqtool.formats.sas.request import (
-        RequestError,
-        SenderOverrides,
-        load_request,
-        parse_g,
-        request_from_specs,
-        sender_settings,
-    )
+    from mqtool import api
+    from mqtool.errors import MqtoolError
+    from mqtool.io.inputs import read_bytes
 
-    s = sender_settings(SenderOverrides(profile, byte_order, int(long_size) if long_size else None,
-                                        codepage, float_format, nul, record_nul))
-    g = parse_g(correlid, "--correlid") if correlid is not None else None
-    if output_format in DIRECTORY_FORMATS and (not output or output == "-"):
-        raise click.UsageError(f"--output-format {output_format} writes a directory: give -o DIR")
     env = get_env()
+    sender = api.sas_sender(profile, byte_order, int(long_size) if long_size else None, codepage,
+                            float_format, nul, record_nul)
+    r = api.SasSetRequest(request_file, attach, description, message_text,
+                          read_bytes(message_file) if message_file else None, lrecl,
+                          source_encoding, sender, correlid, seed, max_msg, straddle, seq_order)
     try:
-        if request_file:
-            loaded = load_request(request_file, source_encoding, lrecl)
-            request = loaded.request
-            if message_text is None:
-                message_text = loaded.message_text
-        else:
-            request = request_from_specs(attach, description, lrecl, source_encoding)
-    except RequestError as e:  # every bad field, one line each
-        for line in str(e).splitlines():
+        api.build_sas_set(r, output_format, output, force=force, width=width, stdout=env.stdout)
+    except MqtoolError as e:  # a request's bad fields, one line each
+        for line in str(e).split("\n"):
             env.error(line)
         return e.status
-    if message_file:
-        from mqtool.io.inputs import read_bytes
-
-        request.message = read_bytes(message_file)
-    elif message_text is not None:
-        request.message = encode_message(message_text, s)
-    if not request.attachments and not request.message:
-        raise click.UsageError("nothing to build: give --message and/or -a attachments")
-    options = BuildOptions(s, max_msg, straddle, seq_order, correlid=g, seed=seed)
-    write_set(build_messages(request, options), output_format, output, force, width,
-              stdout=env.stdout)
     return ExitStatus.OK

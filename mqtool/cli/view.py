@@ -7,7 +7,7 @@ import sys
 import click
 
 from mqtool.cli import INTERNAL_ERROR
-from mqtool.cli._common import CODEPAGE, hex_option
+from mqtool.cli._common import codepage_option, hex_option
 from mqtool.errors import EnvError, ExitStatus
 
 INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
@@ -16,13 +16,12 @@ INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
 @click.command(short_help="Explore units interactively: unit list, field tree, linked hex.")
 @click.argument("file", metavar="FILE", type=click.Path())
 @hex_option
-@click.option("--format", "fmt", default="auto", show_default=True, metavar="NAME",
-              help="Decode with this codec (urb, sas-attachment, csq1logp, redolog, matqmsg) "
-                   "instead of recognising the format.")
+@click.option("--decode-as", "fmt", default="auto", show_default=True, metavar="FORMAT",
+              help="Decode with this format's codec (urb, csq1logp, sas-attachment, redolog, "
+                   "matqmsg, mq) instead of recognising the format.")
 @click.option("--framing", type=click.Choice(["auto", "rdw", "bdw", "none"]), default="auto",
               show_default=True, help="CSQ1LOGP record framing.")
-@click.option("--codepage", default="cp037", show_default=True, metavar="CP", type=CODEPAGE,
-              help="Code page of CSQ1LOGP character fields.")
+@codepage_option("Code page of CSQ1LOGP character fields.", "037")
 def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> int:
     """Explore FILE in the terminal: the list of its units (messages of a queue dump,
     records of a CSQ1LOGP extract, the units of a message), the field tree of the unit

@@ -1,20 +1,31 @@
-"""Getting bytes in: a file or stdin (``-``), whole or as chunks, binary or dump text.
+"""Getting bytes in: what an input is (a file, a directory, stdin), its head, its bytes
+whole or as chunks, binary or dump text; stdin spooled where a reader must seek.
 
 Only regular files are opened: a FIFO, a device or a socket named as an input is refused
 (``check_regular``, ``open_regular``), never opened — reading one could wait forever or
-never end."""
+never end. Stdin is read once: ``Input`` keeps the head it read, so the rest of a reader
+sees the whole input."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import stat
 import sys
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from mqtool.errors import InputError
 
+if TYPE_CHECKING:
+    from mqtool.model import Decoded
+
 CHUNK = 1 << 20
+HEAD = 65536  # what sniffers look at
+TEXT_LIMIT = 64 << 20  # larger inputs are not read as text
+STDIN = "-"
 
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
@@ -60,9 +71,23 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     return os.fdopen(fd, "rb")
 
 
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False
+
+
+def stdin() -> IO[bytes]:
+    """Standard input, binary; refused when it is a terminal (nothing was piped in)."""
+    if _isatty(sys.stdin):
+        raise InputError("no input: give a FILE or pipe data into stdin")
+    return sys.stdin.buffer
+
+
 def _open(path: str) -> IO[bytes]:
-    if path == "-":
-        return sys.stdin.buffer
+    if path == STDIN:
+        return stdin()
     return open_regular(path)
 
 
@@ -78,11 +103,9 @@ def read_bytes(path: str) -> bytes:
 
 def read_text(path: str) -> str:
     """Dump text: UTF-8 (documents' typeset characters), latin-1 as a fallback."""
-    data = read_bytes(path)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+    from mqtool.io.undump import text_of
+
+    return text_of(read_bytes(path))
 
 
 def read_input(path: str, hex_text: bool = False) -> bytes:
@@ -94,9 +117,30 @@ def read_input(path: str, hex_text: bool = False) -> bytes:
     return undump(read_text(path))
 
 
+def read_binary_or_dump(path: str) -> bytes:
+    """A file's bytes, or the bytes of the hex dump text it holds (any style ``undump``
+    reads)."""
+    from mqtool.io.undump import is_dump_text, undump
+
+    data = read_bytes(path)
+    return undump(data.decode("utf-8")) if is_dump_text(data) else data
+
+
+def total_size(paths: Iterable[str], refuse_empty: str | None = None) -> int:
+    """The bytes of the regular files among ``paths``. ``refuse_empty`` (a format name):
+    when every input is an empty file, ``EmptyInputError`` — before any output is made."""
+    given = list(paths)
+    sizes = [os.path.getsize(p) for p in given if os.path.isfile(p)]
+    if refuse_empty and len(sizes) == len(given) and not any(sizes):
+        from mqtool.errors import EmptyInputError
+
+        raise EmptyInputError(refuse_empty, ", ".join(given))
+    return sum(sizes)
+
+
 def size_of(path: str) -> int | None:
     """Size of a regular file, None for stdin and pipes."""
-    if path == "-":
+    if path == STDIN:
         return None
     try:
         st = os.stat(path)
@@ -137,3 +181,245 @@ def iter_chunks(path: str, seek: int = 0, length: int | None = None,
     finally:
         if f is not sys.stdin.buffer:
             f.close()
+
+
+def as_text(data: bytes) -> str | None:
+    """``data`` as text when it is text (UTF-8, no control characters but tab and line
+    ends in its first 4 KiB), else None; inputs over ``TEXT_LIMIT`` are not text."""
+    if not data or len(data) > TEXT_LIMIT:
+        return None
+    from mqtool.io.undump import plain_text
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if plain_text(text[:4096]) else None
+
+
+def read_request(path: str) -> object:
+    """A request document from a file or stdin: JSON, the first line of JSON lines (as
+    ``decode --json`` prints them), or YAML."""
+    import json
+
+    text = read_text(path).strip()
+    if not text:
+        raise InputError(f"{path}: empty request file")
+    for candidate in (text, text.splitlines()[0]):
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            pass
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise InputError(f"{path}: neither JSON nor YAML ({str(e).splitlines()[0]})") from None
+
+
+# --------------------------------------------------------------------------- what an input is
+
+
+class _Prefixed(io.RawIOBase):
+    """``head`` (already read from ``rest``) followed by the rest of ``rest``."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self.head, self.rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            out = self.head if n is None or n < 0 else self.head[:n]
+            self.head = self.head[len(out):]
+            if n is None or n < 0:
+                out += self.rest.read()
+            return out
+        return self.rest.read(n)
+
+
+@dataclass
+class Input:
+    """An input named on the command line, looked at but not yet read: a directory
+    (``is_dir``), or a regular file or stdin with its first ``HEAD`` bytes read
+    (``head``). ``stream()`` gives the whole input from its first byte (stdin: the head,
+    then the rest); ``read()`` all of it."""
+
+    path: str
+    is_dir: bool = False
+    head: bytes = b""
+    size: int | None = None  # None: stdin, or a directory
+    _file: IO[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def is_stdin(self) -> bool:
+        return self.path == STDIN
+
+    @property
+    def whole(self) -> bool:
+        """``head`` is the whole input."""
+        return self.size is not None and len(self.head) >= self.size
+
+    def refuse_directory(self) -> None:
+        """The one rule for a directory given where a file is read: ``DIR: is a directory``."""
+        if self.is_dir:
+            raise InputError(f"{self.path}: is a directory")
+
+    def stream(self) -> IO[bytes]:
+        """The whole input, from its first byte (read it once)."""
+        self.refuse_directory()
+        assert self._file is not None
+        if self.is_stdin:
+            return io.BufferedReader(_Prefixed(self.head, self._file))
+        self._file.seek(0)
+        return self._file
+
+    def read(self) -> bytes:
+        self.refuse_directory()
+        if self.whole:
+            return self.head
+        return self.stream().read()
+
+    def drain(self) -> int:
+        """Read stdin to its end, keeping nothing: the input's size."""
+        size = len(self.head)
+        while self._file is not None and (chunk := self._file.read(CHUNK)):
+            size += len(chunk)
+        return size
+
+    def close(self) -> None:
+        if self._file is not None and not self.is_stdin:
+            self._file.close()
+
+    def __enter__(self) -> Input:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_input(path: str, head: int = HEAD) -> Input:
+    """What ``path`` is: stdin (``-``), a directory, or a regular file (anything else is
+    refused, ``check_regular``), with its first ``head`` bytes read."""
+    if path == STDIN:
+        f = stdin()
+        return Input(path, head=f.read(head), _file=f)
+    if os.path.isdir(path):
+        return Input(path, is_dir=True)
+    f = open_regular(path)
+    size = os.fstat(f.fileno()).st_size
+    return Input(path, head=f.read(head), size=size, _file=f)
+
+
+def _texty(data: bytes) -> bool:
+    return all(b >= 0x20 or b in (9, 10, 13) for b in data)
+
+
+def read_head(path: str, limit: int, text_limit: int) -> tuple[bytes, int]:
+    """The first ``limit`` bytes of a file or stdin and its whole size (stdin is drained to
+    know it; nothing of it kept). Of text, only ``text_limit`` bytes, cut after the last
+    complete line, so that dump text stays readable."""
+    with open_input(path, limit) as inp:
+        inp.refuse_directory()
+        data = inp.head
+        size = inp.size if inp.size is not None else inp.drain()
+    if size > len(data) and _texty(data[:4096]):  # dump text: 4 characters a byte or more
+        data = data[:text_limit]
+        if (nl := data.rfind(b"\n")) > 0:
+            data = data[:nl + 1]
+    return data, size
+
+
+@dataclass
+class Spooled:
+    """Input paths with stdin (``-``) replaced by a temporary copy: ``paths`` for readers
+    that seek or split, ``names`` the name each copy stands for (``-``)."""
+
+    paths: list[str]
+    names: dict[str, str]
+
+
+@contextlib.contextmanager
+def spooled(inputs: Iterable[str]) -> Iterator[Spooled]:
+    """``-`` (stdin, once) copied piece by piece to a temporary file; removed afterwards."""
+    given = list(inputs)
+    if given.count(STDIN) > 1:
+        raise InputError("stdin (-) can be read once")
+    if STDIN not in given:
+        yield Spooled(given, {})
+        return
+    import shutil
+    import tempfile
+
+    source = stdin()
+    with tempfile.NamedTemporaryFile(prefix="mqtool-stdin-", suffix=".bin") as tmp:
+        shutil.copyfileobj(source, tmp, 4 << 20)
+        tmp.flush()
+        yield Spooled([tmp.name if p == STDIN else p for p in given], {tmp.name: STDIN})
+
+
+# --------------------------------------------------------------------------- units to decode
+
+
+class DumpMessage(Protocol):
+    """A message of a queue dump, as decoders see it: its body, and a way to say which
+    message a decoded unit came from."""
+
+    body: bytes
+    mqmd: dict[str, Any]  # the MQMD fields the dump gives
+
+    def label(self, unit: Decoded, role: str = "") -> Decoded: ...
+
+
+class QueueDumps(Protocol):
+    """The reader of queue dumps (``registry.queue_dump_reader``): which producer wrote a
+    file starting with ``head``; the messages of a dump (``kind`` ``directory``: a directory
+    of dump files), whose unreadable ones are said and raised once all were read."""
+
+    def kind(self, head: bytes) -> str | None: ...
+
+    def messages(self, inp: Input, kind: str) -> Iterator[DumpMessage]: ...
+
+
+@dataclass
+class Source:
+    """One unit of input to decode: the whole input, or one message of a queue dump."""
+
+    data: bytes
+    message: DumpMessage | None = None
+
+    def label(self, unit: Decoded, role: str = "") -> Decoded:
+        """``unit``, saying which queue-dump message it came from (when it did)."""
+        return unit if self.message is None else self.message.label(unit, role)
+
+
+def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
+    """The bytes of one input to decode as ``fmt`` (``undump.unit_bytes``): binary, or
+    those of the dump text in it (``hex_text``)."""
+    from mqtool.io.undump import unit_bytes
+
+    with open_input(path) as inp:
+        inp.refuse_directory()
+        return unit_bytes(inp.read(), hex_text, path, fmt)
+
+
+def sources(path: str, hex_text: bool, fmt: str, dumps: QueueDumps) -> Iterator[Source]:
+    """The input as decoders see it: each message body of a queue dump (a directory, or a
+    file or stdin whose head ``dumps`` recognises), or the one blob (``read_unit``)."""
+    from mqtool.io.undump import unit_bytes
+
+    with open_input(path) as inp:
+        kind = None if hex_text else "directory" if inp.is_dir else dumps.kind(inp.head)
+        if kind is not None:
+            yield from (Source(m.body, m) for m in dumps.messages(inp, kind))
+            return
+        inp.refuse_directory()
+        data = inp.read()
+    yield Source(unit_bytes(data, hex_text, path, fmt))

@@ -8,18 +8,22 @@ which Windows reads as ``CON``), no leading dots or dashes — the spirit of Pyt
 tarfile ``data`` filter. Existing files are not overwritten without ``force``.
 
 Files are written under a temporary name beside the target and renamed into place when
-the writer finishes without error (``atomic_output``, ``atomic_path``): a failed run
-(an error mid-write, FAILFAST, Ctrl-C) leaves no partial output file. An output that
-cannot be written (missing directory, permission) is an ``EnvError`` (exit status 4).
+the writer finishes without error -- one mechanism, ``AtomicPath``, with an open-file face
+(``AtomicFile``, ``atomic_output``, ``write_file``, ``OutputDir.create``) and a path face
+(``AtomicPath`` itself, for pyarrow's writers): a failed run (an error mid-write, FAILFAST,
+Ctrl-C) leaves no partial output file. ``StagedDirs`` does the same for the named
+sub-directories of an output directory. An output that cannot be written (missing
+directory, permission) is an ``EnvError`` (exit status 4).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -91,15 +95,23 @@ class OutputDir:
             raise EnvError(f"refusing to write outside {self.root}: {'/'.join(parts)!r}")
         return p
 
-    def create(self, *parts: str, binary: bool = True):  # type: ignore[no-untyped-def]
+    def create(self, *parts: str, binary: bool = True) -> AtomicFile:
         """Open a new file for writing (whole or not at all, see ``AtomicFile``); refuses to
         overwrite without ``force``."""
+        return AtomicFile(self._beside(*parts), self.force, binary)
+
+    def atomic(self, *parts: str) -> AtomicPath:
+        """A temporary path for a new file (for writers that want a path, see
+        ``AtomicPath``); refuses to overwrite without ``force``."""
+        return AtomicPath(self._beside(*parts), self.force)
+
+    def _beside(self, *parts: str) -> Path:
         p = self.path(*parts)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise EnvError(f"{p.parent}: cannot create directory: {e.strerror}") from None
-        return AtomicFile(p, self.force, binary)
+        return p
 
 
 def _check_target(p: Path, force: bool) -> None:
@@ -150,22 +162,63 @@ def _commit(tmp: Path, p: Path, force: bool) -> None:
         raise EnvError(f"{p}: cannot write: {e.strerror}") from None
 
 
+class AtomicPath:
+    """The one mechanism: a temporary file beside ``path`` (``.<name>.<random>.part``),
+    renamed to ``path`` by ``commit()`` and removed by ``discard()``. As a context manager it
+    gives the temporary path and commits when the block ends normally, discards on any
+    exception (Ctrl-C included). For writers that want a path (pyarrow, pandas):
+
+        with AtomicPath("out.parquet", force) as tmp:
+            pq.write_table(table, tmp)
+    """
+
+    def __init__(self, path: str | os.PathLike[str], force: bool = False) -> None:
+        self.path = Path(path)
+        self.force = force
+        _check_target(self.path, force)
+        self.temp = _temp_beside(self.path)
+        self.done = False
+
+    def commit(self) -> None:
+        """Rename the temporary file into place (once)."""
+        if not self.done:
+            self.done = True
+            _commit(self.temp, self.path, self.force)
+
+    def discard(self) -> None:
+        """Remove the temporary file; the target is untouched (once)."""
+        if not self.done:
+            self.done = True
+            self.temp.unlink(missing_ok=True)
+
+    def __enter__(self) -> Path:
+        return self.temp
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
 class AtomicFile:
-    """A file written under a temporary name beside ``path`` and renamed into place by
-    ``close()`` (or leaving a ``with`` block normally); ``discard()`` (or an exception in the
-    ``with`` block) removes it. Write errors (disk full) are ``EnvError``.
+    """An open file on an ``AtomicPath``: ``close()`` (or leaving a ``with`` block normally)
+    renames it into place; ``discard()`` (or an exception in the ``with`` block) removes it.
+    Write errors (disk full) are ``EnvError``.
 
         with AtomicFile("out.bin") as f:
             f.write(data)
     """
 
     def __init__(self, path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> None:
-        self.path = Path(path)
-        self.force = force
-        _check_target(self.path, force)
-        self.temp = _temp_beside(self.path)
-        self._file: IO[Any] = self.temp.open("wb" if binary else "w",
-                                             **({} if binary else {"encoding": "utf-8"}))
+        self.target = AtomicPath(path, force)
+        self.path = self.target.path
+        try:
+            self._file: IO[Any] = (self.target.temp.open("wb") if binary
+                                   else self.target.temp.open("w", encoding="utf-8"))
+        except OSError as e:
+            self.target.discard()
+            raise EnvError(f"{self.path}: cannot write: {e.strerror}") from None
         self.closed = False
 
     def write(self, data: Any) -> int:
@@ -195,9 +248,9 @@ class AtomicFile:
         try:
             self._file.close()
         except OSError as e:
-            self.temp.unlink(missing_ok=True)
+            self.target.discard()
             raise EnvError(f"{self.path}: cannot write: {e.strerror}") from None
-        _commit(self.temp, self.path, self.force)
+        self.target.commit()
 
     def discard(self) -> None:
         """Give up: remove the temporary file; the target is untouched."""
@@ -206,7 +259,7 @@ class AtomicFile:
         self.closed = True
         with suppress(OSError):
             self._file.close()
-        self.temp.unlink(missing_ok=True)
+        self.target.discard()
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -218,23 +271,64 @@ class AtomicFile:
             self.discard()
 
 
-@contextmanager
-def atomic_path(path: str | os.PathLike[str], force: bool = False) -> Iterator[Path]:
-    """For writers that want a path (pyarrow, pandas): a temporary path beside ``path``,
-    renamed to ``path`` when the block ends without error, removed otherwise.
+class StagedDirs:
+    """The named sub-directories of an output directory, written whole or not at all: the
+    run writes them in a scratch directory inside ``root`` (``.mqtool-<random>``, which
+    Spark and Hive readers skip); ``commit()`` makes each replace its namesake (an output
+    the run did not write replaces its namesake with an empty directory, so nothing stale
+    survives ``--force``); ``discard()`` removes the scratch directory, and ``root`` when the
+    run created it. As a context manager it gives the scratch directory.
 
-        with atomic_path("out.parquet", force) as tmp:
-            pq.write_table(table, tmp)
+        with StagedDirs(root, ("records", "errors")) as scratch:
+            write(scratch / "records" / "part-00000.parquet")
     """
-    p = Path(path)
-    _check_target(p, force)
-    tmp = _temp_beside(p)
-    try:
-        yield tmp
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _commit(tmp, p, force)
+
+    def __init__(self, root: str | os.PathLike[str], names: Iterable[str]) -> None:
+        self.root = Path(root)
+        self.names = tuple(names)
+        self.created = not self.root.exists()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=self.root))
+        except OSError as e:
+            raise EnvError(f"{root}: cannot create output directory: {e.strerror}") from None
+        self.done = False
+
+    def commit(self) -> None:
+        """Move every staged output into place, then remove the scratch directory."""
+        if self.done:
+            return
+        self.done = True
+        try:
+            for name in self.names:
+                staged, target = self.scratch / name, self.root / name
+                if staged.exists() or target.exists():
+                    if target.exists():
+                        shutil.rmtree(target)  # the caller checked --force
+                    staged.mkdir(exist_ok=True)
+                    os.replace(staged, target)
+        except OSError as e:
+            raise EnvError(f"{self.root}: cannot write: {e.strerror}") from None
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Remove what the run staged (and ``root`` when the run created it)."""
+        if self.done:
+            return
+        self.done = True
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.created:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Path:
+        return self.scratch
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
 
 
 def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> AtomicFile:
@@ -242,13 +336,19 @@ def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: boo
     return AtomicFile(path, force, binary)
 
 
-def open_new(path: str, force: bool = False) -> AtomicFile:
-    """Open one output file named on the command line (``-o FILE``) for binary writing;
-    it appears when closed without error (``with open_new(...) as f``)."""
-    return AtomicFile(path, force)
+def check_output(path: str | os.PathLike[str], force: bool = False) -> None:
+    """Refuse before any work: an existing output without ``force`` (``OutputExistsError``),
+    a directory, a missing or read-only parent directory (``EnvError``)."""
+    p = Path(path)
+    _check_target(p, force)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise EnvError(f"{path}: cannot write: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise EnvError(f"{path}: cannot write: directory {parent} is not writable")
 
 
-def write_file(path: str, data: bytes, force: bool = False) -> None:
-    """Write one output file named on the command line (``-o FILE``), whole or not at all."""
-    with open_new(path, force) as f:
+def write_file(path: str | os.PathLike[str], data: bytes, force: bool = False) -> None:
+    """Write one output file (``-o FILE``, a summary), whole or not at all."""
+    with AtomicFile(path, force) as f:
         f.write(data)

@@ -135,8 +135,9 @@ def detect_lines(lines: list[str]) -> str:
         return "literal"
     if any(_AMQSBCG_LINE.match(ln) and "'" in ln for ln in body):
         return "amqsbcg"
-    if _XXD_FIRST.match(first) or (_XXD_LINE.match(first) and not _AMQSBCG_LINE.match(first)
-                                   and _XXD_LINE.match(first).group(2).strip() == ""):
+    xxd = _XXD_LINE.match(first)
+    if _XXD_FIRST.match(first) or (xxd and not _AMQSBCG_LINE.match(first)
+                                   and xxd.group(2).strip() == ""):
         return "xxd"
     if _CANON_FIRST.match(first) and "|" in first:
         return "canonical"
@@ -171,6 +172,47 @@ def looks_like_dump(text: str) -> bool:
 
 
 _LOOK = 256 << 10
+
+
+def plain_text(text: str) -> bool:
+    """No control characters but tab and line ends."""
+    return not any(ord(c) < 0x20 and c not in "\t\r\n" for c in text)
+
+
+def text_of(data: bytes) -> str:
+    """Bytes of dump text as text: UTF-8, else latin-1."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def is_dump_text(data: bytes) -> bool:
+    """Do these bytes (the start of an input) read as hex dump text? Text in its first
+    4 KiB that reads back as a dump line."""
+    head = data[:4096]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 3:  # not merely a character cut at the end
+            return False
+        text = head[:e.start].decode("utf-8")
+    return plain_text(text) and looks_like_dump(text)
+
+
+def unit_bytes(data: bytes, hex_text: bool, source: str, fmt: str = "input") -> bytes:
+    """The bytes of an input to decode as ``fmt``: ``data``, or (``hex_text``) those of the
+    dump text it holds. No bytes is ``EmptyInputError``; binary input that is really dump
+    text gets a hint instead of a confusing decode error."""
+    from mqtool.errors import EmptyInputError, InputError
+
+    if hex_text:
+        data = undump(text_of(data))
+    if not data:
+        raise EmptyInputError(fmt, source)
+    if not hex_text and is_dump_text(data):
+        raise InputError(f"{source}: this is hex dump text; add --hex to read it as a dump")
+    return data
 
 
 def _hexdump_refused() -> UndumpError:
@@ -619,21 +661,9 @@ def iter_document(lines: Iterable[str]) -> Iterator[bytes]:
             else:
                 yield out
             continue
-        left, star, rest = line.partition(" *")
-        if star and (len(rest) > _DOC_REST or not rest.rstrip().endswith("*")
-                     or _RUN_ON.search(rest)):
-            raise NotPlainError("a character column that may hold another dump line")
-        words = left.split()
-        if len(words) < 2 or not _OFFSET.match(words[0]) or short:
-            raise NotPlainError("not a plain dump line")
-        for w in words[1:-1]:
-            if len(w) != 8 or not _HEX.match(w):
-                raise NotPlainError("a word that is not 8 hex digits")
-        last = words[-1]
-        if not (_HEX.match(last) and len(last) % 2 == 0 and len(last) <= 8):
-            raise NotPlainError("a last word that is not hex")
-        off = int(words[0], 16)
-        data = bytes.fromhex("".join(words[1:]))
+        if short:
+            raise NotPlainError("a short line that is not the last")
+        off, data = _plain_line(line)
         if expected is not None and off != expected:
             raise NotPlainError("offsets do not follow each other")
         if expected is None:
@@ -657,6 +687,24 @@ def iter_document(lines: Iterable[str]) -> Iterator[bytes]:
         prev = data
     if pending:
         yield b"".join(pending)
+
+
+def _plain_line(line: str) -> tuple[int, bytes]:
+    """The offset and bytes of one plain document-style line; ``NotPlainError`` otherwise."""
+    left, star, rest = line.partition(" *")
+    if star and (len(rest) > _DOC_REST or not rest.rstrip().endswith("*")
+                 or _RUN_ON.search(rest)):
+        raise NotPlainError("a character column that may hold another dump line")
+    words = left.split()
+    if len(words) < 2 or not _OFFSET.match(words[0]):
+        raise NotPlainError("not a plain dump line")
+    for w in words[1:-1]:
+        if len(w) != 8 or not _HEX.match(w):
+            raise NotPlainError("a word that is not 8 hex digits")
+    last = words[-1]
+    if not (_HEX.match(last) and len(last) % 2 == 0 and len(last) <= 8):
+        raise NotPlainError("a last word that is not hex")
+    return int(words[0], 16), bytes.fromhex("".join(words[1:]))
 
 
 # --------------------------------------------------------------------------- hex words

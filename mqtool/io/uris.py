@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -176,3 +176,27 @@ def read_range(name: str, start: int = 0, end: int | None = None, chunk: int = C
             yield data
     finally:
         f.close()
+
+
+def check_output_dir(outdir: str, force: bool, outputs: Iterable[str]) -> None:
+    """An output directory (a path or ``file://`` URI; other URIs are checked by their
+    writer) that holds none of ``outputs`` (unless ``force``) and can be created and
+    written: ``OutputExistsError`` (exit 1) or ``EnvError`` (exit 4), before any work."""
+    from pathlib import Path
+
+    from mqtool.io.outputs import OutputExistsError
+
+    if is_uri(outdir) and not outdir.startswith("file://"):
+        return
+    root = Path(outdir.removeprefix("file://"))
+    if root.exists() and not root.is_dir():
+        raise OutputExistsError(f"{outdir}: exists and is not a directory")
+    if root.is_dir() and not force:
+        there = [n for n in outputs if (root / n).exists()]
+        if there:
+            raise OutputExistsError(f"{root / there[0]} exists (use --force to replace it)")
+    probe = root
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise EnvError(f"{outdir}: cannot create output directory: {probe} is not writable")

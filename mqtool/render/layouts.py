@@ -22,7 +22,7 @@ from construct import Adapter, Bytes, Construct, FormatField, Renamed
 
 from mqtool.compose import Envelope, counted, key_text
 from mqtool.compose import describe as content_text
-from mqtool.layout import Annotated, Eye, FieldInfo, Hex, HexInt, Layout, Reserved, Stck, Text
+from mqtool.layout import INT_CODES, Annotated, Eye, FieldInfo, Hex, HexInt, Layout, Reserved, Stck, Text
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT
 
 # --------------------------------------------------------------------------- the model
@@ -164,8 +164,6 @@ def unit_types(fmt: FormatDoc) -> dict[str, Any]:
 # --------------------------------------------------------------------------- one field
 
 
-_INT_TYPES = {"b": "S1", "B": "U1", "h": "S2", "H": "U2", "l": "S4", "L": "U4", "q": "S8", "Q": "U8"}
-_KSY_INTS = {"b": "s1", "B": "u1", "h": "s2", "H": "u2", "l": "s4", "L": "u4", "q": "s8", "Q": "u8"}
 
 
 @dataclass(frozen=True)
@@ -235,7 +233,7 @@ def type_name(f: FieldInfo) -> str:
     if f.kind == STCK:  # another clock with the STCK shape (MI time-of-day)
         return "time"
     if isinstance(main, HexInt) or f.kind == HEXINT:
-        return f"X {_INT_TYPES.get(code or '', 'U1')}"
+        return f"X {INT_CODES[code].doc if code in INT_CODES else 'U1'}"
     if isinstance(main, Eye) or f.kind == EYE:
         return "char"
     if isinstance(main, Text) or f.kind == TEXT:
@@ -244,8 +242,8 @@ def type_name(f: FieldInfo) -> str:
         return "reserved"
     if isinstance(main, Hex) or f.kind == HEX:
         return "bytes"
-    if code in _INT_TYPES:
-        return _INT_TYPES[code]
+    if code in INT_CODES:
+        return INT_CODES[code].doc
     return type(main).__name__.lower()
 
 
@@ -546,8 +544,8 @@ def _ksy_field(fmt: FormatDoc, record: RecordDoc, fd: FieldDoc, enums: dict[str,
     doc = [fd.description] if fd.description else []
     if type(main).__name__ == "VarLen":
         item["type"] = "varlen"
-    elif code in _KSY_INTS and fd.type not in ("char", "bytes", "reserved"):
-        item["type"] = _KSY_INTS[code]
+    elif code in INT_CODES and fd.type not in ("char", "bytes", "reserved"):
+        item["type"] = INT_CODES[code].ksy
         if fd.kind == STCK:
             doc.append("8-byte TOD clock value" if isinstance(main, Stck) else "8-byte time value")
         ints = [(k, t) for k, t in fd.meanings if isinstance(k, int) and not isinstance(k, bool)]

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqtool.formats.csq1logp.outdir import PartitionedWriter
+from mqtool import api
 
 STATS_SCHEMA = ("split long, records long, rows long, errors string, first string, "
                 "problems string, messages long, multi long, incomplete long, mproblems string")
@@ -68,21 +68,18 @@ def write_range(row: dict[str, Any], o: WriteOptions) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from mqtool.formats.csq1logp.extract import RangeStats, decode_range
-    from mqtool.formats.csq1logp.segments import singles, standalone
-
-    stats = RangeStats()
+    stats = api.range_stats()
     name = f"part-{row['split']:05d}.parquet"
-    records = PartitionedWriter(os.path.join(o.root, "records"), name)
-    errors = PartitionedWriter(os.path.join(o.root, "errors"), name, by=None)
-    msgs = PartitionedWriter(os.path.join(o.root, "messages"), name) if o.messages else None
-    multi = PartitionedWriter(os.path.join(o.root, "multi"), name, by=None, keep=True) \
+    records = api.partitioned_writer(os.path.join(o.root, "records"), name)
+    errors = api.partitioned_writer(os.path.join(o.root, "errors"), name, by=None)
+    msgs = api.partitioned_writer(os.path.join(o.root, "messages"), name) if o.messages else None
+    multi = api.partitioned_writer(os.path.join(o.root, "multi"), name, by=None, keep=True) \
         if o.messages else None
     writers = [w for w in (records, errors, msgs, multi) if w is not None]
     rows = n_msgs = n_multi = 0
     problems: Counter[str] = Counter()
     try:
-        for batch in decode_range(row["path"], row["start"], row["end"], row["size"], o.framing,
+        for batch in api.decode_range(row["path"], row["start"], row["end"], row["size"], o.framing,
                                   o.codepage, o.mode, row["name"], o.fs_options, stats):
             table = pa.Table.from_batches([batch])
             bad = table.column("_error").is_valid()
@@ -96,8 +93,8 @@ def write_range(row: dict[str, Any], o: WriteOptions) -> Any:
             rows += kept.num_rows
             problems.update(field_problems(kept))
             if msgs is not None and multi is not None and table.num_rows:
-                alone = pa.array(standalone(table, o.max_seg))
-                one = singles(table.filter(alone))
+                alone = pa.array(api.standalone(table, o.max_seg))
+                one = api.singles(table.filter(alone))
                 one = o.filters.apply(one) if o.filters else one
                 msgs.write(one)
                 n_msgs += one.num_rows
@@ -127,14 +124,12 @@ class ReassembleWrite:
         import pyarrow as pa
         from pyspark import TaskContext
 
-        from mqtool.formats.csq1logp.segments import Reassembler, message_schema
-
         ctx = TaskContext.get()
         part = ctx.partitionId() if ctx is not None else 0
-        out = PartitionedWriter(os.path.join(self.opts.root, "messages"),
+        out = api.partitioned_writer(os.path.join(self.opts.root, "messages"),
                                 f"part-m{part:05d}.parquet")
-        r = Reassembler(self.opts.max_seg)
-        schema = message_schema()
+        r = api.reassembler(self.opts.max_seg)
+        schema = api.message_schema()
         total = incomplete = 0
         problems: Counter[str] = Counter()
 
@@ -199,10 +194,9 @@ def run_reassembly(spark: Any, opts: WriteOptions) -> list[dict[str, Any]]:
     multi = os.path.join(opts.root, "multi")
     if not os.path.isdir(multi) or not any(n.endswith(".parquet") for n in os.listdir(multi)):
         return []
-    from mqtool.formats.csq1logp.bulk import record_schema
     from mqtool.spark.datasource import spark_schema
 
-    records = spark.read.schema(spark_schema(record_schema())).parquet(multi)
+    records = spark.read.schema(spark_schema(api.record_schema())).parquet(multi)
     parts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions", "8")),
                        spark.sparkContext.defaultParallelism))
     stats = (records.repartition(parts, "file").sortWithinPartitions("file", "offset")

@@ -45,7 +45,6 @@ from pyspark.sql.types import (
 
 NAME = "mqtool.csq1logp"
 DEFAULT_SPLIT = 32 << 20
-FILTER_OPTIONS = ("queue", "verb", "urid", "qmgr", "status")
 
 
 def spark_type(t: pa.DataType) -> DataType:
@@ -83,25 +82,25 @@ class RangePartition(InputPartition):
 
 def filters_from(opts: Mapping[str, Any]) -> Any:
     """``Filters`` from DataSource / job options (lists comma-separated); ValueError says why."""
-    from mqtool.formats.csq1logp.extract import Filters
+    from mqtool import api
 
     def many(key: str) -> list[str]:
         return [v.strip() for v in str(opts.get(key) or "").split(",") if v.strip()]
 
-    return Filters.make(many("queue"), many("verb"), many("urid"), many("qmgr"),
+    return api.csq1logp_filters(many("queue"), many("verb"), many("urid"), many("qmgr"),
                         opts.get("since") or None, opts.get("until") or None, many("status"))
 
 
 def plan_ranges(paths: list[str], split_size: int,
                 options: Mapping[str, str] | None = None) -> list[tuple[str, str, int, int, int]]:
     """``(path, uri, start, end, size)`` of every byte range: a listing, no data read."""
-    from mqtool.formats.csq1logp.framing import byte_ranges
+    from mqtool import api
     from mqtool.io.uris import absolute, list_files
 
     out = []
     for path, size in list_files(paths, options):
         uri = absolute(path)
-        out += [(path, uri, r.start, r.end, size) for r in byte_ranges(path, size, "", split_size)]
+        out += [(path, uri, r.start, r.end, size) for r in api.byte_ranges(path, size, split_size)]
     return out
 
 
@@ -113,9 +112,9 @@ class Csq1logpDataSource(DataSource):
         return NAME
 
     def schema(self) -> StructType:
-        from mqtool.formats.csq1logp.bulk import record_schema
+        from mqtool import api
 
-        return spark_schema(record_schema())
+        return spark_schema(api.record_schema())
 
     def reader(self, schema: StructType) -> DataSourceReader:
         return Csq1logpReader(dict(self.options))
@@ -123,20 +122,20 @@ class Csq1logpDataSource(DataSource):
 
 class Csq1logpReader(DataSourceReader):
     def __init__(self, options: dict[str, Any]) -> None:
-        from mqtool.formats.csq1logp.bulk import MODES
-        from mqtool.formats.csq1logp.extract import parse_size
+        from mqtool import api
         from mqtool.io.uris import OPTION_KEYS
 
+        modes = api.csq1logp_modes()
         opts = {k.lower(): v for k, v in options.items()}
         self.framing = str(opts.get("framing", "auto")).lower()
         self.codepage = str(opts.get("codepage", "cp037"))
         self.mode = str(opts.get("mode", "PERMISSIVE")).upper()
-        if self.mode not in MODES:
-            raise ValueError(f"{NAME}: mode must be one of {', '.join(MODES)}")
+        if self.mode not in modes:
+            raise ValueError(f"{NAME}: mode must be one of {', '.join(modes)}")
         if self.framing not in ("auto", "rdw", "bdw", "none"):
             raise ValueError(f"{NAME}: framing must be auto, rdw, bdw or none")
         try:
-            self.split_size = parse_size(str(opts.get("splitsize", DEFAULT_SPLIT)))
+            self.split_size = api.parse_size(str(opts.get("splitsize", DEFAULT_SPLIT)))
             self.filters = filters_from(opts)
         except ValueError as e:
             raise ValueError(f"{NAME}: {e}") from None
@@ -153,10 +152,10 @@ class Csq1logpReader(DataSourceReader):
                 for p, uri, a, b, size in plan_ranges(self.paths, self.split_size, self.fs_options)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        from mqtool.formats.csq1logp.extract import decode_range
+        from mqtool import api
 
         p: RangePartition = partition  # type: ignore[assignment]
-        for batch in decode_range(p.path, p.start, p.end, p.size, self.framing, self.codepage,
+        for batch in api.decode_range(p.path, p.start, p.end, p.size, self.framing, self.codepage,
                                   self.mode, p.name, self.fs_options):
             if self.filters:
                 batch = self.filters.apply(pa.Table.from_batches([batch]))

@@ -256,23 +256,9 @@ def check_master(master: str) -> None:
 
 def check_output(outdir: str, force: bool) -> None:
     """OUTDIR holds none of the outputs (unless --force) and can be created and written."""
-    from mqtool.io.outputs import OutputExistsError
-    from mqtool.io.uris import is_uri
+    from mqtool.io.uris import check_output_dir
 
-    if is_uri(outdir) and not outdir.startswith("file://"):
-        return  # checked by Spark's writer (--writer spark)
-    root = Path(outdir.removeprefix("file://"))
-    if root.exists() and not root.is_dir():
-        raise OutputExistsError(f"{outdir}: exists and is not a directory")
-    if root.is_dir() and not force:
-        there = [n for n in OUTPUTS if (root / n).exists()]
-        if there:
-            raise OutputExistsError(f"{root / there[0]} exists (use --force to replace it)")
-    probe = root
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise EnvError(f"{outdir}: cannot create output directory: {probe} is not writable")
+    check_output_dir(outdir, force, OUTPUTS)
 
 
 def preflight(master: str, opts: JobOptions) -> list[tuple[str, str, int, int, int]]:
@@ -328,7 +314,8 @@ def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
 
 
 def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None) -> dict[str, Any]:
-    from mqtool.formats.csq1logp.extract import Summary
+    from mqtool import api
+    from mqtool.io.outputs import StagedDirs
     from mqtool.spark.datasource import filters_from, plan_ranges
 
     t0 = time.perf_counter()
@@ -349,56 +336,21 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     split = opts.split_size or auto_split(total, spark.sparkContext.defaultParallelism)
     ranges = plan_ranges(list(files), split, opts.fs_options) if files else []
     t_plan = time.perf_counter() - t0
-    summary = Summary(mode=opts.mode)
+    summary = api.csq1logp_summary(opts.mode)
     for path, size in files.items():
         summary.files.append({"file": path, "bytes": size,
                               "ranges": sum(1 for r in ranges if r[0] == path)})
     summary.bytes = total
     root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
-    created = not root.exists()
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=root))
-    try:
+    with StagedDirs(root, api.csq1logp_out_dirs()) as scratch:
         t_jobs = time.perf_counter()
-        try:
-            if opts.writer == "arrow":
-                stats = _arrow_job(spark, ranges, opts, filters, scratch, progress)
-            else:
-                stats = _spark_writer_job(spark, opts, scratch)
-            t_jobs = time.perf_counter() - t_jobs
-        except MqtoolError:
-            raise
-        except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
-            raise _spark_error(e, master) from None
-        for st in stats:
-            summary.records += st["records"]
-            summary.errors.update(json.loads(st["errors"]))
-            summary.corrupt_fields.update(json.loads(st["problems"]))
-            summary.rows += st["rows"]
-            summary.messages += st["messages"]
-            summary.incomplete += st["incomplete"]
-            summary.message_problems.update(json.loads(st["mproblems"]))
-            if st["first"] and not summary.first_error:
-                summary.first_error = st["first"]
-        if opts.mode == "DROPMALFORMED":
-            summary.dropped = sum(summary.errors.values())
+        stats = _jobs(spark, ranges, opts, filters, scratch, progress, master)
+        t_jobs = time.perf_counter() - t_jobs
+        _count(summary, stats, opts.mode)
         shutil.rmtree(scratch / "multi", ignore_errors=True)
         if summary.rows and not (scratch / "records").exists() and not (scratch / "errors").exists():
             raise EnvError(f"spark-extract: the executors wrote {summary.rows} rows but none "
                            f"reached {root}: is it on a file system they share? (else --writer spark)")
-        for name in ("records", "errors", "messages"):
-            target = root / name
-            if (scratch / name).exists() or target.exists():
-                if target.exists():
-                    shutil.rmtree(target)  # --force was checked
-                (scratch / name).mkdir(exist_ok=True)
-                os.replace(scratch / name, target)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
-    shutil.rmtree(scratch, ignore_errors=True)
     info = summary.to_json()
     info["output"] = str(root.resolve())
     info["master"] = master
@@ -407,10 +359,38 @@ def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None
     info["planning_s"] = round(t_plan, 3)
     info["spark_jobs_s"] = round(t_jobs, 3)  # the rest of elapsed_s is the driver's own work
     info["elapsed_s"] = round(time.perf_counter() - t0, 3)
-    with open(root / "_summary.json", "w", encoding="utf-8") as f:
-        json.dump(info, f, indent=2)
-        f.write("\n")
+    api.write_summary(str(root / "_summary.json"), info)
     return info
+
+
+def _jobs(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
+          filters: Any, scratch: Path, progress: Any, master: str) -> list[dict[str, Any]]:
+    """The Spark jobs that write into ``scratch``: their stats rows; a Spark or py4j
+    failure is one line."""
+    try:
+        if opts.writer == "arrow":
+            return _arrow_job(spark, ranges, opts, filters, scratch, progress)
+        return _spark_writer_job(spark, opts, scratch)
+    except MqtoolError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
+        raise _spark_error(e, master) from None
+
+
+def _count(summary: Any, stats: list[dict[str, Any]], mode: str) -> None:
+    """The tasks' stats rows added up into the run's summary."""
+    for st in stats:
+        summary.records += st["records"]
+        summary.errors.update(json.loads(st["errors"]))
+        summary.corrupt_fields.update(json.loads(st["problems"]))
+        summary.rows += st["rows"]
+        summary.messages += st["messages"]
+        summary.incomplete += st["incomplete"]
+        summary.message_problems.update(json.loads(st["mproblems"]))
+        if st["first"] and not summary.first_error:
+            summary.first_error = st["first"]
+    if mode == "DROPMALFORMED":
+        summary.dropped = sum(summary.errors.values())
 
 
 def _arrow_job(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
@@ -431,7 +411,7 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
     """``--writer spark``: the DataSource and Spark's own Parquet writer."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    from mqtool.formats.csq1logp.framing import REASONS
+    from mqtool import api
     from mqtool.spark.datasource import NAME
 
     reader = (spark.read.format(NAME).option("framing", opts.framing)
@@ -446,14 +426,14 @@ def _spark_writer_job(spark: Any, opts: JobOptions, scratch: Path) -> list[dict[
     df = reader.load().persist()
     try:
         counts = {"records": F.sum(F.col("_error").isNull().cast("long")), **CORRUPT_COUNTS()}
-        counts.update({r: F.sum((F.col("_error") == r).cast("long")) for r in REASONS})
+        counts.update({r: F.sum((F.col("_error") == r).cast("long")) for r in api.bad_span_reasons()})
         got = df.agg(*[c.alias(n) for n, c in counts.items()]).collect()[0].asDict()
         problems = _count_fields(got.pop(PROBLEM_LISTS) or [])
         records = df.filter("_error IS NULL")
         writer_opts = {"parquet.enable.dictionary": "false"}
         (records.write.options(**writer_opts).partitionBy("log_date")
          .parquet(str(scratch / "records")))
-        errors = {r: int(got[r] or 0) for r in REASONS if got[r]}
+        errors = {r: int(got[r] or 0) for r in api.bad_span_reasons() if got[r]}
         if opts.mode == "PERMISSIVE" and errors:
             df.filter("_error IS NOT NULL").drop("log_date").write.options(**writer_opts) \
                 .parquet(str(scratch / "errors"))
@@ -524,7 +504,7 @@ def _spark_error(e: Exception, master: str = "") -> MqtoolError:
     m = re.search(r"MalformedError: (csq1logp: .*?\(mode FAILFAST\))", text)
     if m:
         err = MqtoolError(m.group(1))
-        err.status = ExitStatus.DECODE  # type: ignore[misc]
+        err.status = ExitStatus.DECODE
         return err
     m = re.search(r"(?:MqtoolError|InputError|DecodeError): (.+)", text)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
@@ -599,11 +579,11 @@ def messages_frame(records: Any, max_seg: int) -> Any:
     sorted by offset) and reassembled with the same ``Reassembler`` as the local path."""
     from pyspark.sql import functions as F  # noqa: N812
 
-    from mqtool.formats.csq1logp.segments import message_schema, standalone_sql
+    from mqtool import api
     from mqtool.spark.datasource import spark_schema
 
-    schema = spark_schema(message_schema())
-    alone = F.expr(standalone_sql(max_seg))
+    schema = spark_schema(api.message_schema())
+    alone = F.expr(api.standalone_sql(max_seg))
     singles = records.filter(alone).mapInArrow(_singles, schema)
     multi = (records.filter(~alone).repartition("file").sortWithinPartitions("file", "offset")
              .mapInArrow(_Reassemble(max_seg), schema))
@@ -611,10 +591,10 @@ def messages_frame(records: Any, max_seg: int) -> Any:
 
 
 def _singles(batches: Any) -> Any:
-    from mqtool.formats.csq1logp.segments import singles
+    from mqtool import api
 
     for b in batches:
-        yield from singles(b).to_batches()
+        yield from api.singles(b).to_batches()
 
 
 class _Reassemble:
@@ -624,10 +604,10 @@ class _Reassemble:
     def __call__(self, batches: Any) -> Any:
         import pyarrow as pa
 
-        from mqtool.formats.csq1logp.segments import Reassembler, message_schema
+        from mqtool import api
 
-        r = Reassembler(self.max_seg)
-        schema = message_schema()
+        r = api.reassembler(self.max_seg)
+        schema = api.message_schema()
         for b in batches:
             done = []
             for row in b.to_pylist():

@@ -16,7 +16,6 @@ them over the whole run); the pair (file, transaction) identifies a transaction 
 from __future__ import annotations
 
 import glob
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,7 +63,7 @@ def spark_table(table: pa.Table) -> pa.Table:
 
 def expand(paths: list[str]) -> list[str]:
     """Input files of files, directories (walked like ``extract urb``) and globs."""
-    from mqtool.formats.urb.stream import input_files
+    from mqtool import api
 
     out: list[str] = []
     for p in paths:
@@ -72,7 +71,7 @@ def expand(paths: list[str]) -> list[str]:
             out += sorted(glob.glob(p))
         else:
             out.append(p)
-    return list(input_files(out))
+    return list(api.urb_input_files(out))
 
 
 def _datasource() -> type:
@@ -85,16 +84,16 @@ def _datasource() -> type:
 
     class UrbReader(DataSourceReader):
         def __init__(self, options: dict[str, Any]) -> None:
-            from mqtool.formats.urb.extract import MODES
-            from mqtool.formats.urb.tables import TABLES
+            from mqtool import api
 
+            tables, modes = api.urb_tables(), api.urb_modes()
             opts = {k.lower(): v for k, v in options.items()}
             self.table = str(opts.get("table", "changes")).lower()
-            if self.table not in TABLES:
-                raise ValueError(f"{NAME}: table must be one of {', '.join(TABLES)}")
+            if self.table not in tables:
+                raise ValueError(f"{NAME}: table must be one of {', '.join(tables)}")
             self.mode = str(opts.get("mode", "PERMISSIVE")).upper()
-            if self.mode not in MODES:
-                raise ValueError(f"{NAME}: mode must be one of {', '.join(MODES)}")
+            if self.mode not in modes:
+                raise ValueError(f"{NAME}: mode must be one of {', '.join(modes)}")
             self.leap = int(opts.get("leapseconds", 0))
             paths = [p for p in str(opts.get("paths", "")).split(",") if p]
             if opts.get("path"):
@@ -108,9 +107,9 @@ def _datasource() -> type:
             return [FilePartition(f) for f in files]
 
         def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
-            from mqtool.formats.urb.extract import extract_tables
+            from mqtool import api
 
-            tables, _summary = extract_tables(partition.path, self.mode, self.leap)
+            tables = api.urb_file_tables(partition.path, self.mode, self.leap)
             yield from spark_table(tables.table(self.table)).to_batches()
 
     class UrbDataSource(DataSource):
@@ -121,10 +120,10 @@ def _datasource() -> type:
             return NAME
 
         def schema(self) -> Any:
-            from mqtool.formats.urb.tables import schema
+            from mqtool import api
 
             table = str(self.options.get("table", "changes")).lower()
-            return spark_schema(schema(table))
+            return spark_schema(api.urb_table_schema(table))
 
         def reader(self, schema: Any) -> Any:
             return UrbReader(dict(self.options))
@@ -141,14 +140,15 @@ def run(spark: Any, inputs: list[str], outdir: str, mode: str = "PERMISSIVE", fo
         leap_seconds: int = 0) -> dict[str, Any]:
     """``spark-extract urb``: every table of ``extract urb`` as Parquet under ``outdir``
     (``<table>/``), written by Spark, and ``_summary.json``."""
+    from mqtool import api
     from mqtool.errors import EnvError, InputError
-    from mqtool.formats.urb.tables import TABLES
 
     files = expand(inputs)
     if not files:
         raise InputError("no input files")
     out = Path(outdir)
-    there = [t for t in TABLES if (out / t).exists()]
+    tables = api.urb_tables()
+    there = [t for t in tables if (out / t).exists()]
     if there and not force:
         from mqtool.io.outputs import OutputExistsError
 
@@ -159,11 +159,11 @@ def run(spark: Any, inputs: list[str], outdir: str, mode: str = "PERMISSIVE", fo
         raise EnvError(f"{outdir}: cannot create output directory: {e.strerror}") from None
     register(spark)
     rows: dict[str, int] = {}
-    for table in TABLES:
+    for table in tables:
         df = (spark.read.format(NAME).option("table", table).option("mode", mode)
               .option("leapSeconds", str(leap_seconds)).option("paths", ",".join(files)).load())
         df.write.mode("overwrite").parquet(str(out / table))
         rows[table] = spark.read.parquet(str(out / table)).count()
     info = {"mode": mode, "files": files, "rows": rows, "output": str(out), "format": "parquet"}
-    (out / "_summary.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    api.write_summary(str(out / "_summary.json"), info)
     return info

@@ -26,11 +26,13 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mqtool.errors import EmptyInputError, InputError, MqtoolError
 from mqtool.model import Decoded, Problem
+
+if TYPE_CHECKING:
+    from mqtool.io.inputs import Input
 
 CACHE_BYTES = 64 << 20  # decoded queue-dump units kept in memory
 TEXT_LIMIT = 64 << 20  # larger files are only looked at for a CSQ1LOGP extract
@@ -144,16 +146,14 @@ class ExtractSource:
 
     def __init__(self, path: str, framing: str = "auto", codepage: str = "cp037",
                  initial: float = 0.05) -> None:
-        from mqtool.formats.csq1logp.framing import frames, head_of, read_chunks, resolve_framing
+        from mqtool import api
 
         self.path, self.codepage = path, codepage
         self.size = os.path.getsize(path)
-        head = head_of(path)
-        self.framing, reason = resolve_framing(head, framing, codepage, final=len(head) == self.size)
+        self.framing, reason, self._frames = api.csq1logp_frames(path, framing, codepage)
         self.description = f"{path}: CSQ1LOGP extract, {self.framing.upper()} framing ({reason})"
         self._file = open(path, "rb")  # noqa: SIM115 - held for the memory map's lifetime
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self.size else b""
-        self._frames: Iterator[Any] = frames(read_chunks(path), self.framing, codepage)
         self.offsets = array("q")  # about 17 bytes a record (25 with BDW framing)
         self.lengths = array("q")
         self.hdrs = array("b")
@@ -202,7 +202,7 @@ class ExtractSource:
         return f" {i:>7} X'{self.offsets[i]:X}' {self.lengths[i]}"
 
     def load(self, i: int) -> Loaded:
-        from mqtool.formats.csq1logp.decode import decode_record
+        from mqtool import api
 
         off, n = self.offsets[i], self.lengths[i]
         fr = self.bad.get(i)
@@ -213,9 +213,9 @@ class ExtractSource:
             unit.errors.append(Problem(fr.path, fr.offset, f"{fr.error}: {fr.detail}"))
         else:
             try:
-                unit = decode_record(self._map, off, n, self.hdrs[i], self.codepage,
-                                     framing=self.framing, rec_no=i,
-                                     block=self.blocks[i] if self.blocks else -1)
+                unit = api.csq1logp_record(self._map, off, n, self.hdrs[i], self.codepage,
+                                           framing=self.framing, rec_no=i,
+                                           block=self.blocks[i] if self.blocks else -1)
             except MqtoolError as e:
                 unit = failed_unit("csq1logp", off, n, e)
         return Loaded(unit, bytes(self._map[off:off + n]), self.codepage)
@@ -252,15 +252,14 @@ class QueueDumpSource:
             self.description = f"{path}: {self.dump.format} queue dump"
 
     def _open(self) -> Any:
-        from mqtool.formats.mq.dumps.read import QueueDump
+        from mqtool import api
 
         stream = io.BytesIO(self.stdin) if self.stdin is not None else None
-        return QueueDump(self.path, self.kind, stream=stream)
+        return api.messages(self.path, self.kind, stream=stream)
 
     def _units(self) -> Iterator[Loaded]:
         """Every unit of the dump in order; a reader error ends the list with an error unit."""
-        from mqtool import registry
-        from mqtool.formats.mq.mqmd import ccsid_codec
+        from mqtool import api, registry
 
         self.dump = dump = self._open()
         current: list[Any] = [None]
@@ -273,7 +272,8 @@ class QueueDumpSource:
         try:
             for unit, body in registry.decode_messages(messages()):
                 msg = current[0]
-                cp = unit.attrs.get("codepage") or _codec_or(ccsid_codec, msg.ccsid if msg else None)
+                cp = unit.attrs.get("codepage") or api.body_codepage(
+                    msg.ccsid if msg else None, msg.encoding if msg else None)
                 yield Loaded(unit, body, str(cp))
         except MqtoolError as e:
             yield Loaded(failed_unit("queue-dump", 0, 0, e), b"")
@@ -340,13 +340,6 @@ class QueueDumpSource:
         return None  # offsets are per message body
 
 
-def _codec_or(ccsid_codec: Any, ccsid: int | None) -> str:
-    try:
-        return str(ccsid_codec(ccsid) or "cp037")
-    except (LookupError, ValueError, TypeError):
-        return "cp037"
-
-
 # --------------------------------------------------------------------------- opening
 
 
@@ -358,54 +351,64 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
     ``InputError`` for unreadable inputs.
     """
     from mqtool import registry
-    from mqtool.formats.mq.dumps.read import sniff
-    from mqtool.io.inputs import read_bytes
-    from mqtool.io.undump import undump
+    from mqtool.io.inputs import open_input
 
-    forced = None if fmt in (None, "auto") else fmt
-    if forced is not None:
-        registry.codec(forced)  # a clear error for unknown names
-    p = Path(path)
-    if path != "-" and not p.exists():
+    forced = None if fmt in (None, "auto") else registry.codec(str(fmt)).name
+    if path != "-" and not os.path.exists(path):
         raise InputError(f"{path}: no such file or directory")
-    if path != "-" and p.is_dir():
+    inp = open_input(path)
+    if inp.is_dir:
         if forced is not None or hex_text:
             raise InputError(f"{path}: is a directory (only queue dumps can be directories)")
         return QueueDumpSource(path)
-    regular = path != "-" and p.is_file()
-    if regular and p.stat().st_size == 0:
+    if inp.size == 0:
+        inp.close()
         raise EmptyInputError("view", path)
-    data: bytes | None = None
-    if regular:
-        with p.open("rb") as f:
-            head = f.read(65536)
-    else:
-        data = read_bytes(path)
-        head = data[:65536]
-    if not hex_text and forced is None:
-        kind = sniff(head)
-        if kind is not None:
-            return QueueDumpSource(path, kind, data)
-    if regular and not hex_text and forced in (None, "csq1logp"):
-        big = p.stat().st_size > TEXT_LIMIT
-        if forced == "csq1logp" or _is_extract(head, codepage) or big:
-            try:
-                return ExtractSource(path, framing, codepage)
-            except MqtoolError:
-                if forced or not big:
-                    raise
-                raise InputError(f"{path}: larger than {TEXT_LIMIT >> 20} MB and not a CSQ1LOGP "
-                                 "extract; mqtool view reads large inputs only as extracts "
-                                 "or queue dumps") from None
-    if data is None:
-        data = read_bytes(path)
+    kind = None if hex_text or forced is not None else registry.sniff_dump(inp.head)
+    if kind is not None:
+        with inp:  # stdin's messages are held: an evicted unit is decoded again
+            return QueueDumpSource(path, kind, inp.read() if inp.is_stdin else None)
+    with inp:
+        extract = _extract(inp, forced, hex_text, framing, codepage)
+        if extract is not None:
+            return extract
+        data = inp.read()
+    return _blob(path, data, forced, hex_text, framing, codepage)
+
+
+def _extract(inp: Input, forced: str | None, hex_text: bool, framing: str,
+             codepage: str) -> ExtractSource | None:
+    """A regular file that is a CSQ1LOGP extract (or forced to be one, or too large to be
+    anything else the view reads), framed lazily."""
+    from mqtool import registry
+
+    if inp.is_stdin or hex_text or forced not in (None, "csq1logp"):
+        return None
+    big = (inp.size or 0) > TEXT_LIMIT
+    if not (forced or big or registry.codec("csq1logp").detect(inp.head) is not None):
+        return None
+    try:
+        return ExtractSource(inp.path, framing, codepage)
+    except MqtoolError:
+        if forced or not big:
+            raise
+        raise InputError(f"{inp.path}: larger than {TEXT_LIMIT >> 20} MB and not a CSQ1LOGP "
+                         "extract; mqtool view reads large inputs only as extracts or queue "
+                         "dumps") from None
+
+
+def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: str,
+          codepage: str) -> BlobSource:
+    """A small input decoded at once with the codec forced or the one that recognises it."""
+    from mqtool import registry
+    from mqtool.io.inputs import as_text
+    from mqtool.io.undump import undump
+
     if hex_text:
-        data = undump(registry.as_text(data) or data.decode("utf-8", "replace"))
+        data = undump(as_text(data) or data.decode("utf-8", "replace"))
     options: dict[str, Any] = {}
-    if forced is not None:
-        name = forced
-        how = "forced"
-    else:
+    name, how = forced, "forced"
+    if forced is None:
         found = registry.identify(data, text_kinds=not hex_text)
         choice = registry.best_codec(found)
         name = choice.format if choice else None
@@ -422,9 +425,3 @@ def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
         options.setdefault("codepage", codepage)
     desc = f"{'stdin' if path == '-' else path}: {name or 'unknown'} ({how})"
     return BlobSource(data, name, options, desc)
-
-
-def _is_extract(head: bytes, codepage: str) -> bool:
-    from mqtool.formats.csq1logp.framing import sniff as framing_sniff
-
-    return framing_sniff(head, codepage) is not None  # a text-mode transfer raises

@@ -2,10 +2,16 @@
 
 Layers, bottom to top (ARCHITECTURE.md draws them):
 
-    0 base      errors, tod, model, codepages, layout, compose/, io/, render/
+    0 base      errors, tod, model, codepages, layout, compose/, codec, io/, render/
     1 formats   formats/<name>/ (a format may import ``formats.mq``, never another format)
-    2 library   registry, api, testing/, catalog
+    2 library   registry, api, testing/, catalog, scan, query
     3 shells    cli/, spark/, view/, __main__
+
+The shells stand on one seam: they import ``api`` and ``registry`` (the library they
+call), ``io`` (inputs and outputs), ``render`` (what they print), the base types their
+values come in (``errors``, ``model``, ``codepages``, ``tod``, the package's version) and
+one another; never a format package, the catalog or the declaration machinery
+(``layout``, ``compose``, ``codec``): what they need of a format, ``api`` gives.
 
 Every ``import`` statement counts, including those inside functions (lazy imports still
 make a dependency).
@@ -20,8 +26,8 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "mqtool"
 
-BASE = {"errors", "tod", "model", "codepages", "layout", "compose", "io", "render", "__init__"}
-LIBRARY = {"registry", "api", "testing", "catalog"}
+BASE = {"errors", "tod", "model", "codepages", "layout", "compose", "codec", "io", "render", "__init__"}
+LIBRARY = {"registry", "api", "testing", "catalog", "scan", "query"}
 SHELLS = {"cli", "spark", "view", "__main__"}
 
 
@@ -99,6 +105,35 @@ def test_formats_import_no_other_format_but_mq() -> None:
             if mine and theirs and theirs != mine and theirs != "mq":
                 wrong.append(f"{mod} -> {dep}")
     assert wrong == []
+
+
+# what a shell may import: the seam (see the docstring)
+SEAM = {"api", "registry", "io", "render", "errors", "model", "codepages", "tod", "__init__"}
+
+
+def seam_breaks(g: dict[str, set[str]]) -> list[str]:
+    """Imports from a shell module of anything but the seam and the shells."""
+    wrong = []
+    for mod, deps in g.items():
+        if layer(mod) != 3:
+            continue
+        for dep in deps:
+            top = dep.split(".")[1] if "." in dep else "__init__"
+            if top not in SEAM and top not in SHELLS:
+                wrong.append(f"{mod} -> {dep}")
+    return sorted(wrong)
+
+
+def test_shells_import_only_the_seam() -> None:
+    assert seam_breaks(graph()) == []
+
+
+def test_the_seam_rule_catches_a_shell_reaching_into_a_format() -> None:
+    g = {"mqtool.cli.urb": {"mqtool.formats.urb.decode", "mqtool.api"},
+         "mqtool.view.sources": {"mqtool.catalog", "mqtool.io.inputs", "mqtool.cli._common"},
+         "mqtool.api": {"mqtool.formats.urb.decode"}}
+    assert seam_breaks(g) == ["mqtool.cli.urb -> mqtool.formats.urb.decode",
+                              "mqtool.view.sources -> mqtool.catalog"]
 
 
 def test_no_import_cycles() -> None:

@@ -140,11 +140,12 @@ def test_identify_reads_only_the_head_of_a_large_file(tmp_path: Path) -> None:
 
 
 def test_identify_cuts_large_dump_text_at_a_line_end(tmp_path: Path) -> None:
-    from mqtool.cli.auto import HEAD, TEXT_HEAD, read_head
+    from mqtool.cli.auto import HEAD, TEXT_HEAD
+    from mqtool.io.inputs import read_head
 
     line = "0000 C1C2C3C4 C5C6C7C8 C9D1D2D3 D4D5D6D7 *ABCDEFGHIJKLMNOP*\n"
     text = tmp_path / "big.txt"
     text.write_text(line * (2 * HEAD // len(line)))
-    head, size = read_head(str(text))
+    head, size = read_head(str(text), HEAD, TEXT_HEAD)
     assert size == text.stat().st_size and TEXT_HEAD - len(line) < len(head) <= TEXT_HEAD
     assert head.endswith(b"*\n") and len(head) % len(line) == 0

@@ -17,13 +17,15 @@ from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 APP = "This is the actual application message."
 SEED_G = "11" * 16  # the header G of IBM's example; message and attachments step: 22.., 33..
 GENERATED = {
-    "mytext-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "64", "--message", APP, "-a",
+    "mytext-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "64", "--message", APP, "--attach",
                         "binary:testdata/sas/mytext.txt=d:\\mytext.txt", "--description",
                         "Text file..."],
-    "mytext-win.qmsg": ["--correlid", SEED_G, "--profile", "win", "--max-msg", "64", "--message", APP, "-a",
+    "mytext-win.qmsg": ["--correlid", SEED_G, "--profile", "win", "--max-msg", "64", "--message", APP,
+                        "--attach",
                         "binary:testdata/sas/mytext.txt=d:\\mytext.txt", "--description",
                         "Text file..."],
-    "class-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "128", "--message", "Class list attached.", "-a",
+    "class-zos.qmsg": ["--correlid", SEED_G, "--max-msg", "128", "--message", "Class list attached.",
+                       "--attach",
                        "dataset:testdata/sas/class.csv=SASHELP.CLASS", "--description", "Students"],
 }
 
@@ -47,7 +49,7 @@ def test_every_output_format_reassembles(in_root: None, tmp_path: Path, fmt: str
     out = tmp_path / "dump"
     r = mq("build-request", "sas-attachment", "--correlid", SEED_G, "--profile", "linux",
            "--message", "hi",
-           "-a", "text:testdata/sas/mytext.txt=/home/me/mytext.txt", "--output-format", fmt,
+           "--attach", "text:testdata/sas/mytext.txt=/home/me/mytext.txt", "--to", fmt,
            "-o", out)
     assert r.status == 0, r.stderr
     r = mq("reassemble", "attachment", out, "-o", tmp_path / "o")
@@ -57,7 +59,7 @@ def test_every_output_format_reassembles(in_root: None, tmp_path: Path, fmt: str
 
 
 def test_readme_yaml_request_builds(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "sas-attachments.md").read_text(encoding="utf-8")
     yaml_text = re.search(r"```yaml\n(.*?)```", readme, re.S).group(1)  # type: ignore[union-attr]
     (tmp_path / "request.yaml").write_text(yaml_text)
     (tmp_path / "mytext.txt").write_bytes(b"hello\r\n")
@@ -81,9 +83,9 @@ def test_readme_yaml_request_builds(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["-a", "zip:x"], "use binary:FILE[=NAME], text:FILE[=NAME] or dataset:CSV"),
-    (["-a", "binary:/no/such/file"], "/no/such/file: no such file"),
-    (["--message", "x", "--output-format", "mqtool-dir"], "writes a directory: give -o DIR"),
+    (["--attach", "zip:x"], "use binary:FILE[=NAME], text:FILE[=NAME] or dataset:CSV"),
+    (["--attach", "binary:/no/such/file"], "/no/such/file: no such file"),
+    (["--message", "x", "--to", "mqtool-dir"], "writes a directory: give -o DIR"),
     ([], "nothing to build"),
     (["--message", "x", "--max-msg", "10"], "--max-msg"),
 ])
@@ -97,14 +99,14 @@ def test_csv_value_too_long_for_its_variable_is_impossible_but_bad_cp_is_refused
         tmp_path: Path) -> None:
     csv = tmp_path / "t.csv"
     csv.write_text("NAME\nZoë\n€uro\n", encoding="utf-8")
-    r = mq("build-request", "sas-attachment", "-a", f"dataset:{csv}")
+    r = mq("build-request", "sas-attachment", "--attach", f"dataset:{csv}")
     assert r.status == ExitStatus.USAGE
     assert r.stderr == "mqtool: sas-attachment: T.NAME[2]: '€uro' has characters cp037 lacks\n"
     assert r.stdout == b""
 
 
 def test_correlid_option_and_seeded_defaults(in_root: None) -> None:
-    args = ["build-request", "sas-attachment", "--message", "m", "-a",
+    args = ["build-request", "sas-attachment", "--message", "m", "--attach",
             "binary:testdata/sas/mytext.txt"]
     r = mq(*args, "--correlid", "0123456789ABCDEF" * 2)
     cids = [m.correlid.hex().upper() for m in _messages(r.stdout)]  # type: ignore[union-attr]
@@ -151,7 +153,7 @@ def test_a_set_that_fails_midway_leaves_no_file(tmp_path: Path) -> None:
     csv = tmp_path / "t.csv"
     csv.write_text("N\n1e300\n", encoding="utf-8")  # too large for IBM HFP: refused in prepare
     out = tmp_path / "set.qmsg"
-    r = mq("build-request", "sas-attachment", "-a", f"dataset:{csv}", "-o", out)
+    r = mq("build-request", "sas-attachment", "--attach", f"dataset:{csv}", "-o", out)
     assert r.status == ExitStatus.USAGE and "value too large for IBM HFP" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
@@ -194,5 +196,5 @@ def test_an_output_that_cannot_be_written_is_exit_4(tmp_path: Path) -> None:
     out = tmp_path / "missing" / "set.qmsg"
     r = mq("build-request", "sas-attachment", "--message", "x", "-o", out)
     assert r.status == ExitStatus.ENVIRONMENT
-    assert r.stderr == f"mqtool: {out}: No such file or directory\n"
+    assert r.stderr == f"mqtool: {out}: cannot write: No such file or directory\n"
     assert list(tmp_path.iterdir()) == []

@@ -1,6 +1,6 @@
 """One rule per convention, checked on every command of ``mqtool.cli``'s tables.
 
-README "Conventions every command follows": directory arguments; binary output never to a
+docs/conventions.md (README links it): directory arguments; binary output never to a
 terminal; builders refuse everything wrong at once; ``--json`` is the JSON flag; ``-`` is
 stdin; ``--tz local``; unknown code pages list the valid ones; builders' help speaks of
 building; an output extension that names no format is refused. Each table below classifies
@@ -20,11 +20,12 @@ from typing import Any
 
 import click
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mqtool import registry
 from mqtool.cli import BUILD, cli
-from mqtool.cli._common import Env
+from mqtool.cli._common import CodepageParam, CorrelIdParam, Env
 from mqtool.errors import ExitStatus, InputError, MqtoolError
 from tests.cli.test_exit_contract import ARGV, COMMANDS, GOOD, good  # noqa: F401 (fixture)
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
@@ -443,14 +444,14 @@ _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.flo
                     st.text(max_size=12), st.lists(st.integers(), max_size=2))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None)
 @given(fields=st.dictionaries(st.sampled_from(["selection_type", "key_relationship", "key_bytes",
                                                "text_bytes", "mode", "key", "key_hex", "other"]),
                               _VALUES, max_size=6),
        nested=st.booleans())
-def test_matqmsg_request_values_are_refused_in_lines_never_a_crash(fields: dict[str, Any],
-                                                                   nested: bool,
-                                                                   tmp_path: Path) -> None:
+def test_matqmsg_request_values_are_refused_in_lines_never_a_crash(
+        fields: dict[str, Any], nested: bool, tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     obj = {"elements": [{"type": "SELECTION", "fields": fields}]} if nested else fields
     req = tmp_path / "req.json"
     req.write_text(json.dumps(obj) + "\n")
@@ -474,3 +475,186 @@ def test_mq_option_values_are_refused_in_lines_never_a_crash(dlh: dict[str, Any]
     r = mq("build-request", "mq", "--dlh", text, "--xqh", "remoteqname=Q", "--text", "x", "--dump")
     assert r.status in (ExitStatus.OK, ExitStatus.USAGE), r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+# ------------------------------------------------------------------ control characters
+
+
+@pytest.mark.parametrize("command", ["decode urb", "identify", "dump", "messages"])
+def test_control_characters_of_the_input_are_never_written_to_stderr(command: str,
+                                                                    tmp_path: Path) -> None:
+    """A name from the input (here a file name with an ANSI clear-screen and a record
+    separator) is shown escaped: the terminal is not driven by what it reads."""
+    name = str(tmp_path / "a\x1b[2J\x1eb")
+    r = mq(*_argv(command, name, tmp_path / "out"))
+    assert r.status == ExitStatus.USAGE, r.stderr
+    assert "\x1b" not in r.stderr and "\x1e" not in r.stderr
+    assert "a\\x1b[2J\\x1eb" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+# ------------------------------------------------------------------ one meaning per option name
+
+
+def _uses() -> dict[str, list[tuple[str, click.Option]]]:
+    """Every option name of every command (``reassemble-attachment`` is ``reassemble
+    attachment`` under another name), with the command and the option."""
+    out: dict[str, list[tuple[str, click.Option]]] = {}
+    for command in COMMANDS:
+        if command == "reassemble-attachment":
+            continue
+        for p in _command(command).params:
+            if isinstance(p, click.Option):
+                for name in (*p.opts, *p.secondary_opts):
+                    out.setdefault(name, []).append((command, p))
+    return out
+
+
+def _default(p: click.Option) -> object:
+    """The default an option was given (None when none was: click's UNSET)."""
+    return None if p.default is getattr(click.core, "UNSET", None) else p.default
+
+
+def _flag(p: click.Option) -> bool:
+    return p.is_flag and not p.multiple and _default(p) in (False, None) and not p.secondary_opts
+
+
+def _choice(p: click.Option, allowed: set[str], default: object) -> bool:
+    return isinstance(p.type, click.Choice) and set(p.type.choices) <= allowed \
+        and _default(p) == default
+
+
+def _byte_order(p: click.Option) -> bool:
+    """Decoders: auto (the input says it, the default), big, little; builders: big or
+    little, default what the request or the sender profile says (None)."""
+    choices = set(p.type.choices) if isinstance(p.type, click.Choice) else set()
+    return (choices == {"auto", "big", "little"} and _default(p) == "auto") or \
+        (choices == {"big", "little"} and _default(p) is None)
+
+
+def _codepage(p: click.Option) -> bool:
+    """One type (the same lookup, the same refusal); 037 where nothing else says, else the
+    input's or the request's (None)."""
+    return isinstance(p.type, CodepageParam) and _default(p) in (None, "037")
+
+
+def _int(p: click.Option) -> bool:
+    return isinstance(p.type, click.types.IntParamType) and not p.multiple
+
+
+def _text(p: click.Option) -> bool:
+    return isinstance(p.type, click.types.StringParamType) and not p.is_flag
+
+
+def _path(p: click.Option) -> bool:
+    return isinstance(p.type, click.Path) and not p.multiple
+
+
+def _output(p: click.Option) -> bool:
+    return _path(p) and p.opts[:2] == ["-o", "--output"]
+
+
+DUMP_KINDS = set(registry.queue_dumps())
+# docs/conventions.md: each option name, what it means, and the rule every use of it follows
+MEANINGS: dict[str, tuple[str, Any]] = {
+    "-o": ("where the command writes: a file, or a directory where the output is several files",
+           _output),
+    "--output": ("the same as -o", _output),
+    "--force": ("overwrite existing output", _flag),
+    "--json": ("JSON lines on stdout", lambda p: p.is_flag),
+    "--hex": ("the input is hex dump text", _flag),
+    "--raw": ("with --json: <field>_hex of character fields", _flag),
+    "--annotate": ("annotated hex dump", _flag),
+    "--strict": ("exit 2 on problems too", _flag),
+    "--dump": ("a hex dump of what was built instead of its bytes", _flag),
+    "--tz": ("time zone of listed times", lambda p: p.callback is not None),
+    "--color": ("colour", lambda p: _choice(p, {"auto", "always", "never"}, "auto")),
+    "--from": ("a request file (JSON, YAML, decode --json output; - is stdin)",
+               lambda p: _path(p) and p.type.allow_dash),  # type: ignore[attr-defined]
+    "--summary": ("the run's summary as JSON to FILE (- is stdout)",
+                  lambda p: _path(p) and p.type.allow_dash),  # type: ignore[attr-defined]
+    "--codepage": ("a single-byte EBCDIC or ASCII code page of character fields", _codepage),
+    "--encoding": ("the MQMD Encoding (MQENC: 273, 546, 785)", _int),
+    "--ccsid": ("the MQMD CodedCharSetId", _int),
+    "--format": ("an MQ Format name (MQMD Format: MQSTR, MQDEAD, ...)", _text),
+    "--byte-order": ("byte order of binary fields", _byte_order),
+    "--mode": ("what bad input does: PERMISSIVE, DROPMALFORMED, FAILFAST (Spark's parse modes)",
+               lambda p: _choice(p, {"PERMISSIVE", "DROPMALFORMED", "FAILFAST"}, "PERMISSIVE")),
+    "--part": ("what the bytes are, auto: recognised",
+               lambda p: isinstance(p.type, click.Choice) and _default(p) == "auto"),
+    "--input-format": ("the queue-dump producer of the input, auto: recognised",
+                       lambda p: _choice(p, {"auto", "message", *DUMP_KINDS}, "auto")
+                       and set(p.type.choices) >= DUMP_KINDS),  # type: ignore[attr-defined]
+    "--to": ("the format -o writes",
+             lambda p: isinstance(p.type, click.Choice)
+             and _default(p) in (None, *p.type.choices)),
+    "--framing": ("CSQ1LOGP record framing",
+                  lambda p: _choice(p, {"auto", "rdw", "bdw", "none"}, "auto")),
+    "--leap-seconds": ("STCK times N seconds earlier",
+                       lambda p: isinstance(p.type, click.IntRange) and _default(p) == 0),
+    "--key-bytes": ("MATQMSG K: key bytes per message", _int),
+    "--text-bytes": ("MATQMSG T: text bytes per message", _int),
+    "--key-size": ("the queue's key size", lambda p: isinstance(p.type, click.IntRange)),
+    "--nul": ("SAS strings end in a NUL", lambda p: p.is_flag and _default(p) is None),
+    "--no-nul": ("SAS strings end in no NUL", lambda p: p.is_flag and _default(p) is None),
+    "--long": ("size of the SAS sender's C long", lambda p: _choice(p, {"4", "8"}, None)),
+    "--float": ("format of SAS numerics", lambda p: isinstance(p.type, click.Choice)),
+    "--correlid": ("an MQMD CorrelId in hex", lambda p: isinstance(p.type, CorrelIdParam)),
+    "--conf": ("a Spark configuration K=V", lambda p: p.multiple),
+    "--master": ("the Spark master", lambda p: _default(p) == "local[*]"),
+    "--queue": ("filter: queue name glob", lambda p: p.multiple),
+    "--verb": ("filter: csverb", lambda p: p.multiple),
+    "--urid": ("filter: unit of work", lambda p: p.multiple),
+    "--qmgr": ("filter: queue manager", lambda p: p.multiple),
+    "--status": ("filter: state of the unit of work (C, B, I)", lambda p: p.multiple),
+    "--since": ("filter: records at or after TIME", _text),
+    "--until": ("filter: records before TIME", _text),
+    "--messages": ("one row per logical message", _flag),
+    "--max-segment": ("largest data slice of one record", lambda p: isinstance(p.type, click.IntRange)),
+    "--split-size": ("bytes per split", lambda p: p.callback is not None),
+}
+# the spellings that had two meanings, and what each meaning is called now
+RETIRED = {"--output-dir", "--output-format", "--selection-file", "--text-file"}
+ONE_MEANING_NOW = {  # name -> the only commands that have it
+    "--encoding": {"decode mq", "build-request mq"},
+    "--mode": {"extract csq1logp", "extract urb", "spark-extract csq1logp", "spark-extract urb"},
+    "--text": {"build-request mq"},
+    "--selection": {"build-request urb"},
+    "--status": {"extract csq1logp", "spark-extract csq1logp"},
+    "-a": {"dump"},
+}
+
+
+def test_every_shared_option_name_has_one_meaning() -> None:
+    """An option name that several commands have is in the table, and every use of it
+    follows the table's rule: the same kind of value, the same validation, the same
+    default rule."""
+    shared = {name: uses for name, uses in _uses().items()
+              if len({c for c, _ in uses}) > 1 and name not in ("-h", "--help")}
+    assert set(shared) <= set(MEANINGS), set(shared) - set(MEANINGS)
+    wrong = [(name, command) for name, uses in _uses().items() if name in MEANINGS
+             for command, p in uses if not MEANINGS[name][1](p)]
+    assert wrong == []
+
+
+def test_the_names_that_meant_two_things_mean_one() -> None:
+    uses = _uses()
+    assert not RETIRED & set(uses)
+    for name, commands in ONE_MEANING_NOW.items():
+        assert {c for c, _ in uses[name]} == commands, name
+
+
+def test_the_conventions_table_lists_every_shared_option() -> None:
+    text = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
+    table = text[text.index("| option | what it means |"):]
+    table = table.split("\n\n")[0].strip()
+    names = {n.strip("` ") for row in table.splitlines()[2:] for n in row.split("|")[1].split(",")}
+    shared = {name for name, uses in _uses().items() if len({c for c, _ in uses}) > 1}
+    assert shared - {"-h", "--help"} <= names, shared - names
+
+
+def test_codepage_is_refused_the_same_way_everywhere() -> None:
+    for command, p in _uses()["--codepage"]:
+        with pytest.raises(click.BadParameter) as e:
+            p.type.convert("utf-8", p, None)
+        assert "not single-byte" in str(e.value) and "037" in str(e.value), command
+        assert p.type.convert("IBM-1047", p, None) == "cp1047", command

@@ -77,18 +77,20 @@ def test_api_build_and_reassemble(tmp_path: Path) -> None:
 
 
 def test_progress_bar_only_on_a_terminal(in_root: None) -> None:
-    from mqtool.cli._common import Env
-    from mqtool.cli.sas import _Progress
+    from mqtool.cli._common import Env, Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
+    size = Path("testdata/sas/class-zos.qmsg").stat().st_size
     tty = Tty()
-    with _Progress(Env(stderr=tty), "testdata/sas/class-zos.qmsg") as update:
+    with Progress(Env(stderr=tty), "reassembling", size, least=1) as update:
         assert update is not None
         update(100)
-    with _Progress(Env(stderr=io.StringIO()), "testdata/sas/class-zos.qmsg") as update:
+    with Progress(Env(stderr=io.StringIO()), "reassembling", size, least=1) as update:
+        assert update is None
+    with Progress(Env(stderr=Tty()), "reassembling", None) as update:  # stdin: size unknown
         assert update is None
 
 
@@ -142,12 +144,12 @@ def test_header_prefixes_are_refused(in_root: None, tmp_path: Path) -> None:
 def test_multi_byte_code_pages_are_refused_with_the_list(in_root: None, tmp_path: Path) -> None:
     rec = tmp_path / "rec.bin"
     rec.write_bytes(b"\x00\x00\x00\x03\xff\xfe\xfd")
-    r = mq("decode", "sas-attachment", "--part", "records", "--text", "--codepage", "utf-8",
+    r = mq("decode", "sas-attachment", "--part", "records", "--text-records", "--codepage", "utf-8",
            "--byte-order", "big", rec)
     assert r.status == 1 and r.stdout == b""
     assert ("code page 'utf-8' is not single-byte; mqtool reads single-byte EBCDIC pages (037, "
             in r.stderr)
-    ok = mq("decode", "sas-attachment", "--part", "records", "--text", "--codepage", "1252",
+    ok = mq("decode", "sas-attachment", "--part", "records", "--text-records", "--codepage", "1252",
             "--byte-order", "big", "--json", rec)
     assert ok.status == 0
     assert json.loads(ok.text)["elements"][0]["fields"] == {"len": 3, "record": "ÿþý"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mqtool import catalog
+from mqtool import catalog, registry
 from mqtool.render import layouts as render
 from tests.helpers import ROOT, mq
 
@@ -20,7 +20,7 @@ def test_without_arguments_lists_formats_and_records() -> None:
     lines = r.text.splitlines()
     assert lines[0].split()[0] == "urb"
     assert lines[1].split()[:3] == ["URBH", "URBI", "ISN"]
-    assert [ln.split()[0] for ln in lines[::2]] == list(catalog.FORMATS)
+    assert [ln.split()[0] for ln in lines[::2]] == list(registry.names())
 
 
 def test_one_record_as_the_manual_prints_it() -> None:
@@ -66,7 +66,7 @@ def test_json_has_every_field_with_offset_size_type_and_meanings() -> None:
 
 def test_every_format_as_json_lines() -> None:
     lines = mq("layouts", "--json").text.splitlines()
-    assert [json.loads(ln)["format"] for ln in lines] == list(catalog.FORMATS)
+    assert [json.loads(ln)["format"] for ln in lines] == list(registry.names())
 
 
 def test_ksy_on_stdout() -> None:
@@ -97,7 +97,7 @@ def test_output_directory_one_file_per_format(tmp_path: Path) -> None:
     r = mq("layouts", "--ksy", "-o", out)
     assert r.status == 0, r.stderr
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(render.ksy_id(n) + ".ksy" for n in catalog.FORMATS)
+    assert names == sorted(render.ksy_id(n) + ".ksy" for n in registry.names())
     assert (out / "urb.ksy").read_text() == catalog.ksy("urb")
     before = (out / "mq.ksy").read_text()
     (out / "mq.ksy").write_text("mine")
@@ -111,7 +111,7 @@ def test_output_directory_one_file_per_format(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- docs/ current
 
 
-@pytest.mark.parametrize("name", list(catalog.FORMATS))
+@pytest.mark.parametrize("name", list(registry.names()))
 def test_docs_formats_are_generated_from_the_declarations(name: str) -> None:
     fmt = catalog.format_doc(name)
     path = ROOT / "docs" / "formats" / f"{fmt.name}.md"
@@ -119,7 +119,7 @@ def test_docs_formats_are_generated_from_the_declarations(name: str) -> None:
         f"{path} is stale: run mqtool layouts --markdown -o docs/formats --force")
 
 
-@pytest.mark.parametrize("name", list(catalog.FORMATS))
+@pytest.mark.parametrize("name", list(registry.names()))
 def test_docs_ksy_are_generated_from_the_declarations(name: str) -> None:
     path = ROOT / "docs" / "ksy" / f"{render.ksy_id(name)}.ksy"
     assert path.read_text(encoding="utf-8") == catalog.ksy(name), (
@@ -127,6 +127,6 @@ def test_docs_ksy_are_generated_from_the_declarations(name: str) -> None:
 
 
 def test_no_stray_generated_files() -> None:
-    assert sorted(p.stem for p in (ROOT / "docs" / "formats").glob("*.md")) == sorted(catalog.FORMATS)
+    assert sorted(p.stem for p in (ROOT / "docs" / "formats").glob("*.md")) == sorted(registry.names())
     assert sorted(p.stem for p in (ROOT / "docs" / "ksy").glob("*.ksy")) == sorted(
-        render.ksy_id(n) for n in catalog.FORMATS)
+        render.ksy_id(n) for n in registry.names())

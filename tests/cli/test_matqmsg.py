@@ -13,7 +13,7 @@ D = "testdata/matqmsg/"
 
 def test_receiver_with_selection_file(in_root: None) -> None:
     r = mq("decode", "matqmsg", "--hex", D + "keyed-eq.receiver.synthetic.dump",
-           "--selection", D + "keyed-eq.selection.synthetic.dump")
+           "--selection-template", D + "keyed-eq.selection.synthetic.dump")
     assert r.status == 0
     lines = r.text.splitlines()
     assert lines[0] == "MATQMSG receiver at offset X'0000' (key_bytes 16, text_bytes 32: selection template)"
@@ -46,7 +46,7 @@ def test_violations_are_problems_unless_strict(in_root: None) -> None:
 
 def test_too_small_receiver(in_root: None) -> None:
     r = mq("decode", "matqmsg", "--hex", D + "provided-40.receiver.synthetic.dump",
-           "--selection", D + "all-blocked.selection.synthetic.dump")
+           "--selection-template", D + "all-blocked.selection.synthetic.dump")
     assert r.status == 0
     assert "message 1 at offset X'0020' (partial: truncated-entry, the receiver ends inside it)" in r.text
     assert "2 of 2 message(s) cut (message 1 partial)" in r.text
@@ -54,14 +54,14 @@ def test_too_small_receiver(in_root: None) -> None:
 
 def test_selection_and_lengths_are_exclusive(in_root: None) -> None:
     r = mq("decode", "matqmsg", "--hex", D + "all-blocked.receiver.synthetic.dump", "--key-bytes", "0",
-           "--selection", D + "all-blocked.selection.synthetic.dump")
+           "--selection-template", D + "all-blocked.selection.synthetic.dump")
     assert r.status == 1 and "not both" in r.stderr
 
 
 def test_build_matches_the_spec_and_decodes_back(tmp_path: Path) -> None:
     out = tmp_path / "sel.bin"
     r = mq("build-request", "matqmsg", "--type", "keyed", "--relation", "=", "--key", "CUST0001",
-           "--key-size", "8", "--key-bytes", "16", "--text-bytes", "32", "--mode", "concurrent",
+           "--key-size", "8", "--key-bytes", "16", "--text-bytes", "32", "--enq-deq-mode", "concurrent",
            "-o", out)
     assert r.status == 0
     assert out.read_bytes() == seed_bytes("matqmsg/keyed-eq.selection.synthetic.dump") + bytes(8)

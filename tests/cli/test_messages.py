@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import ExitStatus
@@ -170,20 +170,17 @@ _MESSAGE = st.builds(
                            max_size=3), st.booleans())
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None)
 @given(msgs=st.lists(_MESSAGE, max_size=5), to=st.sampled_from(["dmpmqmsg", "mqtool-dir"]))
-def test_read_of_write_is_the_messages(tmp_path: Path, msgs: list[Message], to: str) -> None:
+def test_read_of_write_is_the_messages(tmp_path_factory: pytest.TempPathFactory, msgs: list[Message],
+                                       to: str) -> None:
     """read(write(x)) == x through `messages -o` (from an mqtool directory of x)."""
-    import shutil
-
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
     from mqtool.io.outputs import OutputDir
 
     for i, m in enumerate(msgs, 1):
         m.position = i
-    work = tmp_path / "rt"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
+    work = tmp_path_factory.mktemp("example")  # one folder per example
     write_mqtool_dir(msgs, OutputDir(work / "src"))
     target = work / ("out.qmsg" if to == "dmpmqmsg" else "out")
     r = mq("messages", work / "src", "--to", to, "-o", target)

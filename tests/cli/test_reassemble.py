@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import ExitStatus, MqtoolError
@@ -346,7 +346,7 @@ def test_zos_text_file_becomes_utf8_lines(tmp_path: Path) -> None:
     got = (tmp_path / "o" / HEADER_DIR / "USER.NOTES(NEW)").read_bytes()
     assert got == text.replace("€", "E").encode("utf-8")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "c", "--codepage", "1047",
-           "--newline", "crlf", "--encoding", "ascii")
+           "--newline", "crlf", "--text-encoding", "ascii")
     got = (tmp_path / "c" / HEADER_DIR / "USER.NOTES(NEW)").read_bytes()
     assert got.split(b"\r\n")[0] == b"Gr??e aus B?blingen"
     a = json.loads((tmp_path / "c" / HEADER_DIR / "manifest.json").read_text())["attachments"][0]
@@ -407,7 +407,7 @@ def test_data_set_from_csv_with_the_cli(tmp_path: Path) -> None:
     csv = tmp_path / "class.csv"
     csv.write_text("NAME,AGE\nALFRED,14\nALICE,.\n")
     dump = tmp_path / "d.qmsg"
-    b = mq("build-request", "sas-attachment", "-a", f"dataset:{csv}=WORK.CLASS", "--message",
+    b = mq("build-request", "sas-attachment", "--attach", f"dataset:{csv}=WORK.CLASS", "--message",
            "here it is", "--correlid", "AB" * 16, "-o", dump)
     assert b.status == 0, b.stderr
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--no-xpt")
@@ -422,10 +422,12 @@ def test_data_set_from_csv_with_the_cli(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- hostile input
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10**6), st.binary(min_size=1, max_size=3)),
                 min_size=1, max_size=6))
-def test_mutated_dumps_never_crash_or_escape(tmp_path: Path, edits: list[tuple[int, bytes]]) -> None:
+def test_mutated_dumps_never_crash_or_escape(tmp_path_factory: pytest.TempPathFactory,
+                                             edits: list[tuple[int, bytes]]) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     base = tmp_path / "h"
     base.mkdir(exist_ok=True)
     buf = io.BytesIO()
@@ -451,9 +453,11 @@ def test_mutated_dumps_never_crash_or_escape(tmp_path: Path, edits: list[tuple[i
                 assert a["complete"] and (m.parent / a["output"]).stat().st_size == a["size"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None)
 @given(st.data())
-def test_mutated_messages_never_crash(tmp_path: Path, data: st.DataObject) -> None:
+def test_mutated_messages_never_crash(tmp_path_factory: pytest.TempPathFactory,
+                                      data: st.DataObject) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     msgs = seed_messages(data.draw(st.sampled_from(["zos", "win"])))
     i = data.draw(st.integers(0, len(msgs) - 1))
     body = bytearray(msgs[i].body)

@@ -23,7 +23,7 @@ SEED_COMMANDS = {
                           "--sender Admin",
     "inst-employee.request": "inst --token EMPLTOKN --rnam OUT2 --inam IEMPLAA --dbid 10006 --fnr 9 "
                              "--acode 819 --wcode 4091 --arc 9 --selection 2001100020011100 "
-                             "--encoding ascii --byte-order little --sender Admin",
+                             "--charset ascii --byte-order little --sender Admin",
     "status.request": "stat --token TOKTOK --snam COLOR --sender Admin",
     "prior-transaction.request": "tran --token TOKTOK --rnam OUT3 --snam COLOR --tsnr 0 --sender Admin",
 }
@@ -68,7 +68,7 @@ def test_build_from_decoded_tram_without_a_type_is_refused(in_root: None) -> Non
 
 def test_edit_a_decoded_request_and_rebuild(in_root: None) -> None:
     decoded = mq("decode", "urb", "--hex", "testdata/urb/status.request.dump", "--json")
-    res = mq("build-request", "urb", "--from", "-", "--dnam", "OUT1", "--encoding", "ascii",
+    res = mq("build-request", "urb", "--from", "-", "--dnam", "OUT1", "--charset", "ascii",
              input=decoded.stdout)
     again = mq("decode", "urb", "--json", "-", input=res.stdout)
     j = json.loads(again.text)
@@ -296,12 +296,18 @@ def _extract(*args: str):  # type: ignore[no-untyped-def]
 def test_extract_urb_writes_the_tables_and_a_summary(tmp_path: Path) -> None:
     out = tmp_path / "out"
     res = _extract(str(TESTDATA / "urb" / "inst-color.data.dump"),
-                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out), "--summary")
+                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out))
     assert res.return_value == 0, res.output
     assert res.output.splitlines()[:7] == [
         "messages              2 rows", "transactions          1 rows", "records               3 rows",
         "images                3 rows", "status                1 rows", "errors                0 rows",
         "changes               3 rows"]
+    res = _extract(str(TESTDATA / "urb" / "inst-color.data.dump"),
+                   str(TESTDATA / "urb" / "status.reply.dump"), "-o", str(out), "--force",
+                   "--summary", "-")
+    assert json.loads(res.output)["rows"] == {  # --summary -: the summary as JSON instead
+        "messages": 2, "transactions": 1, "records": 3, "images": 3, "status": 1, "errors": 0,
+        "changes": 3}
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [f"{t}.parquet" for t in ("messages", "transactions", "records", "images", "status", "errors",
                                   "changes")] + ["_summary.json"])
@@ -348,9 +354,9 @@ def test_every_refusal_of_a_request_at_once() -> None:
 def test_build_a_status_reply_from_options() -> None:
     from mqtool.formats.urb.decode import decode
 
-    res = mq("build-request", "urb", "reply", "--status", "erro", "--answers", "inst", "--token", "TOKEN1",
-             "--inam", "ICOLOR", "--dbid", "10006", "--fnr", "4", "--rsp", "131", "--subcode", "12",
-             "--sender", "REPTOR", "--msnr", "7")
+    res = mq("build-request", "urb", "reply", "--reply-status", "erro", "--answers", "inst",
+             "--token", "TOKEN1", "--inam", "ICOLOR", "--dbid", "10006", "--fnr", "4", "--rsp",
+             "131", "--subcode", "12", "--sender", "REPTOR", "--msnr", "7")
     assert res.status == 0, res.stderr
     (unit,) = decode(res.stdout)
     assert not unit.errors and not unit.problems
@@ -367,7 +373,7 @@ def test_a_simulated_data_message_goes_through_extract(tmp_path: Path) -> None:
     """build-request urb data simulates the replicator; extract urb reads its changes back."""
     res = mq("build-request", "urb", "data", "--snam", "COLOR", "--dbid", "10006", "--fnr", "4",
              "--tsnr", "9", "--image", "2=GREEN", "--image", "3=BLUE", "--before", "3=RED",
-             "--encoding", "ascii", "--byte-order", "little", "-o", str(tmp_path / "d.bin"))
+             "--charset", "ascii", "--byte-order", "little", "-o", str(tmp_path / "d.bin"))
     assert res.status == 0, res.stderr
     out = tmp_path / "o"
     assert _extract(str(tmp_path / "d.bin"), "-o", str(out), "--to", "jsonl").return_value == 0
@@ -381,12 +387,12 @@ def test_a_simulated_data_message_goes_through_extract(tmp_path: Path) -> None:
 
 
 def test_reply_and_data_refusals_at_once() -> None:
-    res = mq("build-request", "urb", "data", "--snam", "C", "--status", "X", "--isn", "4")
+    res = mq("build-request", "urb", "data", "--snam", "C", "--reply-status", "X", "--isn", "4")
     assert res.status == 1
     assert res.stderr.splitlines() == ["mqtool: urb: 3 refusals:", "  --isn: not an option of a data message",
-                                       "  --status: for status replies only",
+                                       "  --reply-status: for status replies only",
                                        "  --image: a data message needs at least one record image"]
-    res = mq("build-request", "urb", "reply", "--status", "NOPE")
+    res = mq("build-request", "urb", "reply", "--reply-status", "NOPE")
     assert res.status == 1 and "'NOPE' is not a status code" in res.stderr
     res = mq("build-request", "urb", "stat", "--snam", "S", "--image", "1=A")
     assert res.status == 1 and "--image: for reply and data messages only" in res.stderr

@@ -40,11 +40,11 @@ PENDING: dict[str, Any] = {}  # codec -> xfail mark, for a codec another helper 
 
 def _params() -> list[Any]:
     return [pytest.param(name, marks=PENDING[name]) if name in PENDING else name
-            for name in registry.CODECS]
+            for name in registry.names()]
 
 
 def test_every_codec_has_seeds() -> None:
-    assert set(SEEDS) == set(registry.CODECS) == set(OPTIONS)
+    assert set(SEEDS) == set(registry.names()) == set(OPTIONS)
 
 
 def check_units(name: str, data: bytes, options: dict[str, Any]) -> None:
@@ -72,7 +72,7 @@ def test_decoder_raises_only_mqtool_errors(name: str, fuzz_examples: int) -> Non
              damaged(pool), st.sampled_from(OPTIONS[name]))
 
 
-@pytest.mark.parametrize("name", list(registry.CODECS))
+@pytest.mark.parametrize("name", registry.names())
 def test_detector_never_raises(name: str, fuzz_examples: int) -> None:
     detect = registry.codec(name).detect
     pool = [b for names in SEEDS.values() for b in seeds(*names)]

@@ -88,5 +88,5 @@ def test_a_missing_file_is_a_usage_error_before_the_screen_opens() -> None:
 
 
 def test_an_unknown_format_is_a_usage_error() -> None:
-    result = mq("view", "--format", "nosuch", URB_DATA)
+    result = mq("view", "--decode-as", "nosuch", URB_DATA)
     assert result.status == 1 and "unknown format 'nosuch'" in result.stderr

@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mqtool.codepages import codec_name
+from mqtool.codepages import byte_chars, codec_name
 from mqtool.formats.csq1logp import layout as csq_layout
 from mqtool.formats.csq1logp.framing import Frame
-from mqtool.layout import Layout
+from mqtool.layout import Layout, arrow_type, fixed_dtype
 from mqtool.model import HEX, INT, STCK, TEXT, Decoded
-from mqtool.tod import UNIX_OFFSET_US
+from mqtool.tod import tod_array_to_unix_micros
 
 MODES = ("PERMISSIVE", "DROPMALFORMED", "FAILFAST")
 PROVENANCE = [
@@ -48,7 +48,6 @@ TAIL = [
 ]
 TS_UTC = pa.timestamp("us", tz="UTC")
 TS_LOCAL = pa.timestamp("us")
-_NP_INT = {"b": "i1", "B": "u1", "h": "i2", "H": "u2", "l": "i4", "L": "u4", "q": "i8", "Q": "u8"}
 _US_PER_DAY = 86_400_000_000
 
 
@@ -63,22 +62,6 @@ class MalformedError(Exception):
 
 
 # --------------------------------------------------------------------------- derived
-
-
-def fixed_dtype(layout: Layout) -> np.dtype:
-    """numpy structured dtype of a fixed layout, from its FieldInfo table."""
-    names, formats, offsets = [], [], []
-    for f in layout.fields:
-        if f.start is None or f.size is None or f.fmt is None:
-            raise TypeError(f"{layout.name}.{f.name} has no static place")
-        names.append(f.name)
-        offsets.append(f.start)
-        if f.fmt[-1] == "s":
-            formats.append((np.uint8, (f.size,)))
-        else:
-            formats.append(np.dtype((f.endian or ">") + _NP_INT[f.fmt]))
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                     "itemsize": layout.size})
 
 
 def _column_fields(layout: Layout) -> list[pa.Field]:
@@ -97,7 +80,7 @@ def _column_fields(layout: Layout) -> list[pa.Field]:
         elif f.kind == STCK:
             out.append(pa.field(f.name, TS_UTC))
         elif f.kind == INT:
-            out.append(pa.field(f.name, pa.from_numpy_dtype(np.dtype(_NP_INT[f.fmt]))))
+            out.append(pa.field(f.name, arrow_type(f)))
         else:
             raise TypeError(f"no column type for {f.name} ({f.kind})")
     return out
@@ -116,7 +99,7 @@ class _Text:
     """Vectorised decoding of code-page bytes to Arrow strings (UTF-8)."""
 
     def __init__(self, codepage: str) -> None:
-        chars = bytes(range(256)).decode(codec_name(codepage))
+        chars = byte_chars(codepage)
         enc = [ch.encode("utf-8") for ch in chars]
         self.width = np.array([len(e) for e in enc], np.int64)
         self.parts = np.zeros((4, 256), np.uint8)
@@ -284,7 +267,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
             valid = ~text.blank[v].all(axis=1) if f.name in csq_layout.ROW_BLANK_KEY else None
             cols[f.name] = text.hexes(v, valid)
         elif f.kind == STCK:
-            us = (v >> np.uint64(12)).astype(np.int64) - UNIX_OFFSET_US
+            us = tod_array_to_unix_micros(v)
             set_ = v != 0
             cols[f.name] = pa.Array.from_buffers(TS_UTC, n, [_bitmap(set_)[0], pa.py_buffer(us)])
             if f.name == "dtodout":
@@ -294,7 +277,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
             if f.name == "ldatalen":
                 problems.append((f.name, csq_layout.NEG_LEN, ld < 0))
     problems.append(("lsegment", csq_layout.BAD_SEGMENT, seg < 1))
-    # variable part: the 199/200 decision and the data slice, per record (spec §3.2, §4)
+    # variable part: the 199/200 decision and the data slice, per record (``fixed_size``, ``data_take``)
     avail = rec_len - hdr
     fixed = csq_layout.fixed_size(avail, ld)
     take = csq_layout.data_take(avail, fixed, ld)

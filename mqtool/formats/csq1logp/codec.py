@@ -1,7 +1,11 @@
-"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``."""
+"""IBM MQ for z/OS CSQ1LOGP EXTRACT records, as the registry lists them."""
 
+from mqtool.codec import Codec, Later
 
-from mqtool.formats.csq1logp.decode import decode, detect
-from mqtool.formats.csq1logp.layout import FORMAT
-
-__all__ = ["FORMAT", "decode", "detect"]
+CODEC = Codec(
+    name="csq1logp",
+    title="IBM MQ for z/OS CSQ1LOGP EXTRACT records.",
+    decode=Later("mqtool.formats.csq1logp.decode:decode"),
+    detect=Later("mqtool.formats.csq1logp.decode:detect"),
+    stream=Later("mqtool.formats.csq1logp.decode:decode_stream"),
+)

@@ -24,7 +24,7 @@ from mqtool.formats.csq1logp.layout import (
     parse_timedelta,
     resolve_fixed,
 )
-from mqtool.model import Decoded, Detection, Element, Problem
+from mqtool.model import Decoded, Detection, Element, Problem, shift_unit
 from mqtool.tod import Tod
 
 # ------------------------------------------------------------------ decoding
@@ -34,7 +34,7 @@ def decode(data: bytes, framing: str = "auto", codepage: str = "cp037", *,
            leap_seconds: int = 0, **_: Any) -> Iterator[Decoded]:
     """Decode every record (and every bad span) of an extract held in ``data``.
 
-    Framing ``auto|rdw|bdw|none`` (spec §2). A bad span becomes a unit with one error;
+    Framing ``auto|rdw|bdw|none`` (``framing``). A bad span becomes a unit with one error;
     decoding resumes at the next valid record. An ASCII-mode transfer raises DecodeError.
     """
     from mqtool.formats.csq1logp.framing import frames, resolve_framing
@@ -64,22 +64,7 @@ def decode_stream(chunks: Iterable[bytes], head: bytes, framing: str = "auto",
         unit = decode_record(fr.buf, fr.pos, fr.length, fr.hdr, codepage, framing=chosen,
                              rec_no=fr.rec_no, block=fr.block, leap_seconds=leap_seconds,
                              base=base)
-        yield _shift(unit, base), bytes(fr.buf[fr.pos:fr.pos + fr.length])
-
-
-def _shift(unit: Decoded, delta: int) -> Decoded:
-    """Offsets of a unit decoded from a buffer that starts ``delta`` bytes into the input."""
-    if not delta:
-        return unit
-    unit.offset += delta
-    for el in unit.elements:
-        el.offset += delta
-        el.spans = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
-        if el.data_offset is not None:
-            el.data_offset += delta
-    unit.errors = [Problem(p.path, p.offset + delta, p.reason) for p in unit.errors]
-    unit.problems = [Problem(p.path, p.offset + delta, p.reason) for p in unit.problems]
-    return unit
+        yield shift_unit(unit, base), bytes(fr.buf[fr.pos:fr.pos + fr.length])
 
 
 def _bad_unit(fr: Any, framing: str, codepage: str) -> Decoded:
@@ -95,7 +80,7 @@ def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = 
                   framing: str = "rdw", rec_no: int = 0, block: int = -1,
                   leap_seconds: int = 0, base: int = 0) -> Decoded:
     """One framed record at ``buf[pos:pos+rec_len]`` (``hdr`` = 4 with an RDW, else 0);
-    ``buf`` starts ``base`` bytes into the input (titles say input offsets; ``_shift``
+    ``buf`` starts ``base`` bytes into the input (titles say input offsets; ``shift_unit``
     moves the rest)."""
     lay = layouts(codepage)
     unit = Decoded(FORMAT, pos, rec_len,

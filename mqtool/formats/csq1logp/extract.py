@@ -16,6 +16,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,8 @@ from mqtool.formats.csq1logp.framing import (
     split_frames,
 )
 from mqtool.formats.csq1logp.layout import COMMIT_STATUS, MAX_SEGMENT
+from mqtool.formats.csq1logp.outdir import OUT_DIRS, PartitionedWriter
+from mqtool.io.outputs import AtomicPath, StagedDirs
 from mqtool.io.uris import is_uri
 
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
@@ -546,38 +549,16 @@ def output_format(output: str | None, to: str | None) -> str:
 # --------------------------------------------------------------------------- the whole job
 
 
-def check_output(path: str, force: bool = False) -> None:
-    """Refuse before any work: an existing output without ``force`` (exit 1), a missing or
-    read-only directory (EnvError, exit 4)."""
-    from mqtool.errors import EnvError
-    from mqtool.io.outputs import OutputExistsError
-
-    p = Path(path)
-    if p.is_dir():
-        raise OutputExistsError(f"{path}: is a directory")
-    if p.exists() and not force:
-        raise OutputExistsError(f"{path} exists (use --force to overwrite)")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise EnvError(f"{path}: cannot write: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise EnvError(f"{path}: cannot write: directory {parent} is not writable")
-
-
-def temp_beside(path: str) -> str:
-    """A temporary name in the output's directory: written, then renamed into place."""
-    p = Path(path)
-    return str(p.with_name(f".{p.name}.mqtool-{os.getpid()}.tmp"))
-
-
 def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", framing: str = "auto",
             codepage: str = "cp037", mode: str = "PERMISSIVE", filters: Filters | None = None,
             messages: bool = False, max_seg: int = MAX_SEGMENT, workers: int | None = None,
             split_size: int = SPLIT_SIZE, progress: Callable[[int], None] | None = None,
             names: dict[str, str] | None = None, summary: Summary | None = None,
-            options: Mapping[str, str] | None = None) -> Summary:
-    """Decode ``paths`` (files or URIs) and write rows to ``out`` (a path or a binary
-    stream). ``summary`` is filled as the work goes, so a failed run still has its counts."""
+            options: Mapping[str, str] | None = None, force: bool = False) -> Summary:
+    """Decode ``paths`` (files or URIs) and write rows to ``out`` (a path, written whole or
+    not at all and replacing an existing file only with ``force``; a directory for
+    ``fmt="dir"``; or a binary stream). ``summary`` is filled as the work goes, so a failed
+    run still has its counts."""
     from mqtool.formats.csq1logp.segments import message_schema
     from mqtool.formats.csq1logp.segments import messages as reassemble
 
@@ -590,41 +571,42 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
     pool = _pool(workers) if big else None  # before this process starts any Arrow thread
     schema = message_schema() if messages else record_schema()
-    writer = None
-    if fmt == "dir":
-        try:
-            _extract_to_dir(str(out), decoded_tables(indexes, codepage, mode, workers, summary,
-                                                     progress, names, split_size, pool),
-                            filters, messages, max_seg, summary)
-        finally:
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
-        return summary
+    tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
+                                                progress, names, split_size, pool)
     try:
-        writer = Writer(fmt, out, schema)
-        tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
-                                                    progress, names, split_size, pool)
+        if fmt == "dir":
+            with StagedDirs(str(out), OUT_DIRS) as scratch:
+                _extract_to_dir(str(scratch), tables, filters, messages, max_seg, summary)
+            return summary
         if messages:
             batches_ = (b for t in tables for b in t.to_batches())
             tables = reassemble(batches_, max_seg)
+        target = AtomicPath(out, force) if isinstance(out, str) else None
+        with target or nullcontext():
+            _write(Writer(fmt, str(target.temp) if target else out, schema), tables, filters,
+                   messages, summary)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return summary
+
+
+def _write(writer: Writer, tables: Iterable[pa.Table], filters: Filters, messages: bool,
+           summary: Summary) -> None:
+    try:
         for t in tables:
             t = filters.apply(t)
             if t.num_rows:
                 summary.count_rows(t, messages)
                 writer.write(t)
     finally:
-        if writer is not None:
-            writer.close()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    return summary
+        writer.close()
 
 
 def _extract_to_dir(root: str, tables: Iterable[pa.Table], filters: Filters, messages: bool,
                     max_seg: int, summary: Summary) -> None:
     """``spark-extract``'s layout in ``root``: records/ in log_date folders, errors/, and
     with ``messages`` messages/ (the same rows as the other writers)."""
-    from mqtool.formats.csq1logp.outdir import PartitionedWriter
     from mqtool.formats.csq1logp.segments import messages as reassemble
 
     name = "part-00000.parquet"

@@ -1,4 +1,5 @@
-"""IBM MQ for z/OS CSQ1LOGP ``EXTRACT(YES)`` records (CSQ4LOGD layout; seed 002).
+"""IBM MQ for z/OS CSQ1LOGP ``EXTRACT(YES)`` records (CSQ4LOGD layout; IBM MQ for z/OS,
+CSQ1LOGP, "Record layouts for the output data sets").
 
 The record layout is declared once (``layouts(codepage).logd``): the forensic decoder below
 (spans, listing, ``--annotate``, ``--json``), the builder, and the vectorised bulk path
@@ -7,7 +8,7 @@ The record layout is declared once (``layouts(codepage).logd``): the forensic de
 
 A record is RDW (4 bytes, when the framing keeps it) + a fixed part of 199 bytes
 (``csrecorddate`` .. ``lsegment``) + the variable part: ``csbora`` (1 byte, present or not:
-the 199/200 ambiguity, resolved per record from the RDW length and ``ldatalen``, spec §3.2)
+the 199/200 ambiguity, resolved per record from the RDW length and ``ldatalen``)
 and ``csvardata``. Offsets in spans and errors are offsets in the input.
 """
 
@@ -26,12 +27,13 @@ from mqtool.layout import Hex, Layout, Means, Variant, dsect
 FORMAT = "csq1logp"
 
 FIXED = 199  # csrecorddate .. lsegment
-FIXED_BORA = 200  # + csbora: the builders' default (spec §3.2)
+FIXED_BORA = 200  # + csbora: the builders' default
+FIXED_SIZES = (FIXED, FIXED_BORA)  # the two fixed parts a record may have (fits_ldatalen)
 RDW_LEN = 4
 MIN_RECORD = RDW_LEN + FIXED  # 203: smallest RDW length of a valid record
 MAX_RDW = 32760  # an RDW length never exceeds the block size
 LRECL = 32756  # CSQ1LOGP's LRECL (includes the RDW)
-MAX_SEGMENT = LRECL - RDW_LEN - FIXED_BORA  # 32552 data bytes per record (spec §4)
+MAX_SEGMENT = LRECL - RDW_LEN - FIXED_BORA  # 32552 data bytes per record: the LRECL less RDW and fixed part
 MAX_DATA = MAX_RDW - 2 * RDW_LEN  # 32752: the largest data slice framing believes in
 BDW_LEN = 4  # a block descriptor (RECFM=U copies)
 MIN_BLOCK = BDW_LEN + MIN_RECORD  # smallest BDW length of a valid block
@@ -107,7 +109,8 @@ class Layouts:
 
 @lru_cache(maxsize=16)
 def layouts(codepage: str = "cp037") -> Layouts:
-    """The CSQ4LOGD declaration (IBM's table, seed 002) in a code page; big-endian always."""
+    """The CSQ4LOGD declaration (IBM's table, "Record layouts for the output data sets") in
+    a code page; big-endian always."""
     v = Variant(big=True, codepage=codec_name(codepage))
     rdw = dsect("RDW", "length" / v.U2, "spanning" / v.hexint(2))
     bdw = dsect("BDW", "length" / v.U2, "flags" / v.hexint(2))
@@ -210,10 +213,16 @@ def parse_timedelta(text: str) -> int | None:
     return int(body)
 
 
+def fits_ldatalen(avail: int, ldatalen: int) -> bool:
+    """The 199/200 rule's test: do ``avail`` bytes (a record after its RDW) hold a fixed part
+    of ``FIXED`` or ``FIXED_BORA`` bytes and exactly ``ldatalen`` data bytes?"""
+    return avail - ldatalen in FIXED_SIZES
+
+
 def fixed_size(avail: Any, ldatalen: Any) -> Any:
-    """The 199/200 rule (spec §3.2), on ints or numpy arrays (the bulk path): 200 when the
-    bytes after the RDW are 200 + ldatalen, 199 when 199 + ldatalen, 199 when there is no
-    room for ``csbora``, else 200."""
+    """The 199/200 rule, on ints or numpy arrays (the bulk path): 200 when the bytes after
+    the RDW are 200 + ldatalen, 199 when 199 + ldatalen, 199 when there is no room for
+    ``csbora``, else 200."""
     import numpy as np
 
     return np.where(avail == FIXED_BORA + ldatalen, FIXED_BORA,
@@ -222,7 +231,7 @@ def fixed_size(avail: Any, ldatalen: Any) -> Any:
 
 
 def data_take(avail: Any, fixed: Any, ldatalen: Any) -> Any:
-    """csvardata bytes taken (spec §4), on ints or numpy arrays: the whole slice, or
+    """csvardata bytes taken, on ints or numpy arrays: the whole slice, or
     ``ldatalen`` when fewer (bytes after it are a field problem)."""
     import numpy as np
 
@@ -231,7 +240,7 @@ def data_take(avail: Any, fixed: Any, ldatalen: Any) -> Any:
 
 
 def resolve_fixed(avail: int, ldatalen: int) -> tuple[int, str]:
-    """Fixed-part size of a record whose bytes after the RDW number ``avail`` (spec §3.2),
+    """Fixed-part size of a record whose bytes after the RDW number ``avail``,
     and why (``fixed_size`` decides)."""
     fixed = int(fixed_size(avail, ldatalen))
     if avail == fixed + ldatalen:
@@ -239,12 +248,17 @@ def resolve_fixed(avail: int, ldatalen: int) -> tuple[int, str]:
                        + ("csbora present" if fixed == FIXED_BORA else "no csbora byte"))
     if fixed == FIXED:
         return FIXED, f"{avail} bytes: no room for csbora"
-    return FIXED_BORA, (f"{avail} bytes is neither 199 nor 200 + ldatalen {ldatalen}: "
-                        "csbora assumed present")
+    return FIXED_BORA, (f"{avail} bytes is {neither_fixed(ldatalen)}: csbora assumed present")
+
+
+def neither_fixed(ldatalen: int) -> str:
+    """The words of a length the 199/200 rule does not explain."""
+    return f"neither {FIXED} nor {FIXED_BORA} + ldatalen {ldatalen}"
 
 
 def data_slice(avail: int, fixed: int, ldatalen: int) -> tuple[int, str]:
-    """How many csvardata bytes to take (``data_take``), and the ldatalen reading (spec §4)."""
+    """How many csvardata bytes to take (``data_take``), and the ldatalen reading (A: this record's
+    data, B: the whole message's)."""
     take = int(data_take(avail, fixed, ldatalen))
     sl = avail - fixed
     if ldatalen < 0 or sl == ldatalen:

@@ -7,17 +7,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from mqtool.io.outputs import AtomicPath
+
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Spark's) folder for a null value
+OUT_DIRS = ("records", "errors", "messages")  # what an extract directory holds
 
 
 class PartitionedWriter:
     """Parquet files under ``root``: one per ``log_date`` value in Hive-style folders (the
     column dropped from the data), or one flat file (``by=None``; ``keep`` keeps every
-    column). Written under a temporary name, renamed into place on close."""
+    column). Each file is an ``AtomicPath``: renamed into place by ``close()``, removed by
+    ``abort()``; a retried task replaces its own files."""
 
     def __init__(self, root: str, name: str, by: str | None = "log_date", keep: bool = False) -> None:
         self.root, self.name, self.by, self.keep = root, name, by, keep
-        self.open: dict[object, tuple[Any, str, str]] = {}
+        self.open: dict[object, tuple[Any, AtomicPath]] = {}
 
     def write(self, table: Any) -> None:
         import pyarrow as pa
@@ -46,24 +50,26 @@ class PartitionedWriter:
             part = NULL_PARTITION if value is None else value
             folder = self.root if self.by is None else os.path.join(self.root, f"{self.by}={part}")
             os.makedirs(folder, exist_ok=True)
-            final = os.path.join(folder, self.name)
-            tmp = os.path.join(folder, f".{self.name}.{os.getpid()}.tmp")
-            w = pq.ParquetWriter(tmp, schema, use_dictionary=False, coerce_timestamps="us",
-                                 allow_truncated_timestamps=False)
-            self.open[value] = (w, tmp, final)
+            target = AtomicPath(os.path.join(folder, self.name), force=True)
+            try:
+                w = pq.ParquetWriter(target.temp, schema, use_dictionary=False,
+                                     coerce_timestamps="us", allow_truncated_timestamps=False)
+            except BaseException:
+                target.discard()
+                raise
+            self.open[value] = (w, target)
         return self.open[value][0]
 
     def close(self) -> None:
-        for w, tmp, final in self.open.values():
+        for w, target in self.open.values():
             w.close()
-            os.replace(tmp, final)
+            target.commit()
         self.open.clear()
 
     def abort(self) -> None:
-        for w, tmp, _ in self.open.values():
+        for w, target in self.open.values():
             try:
                 w.close()
             finally:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
+                target.discard()
         self.open.clear()

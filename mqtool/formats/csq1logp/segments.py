@@ -1,4 +1,4 @@
-"""Multi-segment CSQ1LOGP message data -> one row per logical message (spec §4).
+"""Multi-segment CSQ1LOGP message data -> one row per logical message.
 
 Records of one message are consecutive in file order: it starts at ``lsegment == 1``; a
 record continues it when ``lsegment`` = previous + 1 and ``csqmgrname``, ``csurid``,

@@ -1,5 +1,5 @@
 """Building MATQMSG selection templates (validated as the machine validates them) and
-simulating what MATQMSG writes into a receiver (spec §6 b)."""
+simulating what MATQMSG writes into a receiver (IBM i, MATQMSG, "Receiver template")."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def build_selection(selection_type: str = "all", key_relationship: str | None = 
                     key_bytes: int = 0, text_bytes: int = 0, mode: str = "blocked",
                     key: bytes | str | None = None, *, queue_key_size: int | None = None,
                     codepage: str | None = "cp037") -> bytes:
-    """A message selection template, validated as the machine would (spec §3); the key at
+    """A message selection template, validated as the machine would ("Message selection template"); the key at
     offset 16, padded with zeros to ``queue_key_size`` and to a multiple of 16. Raises
     ``SelectionRefusedError`` listing every rule broken, ``BuildError`` for unusable values."""
     kind = (selection_type or "").strip().lower()
@@ -116,7 +116,7 @@ def selection_request(text: str, source: str = "") -> dict[str, Any]:
 
 def selection_from_json(obj: Mapping[str, Any]) -> dict[str, Any]:
     """Builder arguments from ``decode matqmsg --json`` output or a plain object of the
-    CONTRACTS field names (``selection_type``, ``key_relationship``, ...). Values of the
+    mqtool's field names (``selection_type``, ``key_relationship``, ...). Values of the
     wrong type are refused (``BuildError`` naming the field)."""
     if not isinstance(obj, Mapping):
         raise BuildError(FORMAT, "", f"a template is described by a mapping of field names, not "
@@ -178,7 +178,8 @@ def _compare(key: bytes, comparand: bytes, relation: str) -> bool:
 
 def simulate_receiver(queue: Queue, selection: bytes, provided: int,
                       codepage: str | None = "cp037") -> bytes:
-    """What MATQMSG writes into a receiver of ``provided`` bytes (spec §6 b): selection,
+    """What MATQMSG writes into a receiver of ``provided`` bytes ("Receiver template": bytes provided and
+    available): selection,
     zero padding of key and text, bytes available, truncation to the receiver. Returns the
     bytes written (``min(provided, bytes available)``); a receiver under 8 bytes raises."""
     if provided < MIN_PROVIDED:
@@ -218,7 +219,7 @@ def simulate_receiver(queue: Queue, selection: bytes, provided: int,
 
 
 def build(request: Mapping[str, Any], **options: Any) -> bytes:
-    """``api.build("matqmsg", {...})``: a selection template from CONTRACTS field names."""
+    """``api.build("matqmsg", {...})``: a selection template from mqtool's field names."""
     args = selection_from_json(request)
     return build_selection(**args, **options)
 

@@ -1,9 +1,12 @@
-"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``, ``build``."""
+"""IBM i MATQMSG templates, as the registry lists them."""
 
+from mqtool.codec import Codec, Later
 
-from mqtool.formats.matqmsg.build import build
-from mqtool.formats.matqmsg.decode import decode
-from mqtool.formats.matqmsg.detect import detect
-from mqtool.formats.matqmsg.layout import FORMAT
-
-__all__ = ["FORMAT", "build", "decode", "detect"]
+CODEC = Codec(
+    name="matqmsg",
+    title="IBM i MATQMSG receiver or message selection template.",
+    decode=Later("mqtool.formats.matqmsg.decode:decode"),
+    detect=Later("mqtool.formats.matqmsg.detect:detect"),
+    build=Later("mqtool.formats.matqmsg.request:build"),
+    build_title="IBM i MATQMSG message selection template.",
+)

@@ -1,5 +1,6 @@
 """Decoding MATQMSG templates: the selection template with its key, the receiver with its
-message entries (spec §2, §3), and the bulk path over message entries."""
+message entries (IBM i, MATQMSG, "Receiver template" and "Message selection template"), and
+the bulk path over message entries."""
 
 from __future__ import annotations
 
@@ -157,7 +158,8 @@ def _lengths(header: Mapping[str, Any], key_bytes: int | None, text_bytes: int |
 def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = None,
                     text_bytes: int | None = None, selection: bytes | None = None,
                     codepage: str | None = "cp037") -> Decoded:
-    """The receiver template at ``offset`` with its message entries (spec §2)."""
+    """The receiver template at ``offset`` with its message entries (IBM i, MATQMSG,
+    "Materialization template")."""
     cp = resolve_codepage(codepage)
     n = len(data) - offset
     unit = Decoded(FORMAT, offset, n, attrs={"part": "receiver", **codepage_attrs(cp),
@@ -165,19 +167,7 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
     try:
         head = RECEIVER.parse(data, offset, prefix="receiver", fmt=FORMAT)
     except DecodeError as e:
-        _keep_partial(unit, e, f"MATQMSG receiver at offset X'{offset:04X}' (partial)")
-        provided = (field_value(data, RECEIVER, "bytes_provided", offset)
-                    if has_field(data, RECEIVER, "bytes_provided", offset) else None)
-        avail = (field_value(data, RECEIVER, "bytes_available", offset)
-                 if has_field(data, RECEIVER, "bytes_available", offset) else None)
-        if provided is not None and provided < MIN_PROVIDED:
-            unit.problems.append(_provided_violation(provided, offset))
-        elif avail is not None and provided is not None and n >= min(provided, avail):
-            unit.problems.append(Problem("receiver", offset + n, f"receiver too small: "
-                                         f"bytes_provided {provided}, the 32-byte header is cut "
-                                         f"after {n} bytes"))
-        else:
-            unit.errors.append(Problem(e.path, e.offset, e.reason))
+        _head_cut(unit, data, offset, e)
         return unit
     head.title = f"MATQMSG receiver at offset X'{offset:04X}'"
     unit.elements.append(head)
@@ -202,15 +192,45 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
     head.title += f" (key_bytes {k}, text_bytes {t}: {source})"
     entry = ATTR_LEN + k + t
     if count > 0 and avail != HEADER_LEN + count * entry:
-        unit.problems.append(Problem("receiver.bytes_available", offset + 4,
-                                     f"bytes_available {avail} is not 32 + {count} × {entry} = "
-                                     f"{HEADER_LEN + count * entry}"))
+        unit.problems.append(Problem("receiver.bytes_available", offset + _AVAILABLE_AT,
+                                     f"bytes_available {avail} is not {HEADER_LEN} + {count} × "
+                                     f"{entry} = {HEADER_LEN + count * entry}"))
     written = min(provided, max(avail, HEADER_LEN))
+    complete, partial = _entries(unit, data, offset, written, message_layout(k, t, cp), h, t)
+    _receiver_end(unit, data, offset, h, written, complete, partial)
+    return unit
+
+
+_AVAILABLE_AT = RECEIVER.offset_of("bytes_available")
+
+
+def _head_cut(unit: Decoded, data: bytes, offset: int, e: DecodeError) -> None:
+    """A receiver shorter than its header: what is there, and why it is short."""
+    n = len(data) - offset
+    _keep_partial(unit, e, f"MATQMSG receiver at offset X'{offset:04X}' (partial)")
+    provided = (field_value(data, RECEIVER, "bytes_provided", offset)
+                if has_field(data, RECEIVER, "bytes_provided", offset) else None)
+    avail = (field_value(data, RECEIVER, "bytes_available", offset)
+             if has_field(data, RECEIVER, "bytes_available", offset) else None)
+    if provided is not None and provided < MIN_PROVIDED:
+        unit.problems.append(_provided_violation(provided, offset))
+    elif avail is not None and provided is not None and n >= min(provided, avail):
+        unit.problems.append(Problem("receiver", offset + n, f"receiver too small: "
+                                     f"bytes_provided {provided}, the {HEADER_LEN}-byte header "
+                                     f"is cut after {n} bytes"))
+    else:
+        unit.errors.append(Problem(e.path, e.offset, e.reason))
+
+
+def _entries(unit: Decoded, data: bytes, offset: int, written: int, layout: Layout,
+             h: Mapping[str, Any], t: int) -> tuple[int, bool]:
+    """The message entries the receiver holds: how many whole, and whether one is cut."""
+    n = len(data) - offset
     end = offset + min(written, n)
-    layout = message_layout(k, t, cp)
-    messages, complete, partial = [], 0, False
-    for i in range(max(count, 0)):
-        start = offset + HEADER_LEN + i * entry
+    messages: list[dict[str, Any]] = []
+    unit.attrs["messages"] = messages
+    for i in range(max(h["messages_available"], 0)):
+        start = offset + HEADER_LEN + i * (layout.size or 0)
         if start >= offset + written or start >= len(data):
             break
         prefix = f"messages[{i + 1}]"
@@ -222,34 +242,38 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
             el.offset = start
             _partial_tail(el, layout, data, start, end, prefix)
             el.length = end - start
+            unit.elements.append(el)
             if end < offset + written and end == len(data):  # the input stops early
                 el.title = title + " (partial: input ends)"
-                unit.elements.append(el)
                 unit.errors.append(Problem(e.path, e.offset, f"input ends inside message {i + 1}: "
                                            f"{e.reason}"))
-                break
+                return i, False
             el.title = title + " (partial: truncated-entry, the receiver ends inside it)"
             el.extra["flags"] = ["truncated-entry"]
-            unit.elements.append(el)
             messages.append(_message_json(el))
-            partial = True
-            break
+            return i, True
         el.title = title
         _message_checks(unit, el, h, t, data)
         unit.elements.append(el)
         messages.append(_message_json(el))
-        complete += 1
+    return len(messages), False
+
+
+def _receiver_end(unit: Decoded, data: bytes, offset: int, h: Mapping[str, Any], written: int,
+                  complete: int, partial: bool) -> None:
+    """Counts, a receiver too small for what is available, the bytes MATQMSG left alone."""
+    n = len(data) - offset
+    provided, avail, count = h["bytes_provided"], h["bytes_available"], h["messages_available"]
     if not unit.errors and len(data) < offset + written and complete + partial < count:
         unit.errors.append(Problem("receiver.messages", len(data),
                                    f"input ends after {len(data) - offset} bytes; the receiver "
                                    f"holds {written}"))
-    unit.attrs["messages"] = messages
     unit.attrs["messages_present"] = complete
     cut = max(count, 0) - complete
     unit.attrs["messages_cut"] = cut
     if avail > provided:
         unit.attrs["receiver_too_small"] = True
-        unit.problems.append(Problem("receiver.bytes_available", offset + 4,
+        unit.problems.append(Problem("receiver.bytes_available", offset + _AVAILABLE_AT,
                                      f"receiver too small: bytes_available {avail} > bytes_provided "
                                      f"{provided}; {cut} of {count} message(s) cut"
                                      + (f" (message {complete + 1} partial)" if partial else "")))
@@ -260,7 +284,6 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
                        data=bytes(data[offset + written:]), data_offset=offset + written)
         unit.elements.append(tail)
         unit.attrs["unchanged_bytes"] = n - written
-    return unit
 
 
 def _provided_violation(provided: int, offset: int) -> Problem:
@@ -270,17 +293,18 @@ def _provided_violation(provided: int, offset: int) -> Problem:
 
 
 def _header_checks(unit: Decoded, h: Mapping[str, Any], offset: int) -> None:
-    for name, off in (("bytes_available", 4), ("messages_available", 8), ("messages_on_queue", 12),
-                      ("max_message_size", 16), ("key_size", 20)):
+    for name in ("bytes_available", "messages_available", "messages_on_queue",
+                 "max_message_size", "key_size"):
         if h[name] < 0:
-            unit.problems.append(Problem(f"receiver.{name}", offset + off, f"{name} {h[name]} is "
-                                                                           "negative"))
+            unit.problems.append(Problem(f"receiver.{name}", offset + RECEIVER.offset_of(name),
+                                         f"{name} {h[name]} is negative"))
     if h["bytes_available"] < HEADER_LEN:
-        unit.problems.append(Problem("receiver.bytes_available", offset + 4,
+        unit.problems.append(Problem("receiver.bytes_available", offset + _AVAILABLE_AT,
                                      f"bytes_available {h['bytes_available']} is less than the "
-                                     "32-byte header"))
+                                     f"{HEADER_LEN}-byte header"))
     if h["messages_available"] > h["messages_on_queue"]:
-        unit.problems.append(Problem("receiver.messages_available", offset + 8,
+        unit.problems.append(Problem("receiver.messages_available",
+                                     offset + RECEIVER.offset_of("messages_available"),
                                      f"messages_available {h['messages_available']} > "
                                      f"messages_on_queue {h['messages_on_queue']}"))
 

@@ -1,9 +1,10 @@
-"""MATQMSG declarations (seed 004, ``specs/matqmsg.md``): the receiver header, the message
-entry and the message selection template, their field types (MI time-of-day, key and text
-areas), the meaning tables (selection types, key relationships, modes, MI exceptions) and
-the offsets the decoder, builder and detector read by name.
+"""MATQMSG declarations (IBM i, MI instruction "Materialize Queue Messages (MATQMSG)"): the
+receiver header, the message entry and the message selection template, their field types
+(MI time-of-day, key and text areas), the meaning tables (selection types, key
+relationships, modes, MI exceptions) and the offsets the decoder, builder and detector read
+by name.
 
-The layouts are the manual's (FACT); the field names are CONTRACTS.md's (the manual has
+The layouts are the manual's (FACT); the field names are mqtool's (the manual has
 none). Enqueue times are MI time-of-day values (*DTS: bit 51 = 1 µs, ``X'8000000000000000'``
 = 2000-01-01), shown in UTC — an assumption the output states.
 """
@@ -11,7 +12,7 @@ none). Enqueue times are MI time-of-day values (*DTS: bit 51 = 1 µs, ``X'800000
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -21,7 +22,7 @@ from mqtool.codepages import codec_name
 from mqtool.errors import InputError
 from mqtool.layout import Layout, Means, Reserved, Variant, dsect
 from mqtool.model import HEX, STCK, TEXT
-from mqtool.tod import Tod, micros_since
+from mqtool.tod import Tod
 
 FORMAT = "matqmsg"
 PARTS = ("receiver", "selection")
@@ -34,7 +35,7 @@ MAX_KEY_BYTES = 256  # FACT
 MAX_TEXT_BYTES = 65_536  # FACT
 MI_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)  # MI time X'8000000000000000' (FACT)
 MI_EPOCH_RAW = 1 << 63
-STCK_MINUS_MI = 0x3361183F48000000  # MI = STCK - this (spec §5)
+STCK_MINUS_MI = Tod.from_datetime(MI_EPOCH).raw - MI_EPOCH_RAW  # MI = STCK - this
 TIME_ZONE_NOTE = "UTC assumed (IBM i keeps its TOD clock in UTC on current releases)"
 
 TYPE_SHIFT = 4  # the selection byte: type in bits 0-3 (high nibble), relationship in bits 4-7
@@ -50,7 +51,7 @@ RELATION_ALIASES = {"gt": ">", "lt": "<", "ne": "!=", "<>": "!=", "≠": "!=", "
                     "ge": ">=", "≥": ">=", "le": "<=", "≤": "<="}
 MODES = {"blocked": 0x00, "concurrent": 0x80}  # byte 10 bit 0 (FACT)
 
-EXCEPTIONS = {  # spec §4: 3803 FACT, the others INFERRED from general MI numbering
+EXCEPTIONS = {  # "Exceptions": 3803 documented, the others INFERRED from MI numbering
     "3801": "template value invalid",
     "3802": "template size invalid",
     "3803": "materialization length invalid",
@@ -62,11 +63,15 @@ INFERRED_CODES = {"3801", "3802"}
 
 
 class MiTime(Tod):
-    """An MI time-of-day value (*DTS): bits 0-51 count microseconds, X'8000000000000000' is
-    2000-01-01 00:00:00 and 0 is 1928-08-23 12:03:06.314752; bits 52-63 are uniqueness bits.
-    Every value is a time (0 included); ``raw`` keeps all 64 bits."""
+    """An MI time-of-day value (*DTS): the TOD clock's unit (bits 0-51 count microseconds,
+    bits 52-63 are uniqueness bits) from another origin: X'8000000000000000' is 2000-01-01
+    00:00:00 and 0 is 1928-08-23 12:03:06.314752. Every value is a time (0 included);
+    ``raw`` keeps all 64 bits."""
 
     __slots__ = ()
+    ORIGIN = MI_EPOCH
+    ORIGIN_RAW = MI_EPOCH_RAW
+    RANGE = "MI time range (1928-2071)"
 
     def __repr__(self) -> str:
         return f"MiTime(0x{int(self):016X})"
@@ -74,26 +79,6 @@ class MiTime(Tod):
     @property
     def is_set(self) -> bool:
         return True
-
-    @property
-    def micros(self) -> int:
-        """Microseconds since 2000-01-01 (negative before)."""
-        return (self.raw - MI_EPOCH_RAW) >> 12
-
-    @property
-    def uniqueness(self) -> int:
-        return self.raw & 0xFFF
-
-    def datetime(self, leap_seconds: int = 0) -> datetime:  # type: ignore[override]
-        return MI_EPOCH + timedelta(microseconds=self.micros - leap_seconds * 1_000_000)
-
-    @classmethod
-    def from_datetime(cls, dt: datetime) -> MiTime:
-        """MI time of an aware (or UTC-naive) datetime; uniqueness bits zero."""
-        raw = MI_EPOCH_RAW + (micros_since(dt, MI_EPOCH) << 12)
-        if not 0 <= raw < 1 << 64:
-            raise ValueError(f"{dt.isoformat()} is outside the MI time range (1928-2071)")
-        return cls(raw)
 
     @classmethod
     def from_stck(cls, stck: int) -> MiTime:
@@ -186,7 +171,7 @@ _V = Variant(big=True, codepage="cp037")
 
 
 def _time_meaning(value: Any, f: Mapping[str, Any]) -> str:
-    return f"uniqueness X'{value.raw & 0xFFF:03X}' (UTC assumed)" if isinstance(value, MiTime) else ""
+    return f"uniqueness X'{value.submicro:03X}' (UTC assumed)" if isinstance(value, MiTime) else ""
 
 
 def _selection_meaning(value: int, f: Mapping[str, Any]) -> str:
@@ -198,7 +183,7 @@ def _options_meaning(value: int, f: Mapping[str, Any]) -> str:
 
 
 RECEIVER = dsect(
-    "RECEIVER",  # spec §2 (FACT)
+    "RECEIVER",  # "Receiver template" (FACT)
     "bytes_provided" / _V.S4,
     "bytes_available" / _V.S4,
     "messages_available" / _V.S4,
@@ -213,7 +198,7 @@ RECEIVER = dsect(
 def message_layout(key_bytes: int, text_bytes: int, codepage: str | None = "cp037") -> Layout:
     """One message entry: 16 bytes of attributes, then K key bytes and T text bytes."""
     return dsect(
-        "MESSAGE",  # spec §2 (FACT)
+        "MESSAGE",  # "Receiver template", message entry (FACT)
         "enqueue_time" / Means(MiTimeField(), _time_meaning),
         "message_length" / _V.S4,
         "reserved" / Reserved(4),
@@ -224,7 +209,7 @@ def message_layout(key_bytes: int, text_bytes: int, codepage: str | None = "cp03
 
 @lru_cache(maxsize=64)
 def selection_layout(key_len: int, pad_len: int = 0, codepage: str | None = "cp037") -> Layout:
-    """The selection template (spec §3, FACT) followed by ``key_len`` key bytes and
+    """The selection template ("Message selection template", FACT) followed by ``key_len`` key bytes and
     ``pad_len`` bytes of padding to a 16-byte multiple."""
     fields = [
         "selection" / Means(_V.hexint(1), _selection_meaning),

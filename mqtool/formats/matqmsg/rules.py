@@ -1,4 +1,5 @@
-"""The machine's MATQMSG template rules (spec §3, §4) in one place: the decoder reports what
+"""The machine's MATQMSG template rules (IBM i, MATQMSG, "Message selection template"
+and "Exceptions") in one place: the decoder reports what
 they find as problems, the builder refuses the same things."""
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def check_lengths(key_bytes: int, text_bytes: int) -> list[Violation]:
 def check_selection(selection: int, key_bytes: int, text_bytes: int, options: int,
                     reserved_01: bytes = b"", reserved_0b: bytes = b"", key: bytes | None = None,
                     queue_key_size: int | None = None) -> list[Violation]:
-    """Every rule of spec §3 on a selection template's values. ``reserved_01`` and
+    """Every rule of "Message selection template" on a selection template's values. ``reserved_01`` and
     ``reserved_0b`` are the reserved fields' bytes; ``key`` the bytes after the fixed part
     (None or empty: no key); ``queue_key_size`` the queue's key size when known (0: not a
     keyed queue)."""

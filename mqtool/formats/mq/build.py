@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mqtool.codepages import ccsid_codec
 from mqtool.errors import BuildError
 from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.chain import ENC_BIG, header_codepage
-from mqtool.formats.mq.meanings import MQCCSI_INHERIT, ccsid_codec
+from mqtool.formats.mq.meanings import MQCCSI_INHERIT
 from mqtool.formats.mq.mqmd import byte_order_of
 
 FORMAT = lay.FORMAT

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from mqtool.codepages import ccsid_codec, is_ebcdic_ccsid
 from mqtool.errors import DecodeError
 from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq import rfh2
-from mqtool.formats.mq.meanings import MQCCSI_INHERIT, ccsid_codec, is_ebcdic_ccsid, reason_name
+from mqtool.formats.mq.meanings import MQCCSI_INHERIT, reason_name
 from mqtool.formats.mq.mqmd import byte_order_of
 from mqtool.formats.mq.pcf import Pcf, decode_pcf
 from mqtool.model import HEX, INT, TEXT, Element, Problem, Span, element_json

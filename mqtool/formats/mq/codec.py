@@ -1,172 +1,18 @@
-"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``, ``build``.
+"""The IBM MQ header chain, as the registry lists it; also the queue-dump producers whose
+files carry MQ messages (``dumps.producers``)."""
 
-``decode`` gives one unit per message body: the header chain (one element per structure),
-the RFH2 properties and where the payload starts. In JSON::
+from mqtool.codec import Codec, Later
+from mqtool.formats.mq.dumps.producers import PRODUCERS
 
-    {"format": "mq", "offset": 0, "length": N, "context": {...}, "elements": [...],
-     "properties": {"jms.Dst": ...}, "payload": {"format", "offset", "length", "text"},
-     "errors": [...], "problems": [...]}
-"""
-
-from __future__ import annotations
-
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
-
-from mqtool.formats.mq import layout as lay
-from mqtool.formats.mq.build import build_chain
-from mqtool.formats.mq.chain import (
-    CCSID_ASCII,
-    CCSID_EBCDIC,
-    ENC_BIG,
-    ENC_LITTLE,
-    Chain,
-    as_int,
-    header_codepage,
-    sniff,
-    walk,
+CODEC = Codec(
+    name="mq",
+    title="IBM MQ header chain (MQDLH, MQRFH2, MQXQH, MQTM, MQCIH, MQIIH, ...) and payload.",
+    aliases=("mqmd",),
+    decode=Later("mqtool.formats.mq.decode:decode"),
+    detect=Later("mqtool.formats.mq.decode:detect"),
+    build=Later("mqtool.formats.mq.decode:build"),
+    build_title="A payload wrapped in IBM MQ headers (MQDLH, MQRFH2, ...).",
+    dump_kinds=PRODUCERS,
+    sniff_dump=Later("mqtool.formats.mq.dumps.sniff:sniff"),
+    dump_reader=Later("mqtool.formats.mq.dumps.read:Dumps"),
 )
-from mqtool.model import INT, TEXT, Decoded, Detection, Element, Problem, Span, unit_json
-
-FORMAT = lay.FORMAT
-PAYLOAD = "payload"  # listing-only element: the application data after the chain
-PROPERTIES = "properties"  # listing-only element: the RFH2 properties, folder-qualified
-LISTING_ONLY = (PAYLOAD, PROPERTIES, "MQCFH", *lay.PCF_BY_NAME)  # PCF: in "pcf" instead
-
-__all__ = ["FORMAT", "MqMessage", "build", "decode", "detect", "unit_of"]
-
-
-@dataclass(slots=True)
-class MqMessage(Decoded):
-    """A decoded message body: its ``chain`` and its bytes (for the payload)."""
-
-    chain: Chain | None = None
-    body: bytes = b""
-
-    def spans(self) -> Iterator[Span]:
-        """Spans of the bytes (the properties element has none of its own)."""
-        for el in self.elements:
-            if el.type != PROPERTIES:
-                yield from el.spans
-
-    def to_json(self, raw: bool = False) -> dict[str, object]:
-        d = unit_json(self, raw)
-        d["elements"] = [e for e in d["elements"]  # type: ignore[union-attr]
-                         if e.get("type") not in LISTING_ONLY]
-        if self.chain is not None:
-            d["properties"] = self.chain.properties
-            d["payload"] = self.chain.payload_json(self.body)
-            if raw:  # the bytes too: build-request mq --from rebuilds the message alone
-                d["payload"]["hex"] = self.body[self.chain.payload_offset:].hex().upper()
-            if self.chain.pcf is not None:
-                d["pcf"] = self.chain.pcf.to_json()
-            reason = self.chain.dead_letter_reason
-            if reason:
-                d["dead_letter_reason"] = {"reason": reason[0], "name": reason[1]}
-        return d
-
-
-def _context(mqmd: Mapping[str, Any] | None, chain: Chain, body: bytes) -> dict[str, Any]:
-    """What the first header was read with: the MQMD's values, or what its StrucId said."""
-    if mqmd is not None and mqmd.get("format") is not None:
-        return {k: mqmd.get(k) for k in ("format", "encoding", "codedcharsetid")}
-    found = sniff(body)
-    if found is None:
-        return {"format": "", "encoding": ENC_BIG, "codedcharsetid": CCSID_ASCII}
-    header, big, ebcdic = found
-    return {"format": header.format, "encoding": ENC_BIG if big else ENC_LITTLE,
-            "codedcharsetid": CCSID_EBCDIC if ebcdic else CCSID_ASCII}
-
-
-def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | None = None,
-            *, require_header: bool = False) -> MqMessage:
-    """The decoded unit of one body (``chain`` when already walked). ``require_header``:
-    a body with no header at all is an error (``decode mq`` was told it is one)."""
-    chain = walk(body, mqmd) if chain is None else chain
-    ctx = _context(mqmd, chain, body)
-    codepage = header_codepage(as_int(ctx.get("codedcharsetid")))
-    unit = MqMessage(FORMAT, 0, len(body), list(chain.elements),
-                     {"context": ctx, "codepage": codepage},
-                     list(chain.errors), list(chain.problems), chain=chain, body=body)
-    for el in unit.elements:
-        if el.length == 0 and el.spans:
-            el.length = el.spans[-1].end - el.offset
-    if require_header and not (chain.elements or chain.errors or chain.problems or chain.pcf):
-        ids = ", ".join(repr(s) for s in lay.STRUC_IDS)
-        unit.errors.append(Problem("strucid", 0, f"no MQ header here (StrucId {ids}, ASCII or "
-                                                 "EBCDIC, with Version 1 to 3)"))
-    names = " -> ".join(el.type for el in chain.elements) or "no headers"
-    reason = chain.dead_letter_reason
-    dl = f"; dead-letter reason {reason[0]} {reason[1]}".rstrip() if reason else ""
-    unit.title = (f"MQ message ({len(body)} bytes): {names}; payload "
-                  f"{chain.payload_format or '(no Format)'} at offset "
-                  f"X'{chain.payload_offset:04X}', {chain.payload_length} bytes{dl}")
-    if chain.properties:
-        props = Element(PROPERTIES, 0, 0, title="properties (MQRFH2 folders, MQRFH name/value "
-                                                "pairs)")
-        for name, value in chain.properties.items():
-            kind = TEXT if isinstance(value, str) else INT
-            props.spans.append(Span(f"{PROPERTIES}.{name.replace('.', '/')}", 0, 0, value, "",
-                                    kind))
-        unit.elements.append(props)
-    if chain.pcf is not None:
-        unit.elements += chain.pcf.elements
-    elif not chain.errors and chain.payload_length:
-        unit.elements.append(_payload_element(chain, body))
-    return unit
-
-
-def _payload_element(chain: Chain, body: bytes) -> Element:
-    at, n = chain.payload_offset, chain.payload_length
-    fmt = repr(chain.payload_format) if chain.payload_format else "(none)"
-    el = Element(PAYLOAD, at, n, title=f"payload at offset X'{at:04X}': Format "
-                 f"{fmt}, Encoding {chain.payload_encoding}, "
-                 f"CCSID {chain.payload_ccsid}, {n} bytes")
-    text = chain.payload_text(body)
-    if text is not None:
-        el.spans.append(Span("payload.text", at, at + n, text, "", TEXT, "", bytes(body[at:])))
-    else:
-        el.data, el.data_offset, el.data_name = bytes(body[at:]), at, "data"
-        codec = chain.payload_codec()
-        el.data_codepage = codec if codec and len(" ".encode(codec)) == 1 else "latin-1"
-    return el
-
-
-def decode(data: bytes, mqmd: Mapping[str, Any] | None = None, **options: Any) -> Iterator[Decoded]:
-    """One unit: the header chain of ``data`` (a message body) and its payload."""
-    yield unit_of(data, mqmd, require_header=mqmd is None)
-
-
-def detect(data: bytes) -> Detection | None:
-    """A body that starts with an MQ header: how sure, and the chain in words."""
-    found = sniff(data)
-    if found is None:
-        return None
-    header, big, ebcdic = found
-    chain = walk(data)
-    if not chain.elements:
-        return None
-    confidence = 0.9 if not chain.errors else 0.6
-    first = chain.elements[0]
-    if header.length_field and first.length < (lay.header_layout(header.type).size or 0):
-        confidence = 0.5
-    names = " -> ".join(el.type for el in chain.elements)
-    reason = chain.dead_letter_reason
-    dl = f", dead-letter reason {reason[0]} {reason[1]}" if reason else ""
-    where = f"{'EBCDIC' if ebcdic else 'ASCII'}, {'big' if big else 'little'}-endian"
-    return Detection(FORMAT, confidence,
-                     f"MQ headers {names} ({where}{dl}); payload "
-                     f"{chain.payload_format or '(no Format)'} at offset {chain.payload_offset}, "
-                     f"{chain.payload_length} bytes")
-
-
-def build(request: Mapping[str, Any], **options: Any) -> bytes:
-    """A chain from ``{"headers": [...], "payload": bytes, "encoding", "ccsid",
-    "payload_format", "payload_encoding", "payload_ccsid"}`` (see ``build.build_chain``)."""
-    req = {**request, **options}
-    return build_chain(req.get("headers") or [], req.get("payload") or b"",
-                       encoding=req.get("encoding", ENC_BIG), ccsid=req.get("ccsid", CCSID_ASCII),
-                       payload_format=req.get("payload_format", ""),
-                       payload_encoding=req.get("payload_encoding"),
-                       payload_ccsid=req.get("payload_ccsid"))

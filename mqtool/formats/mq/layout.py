@@ -110,12 +110,12 @@ def _cih(v: Variant, version: int) -> list:
         "compcode" / Means(v.S4, m.MQCC),
         "reason" / Means(v.S4, m.reason_meaning),
         "uowcontrol" / Means(v.S4, m.MQCUOWC),
-        "getwaitinterval" / v.S4,
+        "getwaitinterval" / Means(v.S4, _named("MQCGWI")),
         "linktype" / Means(v.S4, m.MQCLT),
-        "outputdatalength" / v.S4,
+        "outputdatalength" / Means(v.S4, _named("MQCODL")),
         "facilitykeeptime" / v.S4,
-        "adsdescriptor" / v.S4,
-        "conversationaltask" / v.S4,
+        "adsdescriptor" / Means(v.S4, _named("MQCADSD")),
+        "conversationaltask" / Means(v.S4, _named("MQCCT")),
         "taskendstatus" / Means(v.S4, m.MQCTES),
         "facility" / Hex(8),
         "function" / v.text(4),
@@ -218,11 +218,24 @@ def _cfh(v: Variant, version: int) -> list:
         "version" / v.S4,
         "command" / Means(v.S4, _cfh_command),
         "msgseqnumber" / v.S4,
-        "control" / v.S4,
+        "control" / Means(v.S4, _named("MQCFC")),
         "compcode" / Means(v.S4, m.MQCC),
         "reason" / Means(v.S4, m.reason_meaning),
         "parametercount" / v.S4,
     ]
+
+
+def _named(family: str) -> Callable[[object, object], str]:
+    """A meaning table from a value family of the IBM MQ constants (``pcf_names.VALUES``:
+    ``MQCGWI_DEFAULT``, ``MQCADSD_SEND + MQCADSD_RECV``, ``MQCFC_LAST``)."""
+
+    def meaning(value: object, fields: object) -> str:
+        from mqtool.formats.mq.pcf_names import family_meaning
+
+        return family_meaning(family, value)
+
+    meaning.__doc__ = f"{family}_* names"
+    return meaning
 
 
 def _cfh_command(value: object, fields: object) -> str:
@@ -318,7 +331,6 @@ STRUC_IDS = sorted({h.struc_id for h in HEADERS})
 # MQ format names of application data mqtool shows as text
 TEXT_FORMATS = frozenset({"MQSTR"})
 PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF"})
-PCF_HEAD = ("type", "struclength")  # the two MQLONGs every PCF structure starts with
 
 # parts that are not headers of their own
 EMBEDDED: dict[str, Callable[[Variant, int], list]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}

@@ -1,12 +1,12 @@
 """What the numbers in MQ headers mean: reason and feedback codes, application types,
-message types, persistence, report options, PCF types, CICS bridge values, and CCSIDs with
-the Python codec that reads them. Names are the IBM MQ constants' (cmqc.h, cmqcfc.h)."""
+message types, persistence, report options, PCF types, CICS bridge values, and the CCSID
+meaning (its codec comes from ``mqtool.codepages``). Names are the IBM MQ constants' (cmqc.h, cmqcfc.h)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
+from mqtool.codepages import ccsid_codec, is_ebcdic_ccsid
 from mqtool.formats.mq.reason_codes import MQFB, MQRC
 
 # fmt: off
@@ -89,18 +89,6 @@ MQRO: tuple[tuple[int, int, str], ...] = (
 MQPMRF = {0x01: "MQPMRF_MSG_ID", 0x02: "MQPMRF_CORREL_ID", 0x04: "MQPMRF_GROUP_ID",
           0x08: "MQPMRF_FEEDBACK", 0x10: "MQPMRF_ACCOUNTING_TOKEN"}
 
-# CCSIDs whose codec name is not "cp" + the number
-CCSID_CODECS: dict[int, str] = {
-    367: "ascii", 819: "latin-1", 912: "iso8859-2", 913: "iso8859-3", 914: "iso8859-4",
-    915: "iso8859-5", 1089: "iso8859-6", 813: "iso8859-7", 916: "iso8859-8", 920: "iso8859-9",
-    923: "iso8859-15", 1051: "hp-roman8", 5348: "cp1252", 1208: "utf-8", 1200: "utf-16",
-    13488: "utf-16", 17584: "utf-16", 1232: "utf-32", 1233: "utf-32", 1234: "utf-32",
-    954: "euc-jp", 943: "shift_jis", 932: "shift_jis", 1381: "gbk", 1386: "gbk", 5488: "gb18030",
-    970: "euc-kr", 1363: "cp949", 950: "big5", 1370: "big5", 4909: "iso8859-7",
-}
-UTF16 = "utf-16"
-
-
 def reason_name(value: Any) -> str:
     """``2051`` -> ``MQRC_PUT_INHIBITED``; ``265`` -> ``MQFB_APPL_CANNOT_BE_STARTED``."""
     if not isinstance(value, int):
@@ -169,44 +157,6 @@ def appltype_meaning(value: Any, fields: Any = None) -> str:
     if isinstance(value, int) and 65536 <= value <= 999_999_999:
         return "MQAT_USER (user-defined)"
     return ""
-
-
-def ccsid_codec(ccsid: Any, big: bool = True) -> str | None:
-    """The Python codec of a CCSID (``500`` -> ``cp500``, ``1208`` -> ``utf-8``, ``1200`` ->
-    ``utf-16-be`` or ``-le`` by ``big``), None when there is none."""
-    if not isinstance(ccsid, int) or isinstance(ccsid, bool) or ccsid <= 0:
-        return None
-    return _ccsid_codec(ccsid, bool(big))
-
-
-@lru_cache(maxsize=256)
-def _ccsid_codec(ccsid: int, big: bool) -> str | None:
-    name = CCSID_CODECS.get(ccsid)
-    if name == UTF16:
-        return "utf-16-be" if big else "utf-16-le"
-    if name is None:
-        from mqtool.codepages import codec_name
-
-        try:
-            name = codec_name(str(ccsid))
-        except (LookupError, ImportError):
-            return None
-    return name
-
-
-def is_ebcdic_ccsid(ccsid: Any) -> bool:
-    return isinstance(ccsid, int) and _is_ebcdic_ccsid(ccsid)
-
-
-@lru_cache(maxsize=256)
-def _is_ebcdic_ccsid(ccsid: int) -> bool:
-    from mqtool.codepages import is_ebcdic
-
-    codec = ccsid_codec(ccsid)
-    try:
-        return bool(codec) and is_ebcdic(codec)  # type: ignore[arg-type]
-    except (LookupError, ImportError):
-        return False
 
 
 def ccsid_meaning(value: Any, fields: Any = None) -> str:

@@ -158,35 +158,6 @@ def encoding_for(byte_order: str, float_format: str) -> int:
     return integer | decimal | flt
 
 
-_CCSID_CODECS = {1208: "utf-8", 367: "ascii", 819: "latin-1", 912: "iso8859-2", 1200: "utf-16-be"}
-
-
-def ccsid_codec(ccsid: int | None) -> str | None:
-    """The Python codec of a CCSID (``500`` -> ``cp500``, ``819`` -> ``latin-1``), or None."""
-    if not isinstance(ccsid, int) or ccsid <= 0:
-        return None
-    if ccsid in _CCSID_CODECS:
-        return _CCSID_CODECS[ccsid]
-    from mqtool.codepages import codec_name
-
-    try:
-        return codec_name(str(ccsid))
-    except LookupError:
-        return None
-
-
-def ccsid_for(codec: str) -> int:
-    """A CCSID for a codec name (``cp037`` -> 37, ``latin-1`` -> 819)."""
-    from mqtool.codepages import codec_name
-
-    name = codec_name(codec)
-    for ccsid, c in _CCSID_CODECS.items():
-        if c == name:
-            return ccsid
-    digits = "".join(ch for ch in name if ch.isdigit())
-    return int(digits) if digits else 819
-
-
 def has_eye(buf: bytes, at: int = 0) -> bool:
     """Does an MQMD StrucId (``MD  `` in ASCII or EBCDIC) start at ``at``?"""
     return buf[at:at + _EYE_SIZE] in (EYE_ASCII, EYE_EBCDIC)

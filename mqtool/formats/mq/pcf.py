@@ -4,6 +4,12 @@ filters MQCFIF/MQCFSF/MQCFBF, MQCFIN64, MQCFIL64), each named by its MQIA_/MQCA_
 
 Integers are in the payload's Encoding; strings in their own CodedCharSetId (0: the
 message's). Declarations in ``layout`` (``MQCFH``, ``PCF_PARAMETERS``).
+
+An integer parameter whose values IBM MQ names (cmqc.h, cmqcfc.h, cmqxc.h: ``MQRQ_*``
+reason qualifiers, ``MQQT_*``, ``MQOT_*``, ``MQEVO_*``, ``MQCMD_*`` inside ``MQIACF_COMMAND``
+...) shows the name beside the value; bit masks (open, get, put options) show the names of
+their bits; attribute-selector lists (``MQIACF_Q_ATTRS`` ...) the parameter names they
+select; a filter's operator its ``MQCFOP_*`` name (``value_meaning``).
 """
 
 from __future__ import annotations
@@ -11,11 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqtool.codepages import ccsid_codec
 from mqtool.errors import DecodeError
 from mqtool.formats.mq import layout as lay
-from mqtool.formats.mq.meanings import ccsid_codec
-from mqtool.formats.mq.pcf_names import PARAMETERS
+from mqtool.formats.mq.pcf_names import PARAMETERS, family_meaning, value_meaning
 from mqtool.model import HEX, INT, TEXT, Element, Problem, Span
+
+__all__ = ["Pcf", "decode_pcf", "family_meaning", "value_meaning"]
 
 FORMAT = lay.FORMAT
 INT_SIZE, INT64_SIZE = 4, 8
@@ -108,6 +116,7 @@ class _Walker:
             item["value"] = el.value("filtervalue") if value is None else value
         else:
             item["value"] = value
+        _name_values(el, item, pid)
         return pos + sl, item
 
     def value(self, el: Element, rest: str, start: int, end: int, k: int) -> Any:
@@ -167,6 +176,31 @@ class _Walker:
             self.out.problems.append(Problem(f"pcf[{k}].string", at, f"string is not {codec} "
                                              f"(CCSID {cc}); shown in {self.codepage}"))
             return raw.decode(self.codepage, errors="replace").rstrip(" \x00")
+
+
+def _name_values(el: Element, item: dict[str, Any], pid: Any) -> None:
+    """Put the names of integer values beside them: in the spans' meanings and as
+    ``meaning`` / ``meanings`` / ``operator_meaning`` in the parameter's JSON."""
+    for k, s in enumerate(el.spans):
+        name = s.name
+        if name == "operator":
+            meaning = family_meaning("MQCFOP", s.value)
+            item["operator_meaning"] = meaning
+        elif name in ("value", "filtervalue") or name.startswith("values["):
+            meaning = value_meaning(pid, s.value) if isinstance(s.value, int) else ""
+        else:
+            continue
+        if meaning:
+            el.spans[k] = s._replace(meaning=meaning)
+    value = item.get("value")
+    if isinstance(value, list):
+        names = [value_meaning(pid, v) for v in value]
+        if any(names):
+            item["meanings"] = names
+    elif isinstance(value, int) and item.get("type") != "MQCFBS":
+        meaning = value_meaning(pid, value)
+        if meaning:
+            item["meaning"] = meaning
 
 
 def decode_pcf(body: bytes, pos: int, big: bool, codepage: str, ccsid: int) -> Pcf:

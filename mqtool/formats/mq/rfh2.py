@@ -15,7 +15,6 @@ INT_TYPES = frozenset({"i1", "i2", "i4", "i8", "int"})
 FLOAT_TYPES = frozenset({"r4", "r8"})
 DT_TYPES = INT_TYPES | FLOAT_TYPES | {"string", "boolean", "bin.hex", "date", "time", "datetime"}
 NIL = "xsi_nil"  # what an undeclared xsi:nil attribute is read as
-KNOWN_FOLDERS = ("mcd", "jms", "usr", "psc", "pscr", "mqext", "mqps", "other")
 
 
 class FolderError(ValueError):

@@ -1,4 +1,4 @@
-"""Building OSB exit structures (spec §7): parameter lists, redolog headers and entries,
+"""Building OSB exit structures (the layouts of ``osb.layout``): parameter lists, redolog headers and entries,
 format-2 intent lists with the inferred layout, format-1 lists in mqtool's SYNTHETIC v0
 layout, USREXTPL and the Parameter Setting block."""
 
@@ -37,14 +37,14 @@ def _build(layout: Layout, values: Mapping[str, Any]) -> bytes:
 
 
 def build_parmlist(values: Mapping[str, Any] | None = None, codepage: str = "cp037") -> bytes:
-    """The 7-word Redolog exit parameter list (spec §4.1, §7); unknown words default to the
+    """The 7-word Redolog exit parameter list; unknown words default to the
     sample values."""
     return _build(layouts(codepage).parmlist, {**PARMLIST_DEFAULTS, **(values or {})})
 
 
 def build_header(values: Mapping[str, Any] | None = None, intent: bytes | None = None,
                  codepage: str = "cp037") -> bytes:
-    """The 48-byte redolog header (spec §7). With ``intent``, ``rl_len`` and ``rl_intent_len``
+    """The 48-byte redolog header. With ``intent``, ``rl_len`` and ``rl_intent_len``
     are computed from it; unset fields take the sample values."""
     v = {**HEADER_DEFAULTS, **(values or {})}
     if intent is not None:
@@ -94,7 +94,7 @@ def build_params(params: Sequence[Any], codepage: str = "cp037", *, prefixed: bo
 def build_format2(values: Mapping[str, Any] | None = None, *, params: Sequence[Any] = (),
                   key: str | None = None, segment: int | None = None, trailer: bool = True,
                   codepage: str = "cp037") -> bytes:
-    """A format-2 intent list with the inferred layout (spec §5.2, §7): body base X'0A',
+    """A format-2 intent list with the inferred layout: body base X'0A',
     64-byte fixed body, then the parameter data (halfword-prefixed, as §8.5) and the key
     name; ``r2_len`` counts up to the end of that data; then the X'0000' trailer.
 
@@ -123,7 +123,7 @@ def build_format2(values: Mapping[str, Any] | None = None, *, params: Sequence[A
 
 def build_format1(segments: Sequence[Mapping[str, Any]], *, lock: Any = "release",
                   token: int = 0x1E40, codepage: str = "cp037") -> bytes:
-    """A format-1 intent list in mqtool's SYNTHETIC v0 layout (spec §8.6) — builder round
+    """A format-1 intent list in mqtool's SYNTHETIC v0 layout — builder round
     trips and tests only, never presented as OSB data. Each segment: ``request``
     (add/delete/replace or a code), ``table``, ``params`` and ``fields`` (bytes, or text
     in ``codepage``). R1BROWL counts the field pairs; lengths use the 1-or-2-byte rule."""
@@ -163,7 +163,8 @@ def build_usrextpl(values: Mapping[str, int], names: Sequence[str] | None = None
 
 
 def set_enabled(data: bytes, name: str, enabled: bool, names: Sequence[str] | None = None) -> bytes:
-    """USREXTPL with one exit switched by its pointer's high-order bit only (spec §2, §7)."""
+    """USREXTPL with one exit switched by its pointer's high-order bit only ("USREXTPL Usage
+    and Mapping": a pointer with the high-order bit on is not invoked)."""
     names_t = usrextpl_names(len(data) // POINTER_LEN, names)
     if name not in names_t:
         raise BuildError(FORMAT, name, "not in the USREXTPL field map")

@@ -1,9 +1,12 @@
-"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``, ``build``."""
+"""TIBCO OSB user-exit structures (redolog), as the registry lists them."""
 
+from mqtool.codec import Codec, Later
 
-from mqtool.formats.osb.build import build
-from mqtool.formats.osb.decode import decode
-from mqtool.formats.osb.detect import detect
-from mqtool.formats.osb.layout import FORMAT
-
-__all__ = ["FORMAT", "build", "decode", "detect"]
+CODEC = Codec(
+    name="redolog",
+    title="TIBCO OSB redolog parameter list, header or intent list.",
+    aliases=("osb",),
+    decode=Later("mqtool.formats.osb.decode:decode"),
+    detect=Later("mqtool.formats.osb.detect:detect"),
+    build=Later("mqtool.formats.osb.build:build"),
+)

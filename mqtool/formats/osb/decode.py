@@ -167,7 +167,7 @@ def _decode_parmlist(data: bytes, pos: int, ctx: _Context) -> Decoded:
 
 
 def seq_delta(prev: int, cur: int) -> int:
-    """RLSEQ# distance with the wrap rule of spec §4.4 (``X'FFFFFE' -> 1`` is 1)."""
+    """RLSEQ# distance with the wrap rule of "Redolog header" (RLSEQ#) (``X'FFFFFE' -> 1`` is 1)."""
     return cur - prev if cur >= prev else (SEQ_MAX - prev) + cur
 
 
@@ -232,7 +232,7 @@ def _check_header(unit: Decoded, el: Element, f: Mapping[str, Any], ctx: _Contex
 
 
 def _chain(unit: Decoded, el: Element, f: Mapping[str, Any], ctx: _Context) -> None:
-    """RLSEQ# and log-offset chaining with the header before (spec §4.2, §4.4)."""
+    """RLSEQ# and log-offset chaining with the header before ("Redolog header": RLSEQ#, RLLOGOFF)."""
     prev = ctx.prev_header
     if prev is None:
         return
@@ -303,7 +303,7 @@ def param_run(buf: bytes, start: int, end: int, count: int | None = None,
               prefixed: bool | None = None) -> _ParmRun | None:
     """Parameters in variable format (1-byte length <= 127 + data) from ``start``.
 
-    Tries a halfword length prefix first (the $CLRTAB reading, spec §8.5), then plain
+    Tries a halfword length prefix first (the $CLRTAB reading), then plain
     entries up to ``end``, a zero length byte or ``count`` entries. None when nothing fits.
     """
     if prefixed is not False and start + PAREA_LEN <= end:
@@ -343,7 +343,7 @@ def _keyname_ok(buf: bytes, off: int, end: int, codepage: str) -> bool:
 
 def resolve_body_base(buf: bytes, lo: int, end: int, parm: int, misc: int, movtab: bool,
                       codepage: str = "cp037") -> tuple[int, list[int], bool]:
-    """Base of the R2BOPARM / R2BOMISC offsets (spec §5.2): ``(base, bases that validate,
+    """Base of the R2BOPARM / R2BOMISC offsets ("Redolog Entries", format 2): ``(base, bases that validate,
     tested)``. Each candidate must put the key name on 16 printable characters and the
     parameter offset on a well-formed run, both after the fixed body and inside the list."""
     targets = [] if movtab or not parm else [("parm", parm)]
@@ -438,10 +438,10 @@ def _format2(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
         return limit
     if limit - end >= TRAILER_LEN:
         _parse(unit, lay.trailer, data, end, "r2",
-               f"Trailer at {_at(end)} (passed length = r2_len + 2)", limit)
+               f"Trailer at {_at(end)} (passed length = r2_len + {TRAILER_LEN})", limit)
         return end + TRAILER_LEN
-    unit.problems.append(Problem("r2.r2_trailer", end, "trailer (2 bytes) not present in input "
-                                                       "(passed length = r2_len + 2)"))
+    unit.problems.append(Problem("r2.r2_trailer", end, f"trailer ({TRAILER_LEN} bytes) not present "
+                                 f"in input (passed length = r2_len + {TRAILER_LEN})"))
     return end
 
 
@@ -449,7 +449,7 @@ def _r2_params(unit: Decoded, data: bytes, lo: int, base: int, parm: int, end: i
                ctx: _Context, covered: list[tuple[int, int]]) -> None:
     at = lo + base + parm
     if not lo + R2_FIXED <= at < end:
-        unit.problems.append(Problem("r2.r2boparm", lo + 0x28,
+        unit.problems.append(Problem("r2.r2boparm", lo + R2_BODY + ctx.lay.r2body.offset_of("r2boparm"),
                                      f"R2BOPARM X'{parm:04X}' points outside the variable area"))
         return
     run = param_run(data, at, end, ctx.params)
@@ -519,7 +519,7 @@ def _lock_check(unit: Decoded, el: Element, name: str) -> None:
 
 @dataclass
 class RowParse:
-    """Where a format-1 segment's row starts and what its pieces are (spec §5.3)."""
+    """Where a format-1 segment's row starts and what its pieces are ("Redolog Entries", format 1)."""
 
     p: int  # offset of R1BROWL
     rowl: int
@@ -533,7 +533,7 @@ def scan_segment(buf: bytes, start: int, end: int, *, nparams: int | None = None
                  nfields: int | None = None, q: int | None = None,
                  budget: list[int] | None = None) -> RowParse | None:
     """Find R1BROWL + N (R1BF1L, R1BF1V) pairs ending exactly at ``end`` and P parameters
-    ending exactly where R1BROWL starts (spec §5.3 step 3). ``q`` fixes where the parameters
+    ending exactly where R1BROWL starts. ``q`` fixes where the parameters
     start (the synthetic layout knows it). None when no consistent parse exists."""
     budget = budget if budget is not None else [SCAN_BUDGET]
     lo = start if q is None else q

@@ -1,10 +1,11 @@
-"""TIBCO Object Service Broker declarations: the structures the Data Object Broker passes to its user exits
-(seed 003, ``specs/osb-redolog.md``): USREXTPL, the Parameter Setting block, the Redolog-1 /
-Redolog-2 / Recovery exit parameter list, the 48-byte redolog header, and intent lists in
-format 1 (row updates) and format 2 (table-level requests).
+"""TIBCO Object Service Broker declarations: the structures the Data Object Broker passes to
+its user exits ("Using Data Object Broker User Exits: Data Layouts"): USREXTPL, the
+Parameter Setting block, the Redolog-1 / Redolog-2 / Recovery exit parameter list, the
+48-byte redolog header, and intent lists in format 1 (row updates) and format 2
+(table-level requests).
 
-The seed lost almost every layout table, so the spec grades each fact and so does the
-output: documented or dump-proven fields carry no note; reconstructed positions and meanings
+The public text of that chapter lost almost every layout table, so each fact is graded and
+so is the output: documented or dump-proven fields carry no note; reconstructed positions and meanings
 carry ``inferred``; words of unknown meaning are named by their offset (``unk_0c``), shown as
 hex and marked ``unknown``; mqtool's own format-1 layout (builders, round trips) is
 ``synthetic`` and the units decoded with it say ``synthetic: true``. Every inference sits in
@@ -23,6 +24,7 @@ from construct.core import stream_read, stream_write
 
 from mqtool.codepages import codec_name
 from mqtool.layout import Annotated, Hex, Inferred, Layout, Means, Unknown, Variant, dsect
+from mqtool.tod import Tod
 
 FORMAT = "redolog"
 PARTS = ("parmlist", "header", "intent", "usrextpl", "parmset")
@@ -33,7 +35,7 @@ PARMSET_LEN = 8  # four halfwords (FACT-DOC items, INFERRED offsets)
 EYECATCHER = "REDODATA"  # header +28 (FACT-DUMP)
 FORMAT1_ID = 0x0001  # first halfword of a format-1 list (FACT-DOC)
 R2_FIXED = 0x4A  # end of the fixed format-2 header + body (FACT-DUMP for MOVTAB, INFERRED bounds)
-R2_HDR_ID = 0x0001  # r2_hdr_id of every observed format-2 list (spec §5.2, INFERRED)
+R2_HDR_ID = 0x0001  # r2_hdr_id of every format-2 list the sample dumps show (INFERRED)
 R2_BODY = 0x0A  # primary start of the format-2 intent body (INFERRED)
 BODY_BASES = (0x0A, 0x0C, 0x08)  # candidate bases of R2BOPARM/R2BOMISC, primary first (INFERRED)
 TRAILER_LEN = 2  # passed length = list length + 2 (FACT-DOC); content never observed
@@ -60,12 +62,12 @@ MOVTAB = 0x7C
 F1_REQUESTS = {0xC1: "add", 0xC4: "delete", 0xD9: "replace"}  # SYNTHETIC placeholders
 F1_REQUEST_CODES = {v: k for k, v in F1_REQUESTS.items()}
 
-HEADER_DEFAULTS: dict[str, Any] = {  # builder defaults: the sample values (spec §7)
+HEADER_DEFAULTS: dict[str, Any] = {  # builder defaults: the sample dumps' values
     "rl_type": 0x60, "rl_block": 1, "rl_unk04": 0x18, "rl_unk08": 0x18, "rl_unk0c": 0x63000,
     "rl_unk10": b"\x01\x00", "rl_unk20": 0xC139, "rl_eye": EYECATCHER,
 }
 PARMLIST_DEFAULTS: dict[str, Any] = {"unk_0c": 0x18, "unk_18": 1}
-R2_DEFAULTS: dict[str, Any] = {  # the MOVTAB sample's values (spec §5.2, §7)
+R2_DEFAULTS: dict[str, Any] = {  # the MOVTAB sample's values
     "r2_hdr_id": R2_HDR_ID, "unk_04": 0x1E40, "r2_hdr_lock": 0x40, "unk_09": 0,
     "unk_0a": 0x0001, "unk_0c": 0x80, "r2b_lock": 0x40, "r2b_req": MOVTAB, "unk_0f": 0,
     "unk_10": 0x1E40, "r2b_ttype": "TDS", "r2bomisc": 0, "r2boparm": 0,
@@ -114,7 +116,7 @@ class VarLen(Construct):
 
 
 def Synthetic(subcon: Construct, table: Any = None) -> Annotated:  # noqa: N802 (reads like a type)
-    """A field of mqtool's own SYNTHETIC format-1 layout (spec §8.6), never real OSB data."""
+    """A field of mqtool's own SYNTHETIC format-1 layout, never real OSB data."""
     return Annotated(subcon, note="synthetic", meaning=table)
 
 
@@ -132,12 +134,15 @@ def _rl_len_meaning(value: int, f: Mapping[str, Any]) -> str:
     il = f.get("rl_intent_len")
     if il is None:
         return ""
-    return f"= 48 + rl_intent_len {il}" if value == RLHDR_LEN + il else f"48 + rl_intent_len = {48 + il}"
+    if value == RLHDR_LEN + il:
+        return f"= {RLHDR_LEN} + rl_intent_len {il}"
+    return f"{RLHDR_LEN} + rl_intent_len = {RLHDR_LEN + il}"
 
 
 def _time_meaning(value: Any, f: Mapping[str, Any]) -> str:
-    raw = getattr(value, "raw", 0)
-    return f"commit time (STCK), low-order bits X'{raw & 0xFFF:03X}'" if raw else "not set"
+    if not isinstance(value, Tod) or not value.is_set:
+        return "not set"
+    return f"commit time (STCK), low-order bits X'{value.submicro:03X}'"
 
 
 def _offset_meaning(value: int, f: Mapping[str, Any]) -> str:
@@ -203,7 +208,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
     v = Variant(big=True, codepage=codepage)
     return Layouts(
         parmlist=dsect(
-            "PARMLIST",  # spec §4.1: FACT-DUMP layout
+            "PARMLIST",  # "Redolog exit parameter list": the layout the dumps show
             "intent@" / Means(v.hexint(4), lambda x, f: "address of the intent list"),
             "intent_len" / Means(v.U4, lambda x, f: "length of the intent list as passed"),
             "header@" / Means(v.hexint(4), lambda x, f: "address of the redolog header"),
@@ -212,7 +217,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
             "unk_18" / Unknown(v.U4),
         ),
         header=dsect(
-            "RLHDR",  # spec §4.2
+            "RLHDR",  # "Redolog header"
             "rl_len" / Means(v.U2, _rl_len_meaning),
             "rl_type" / Inferred(v.hexint(1), lambda x, f: "RLTYPE: " + rltype_meaning(x)),
             "rl_block" / Inferred(v.U1, lambda x, f: "RLBLOCK# (ignored)"),
@@ -225,17 +230,17 @@ def layouts(codepage: str = "cp037") -> Layouts:
             "rl_seq" / Inferred(v.U4, lambda x, f: f"RLSEQ# X'{x:X}'"),
             "rl_unk20" / Unknown(v.U4),
             "rl_log_offset" / Inferred(v.U4, _offset_meaning),
-            "rl_eye" / v.text(8),  # checked as a warning, never a hard error (spec §4.2)
+            "rl_eye" / v.text(8),  # checked as a warning, never a hard error
         ),
         parmset=dsect(
-            "PARMSET",  # spec §3: items FACT-DOC, offsets INFERRED from the listing order
+            "PARMSET",  # "Parameter Setting data block": items documented, offsets INFERRED from their order
             "max_concurrent_messages" / Inferred(v.U2),
             "max_pages_per_checkpoint" / Inferred(v.U2),
             "max_transactions_per_checkpoint" / Inferred(v.U2),
             "resident_pages" / Inferred(v.U2),
         ),
         r2hdr=dsect(
-            "R2HDR",  # spec §5.2, list offsets 00-09
+            "R2HDR",  # "Redolog Entries", format 2: list offsets 00-09
             "r2_len" / Means(v.U2, _r2_len_meaning),
             "r2_hdr_id" / Inferred(v.hexint(2)),
             "unk_04" / Unknown(v.U4),
@@ -243,7 +248,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
             "unk_09" / Unknown(v.U1),
         ),
         r2body=dsect(
-            "R2BODY",  # spec §5.2, list offsets 0A-49; unknown words named by list offset
+            "R2BODY",  # "Redolog Entries", format 2: list offsets 0A-49; unknown words named by list offset
             "unk_0a" / Unknown(v.U2),
             "unk_0c" / Unknown(v.U1),
             "r2b_lock" / Inferred(v.hexint(1), LOCK),
@@ -261,7 +266,8 @@ def layouts(codepage: str = "cp037") -> Layouts:
         keyname=dsect("R2BKEY", "r2b_key" / Means(v.text(KEYNAME_LEN), lambda x, f: "key name")),
         trailer=dsect("R2TRAILER", "r2_trailer" / Inferred(Hex(TRAILER_LEN))),
         r1hdr=dsect(
-            "R1HDR",  # spec §5.3: X'0001' FACT-DOC, the rest INFERRED (= SYNTHETIC v0 header)
+            "R1HDR",  # "Redolog Entries", format 1: X'0001' documented, the rest INFERRED
+            # (= SYNTHETIC v0 header)
             "r1_id" / v.hexint(2),
             "unk_02" / Unknown(v.U4),
             "r1_lock" / Inferred(v.hexint(1), LOCK),
@@ -270,7 +276,7 @@ def layouts(codepage: str = "cp037") -> Layouts:
         r1seg=dsect("R1SEG", "r1_seglen" / Means(
             v.U2, lambda x, f: "length of the update segment (excluding itself)")),
         r1req=dsect(
-            "R1REQ",  # spec §8.6: SYNTHETIC v0 request prefix
+            "R1REQ",  # SYNTHETIC v0 request prefix (mqtool's own)
             "request" / Synthetic(v.hexint(1), F1_REQUESTS),
             "table" / Synthetic(v.text(16)),
         ),
@@ -281,7 +287,8 @@ def layouts(codepage: str = "cp037") -> Layouts:
 
 
 def usrextpl_names(count: int, names: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The field map: the caller's names, else ``shared_storage@``, ``exit_1@`` ... (spec §2)."""
+    """The field map: the caller's names, else ``shared_storage@``, ``exit_1@`` ...
+    ("USREXTPL Usage and Mapping")."""
     if names:
         return tuple(names)
     return ("shared_storage@", *(f"exit_{i}@" for i in range(1, count)))
@@ -316,7 +323,8 @@ def _exit_meaning(name: str):  # type: ignore[no-untyped-def]
 
 @lru_cache(maxsize=32)
 def usrextpl_layout(names: tuple[str, ...], codepage: str = "cp037", default_map: bool = True) -> Layout:
-    """USREXTPL for one field map: a fullword pointer per name (field order is lost, spec §2)."""
+    """USREXTPL for one field map: a fullword pointer per name (the field order is lost in
+    "USREXTPL Usage and Mapping")."""
     v = Variant(big=True, codepage=codepage)
     fields = []
     for i, name in enumerate(names):

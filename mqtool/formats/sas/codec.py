@@ -1,21 +1,23 @@
-"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``, ``build``."""
-
+"""SAS Application Messaging attachments, as the registry lists them: bodies of the MQMD
+MsgTypes ``msgtypes`` declares are attachment messages, and the message set a request
+builds (``messages``; ``build`` gives it as dmpmqmsg text)."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mqtool.formats.sas.decode import MessageDecoder, decode, detect
-from mqtool.formats.sas.layout import FORMAT
+from mqtool.codec import Codec, Later
+from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE, SUBORDINATE_MSGTYPE
 
-__all__ = ["FORMAT", "MessageDecoder", "build", "decode", "detect", "messages"]
+if TYPE_CHECKING:
+    from mqtool.formats.mq.dumps.message import Message
 
 
-def messages(request: Any, **options: Any) -> Iterator[Any]:
-    """The messages of a message set in queue order (``mq.dumps.read.Message``).
+def messages(request: Any, **options: Any) -> Iterator[Message]:
+    """The messages of a message set in queue order (``mq.dumps.message.Message``).
 
     ``request``: a ``message_set.Request``, or a request document (the mapping a YAML /
     JSON request holds; paths in it are relative to the working directory; every bad field
@@ -36,15 +38,28 @@ def messages(request: Any, **options: Any) -> Iterator[Any]:
     if not isinstance(request, Request):
         from mqtool.errors import BuildError
 
-        raise BuildError(FORMAT, "", f"a request is a Request or a mapping, not "
+        raise BuildError(CODEC.name, "", f"a request is a Request or a mapping, not "
                          f"{type(request).__name__}")
     return build_messages(request, o)
 
 
-def build(request: Any, **options: Any) -> bytes:
+def _build(request: Any, /, **options: Any) -> bytes:
     """The message set of ``request`` as dmpmqmsg text (see ``messages``)."""
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
 
     out = io.BytesIO()
     write_dmpmqmsg(messages(request, **options), out)
     return out.getvalue()
+
+
+CODEC = Codec(
+    name="sas-attachment",
+    title="SAS Application Messaging attachment header or subordinate message.",
+    aliases=("sas",),
+    decode=Later("mqtool.formats.sas.decode:decode"),
+    detect=Later("mqtool.formats.sas.decode:detect"),
+    build=_build,
+    build_title="The message set of a SAS attachment, as a queue dump.",
+    msgtypes=frozenset({HEADER_MSGTYPE, SUBORDINATE_MSGTYPE}),
+    message_decoder=Later("mqtool.formats.sas.decode:MessageDecoder"),
+)

@@ -45,7 +45,7 @@ from mqtool.formats.sas.layout import (
     type_word,
 )
 from mqtool.layout import Layout
-from mqtool.model import DATA, Decoded, Detection, Element, Problem, Span
+from mqtool.model import DATA, Decoded, Detection, Element, Problem, Span, shift_element
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,8 @@ class Hints:
     @classmethod
     def of(cls, options: dict[str, Any], encoding: int | None = None,
            ccsid: int | None = None) -> Hints:
-        from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+        from mqtool.codepages import ccsid_codec
+        from mqtool.formats.mq.mqmd import byte_order_of, float_format_of
 
         order, long, flt = options.get("byte_order"), options.get("long"), options.get("float_format")
         for name, value, allowed in (("byte_order", order, ("big", "little")), ("long", long, (4, 8)),
@@ -631,9 +632,10 @@ def _here(offset: int) -> tuple[int, str]:
 
 
 def _shift(el: Element, delta: int) -> None:
-    el.offset += delta
-    el.spans[:] = [sp._replace(start=max(sp.start + delta, 0), end=max(sp.end + delta, 0))
-                   for sp in el.spans]
+    """Move a definition parsed from carried + new bytes to this message's offsets; what
+    lies in the carried part is reported at 0 and said to be begun earlier."""
+    shift_element(el, delta)
+    el.spans[:] = [sp._replace(start=max(sp.start, 0), end=max(sp.end, 0)) for sp in el.spans]
     el.title = el.title.rsplit(" at offset", 1)[0] + f" at offset X'{max(el.offset, 0):04X}'" + (
         " (begun in the previous message)" if el.offset < 0 else "")
     el.offset = max(el.offset, 0)
@@ -812,18 +814,6 @@ def message_settings(header: Header | None, hints: Hints) -> Settings:
     return s
 
 
-def roles_text(kind: str, entry: Entry | None, seq: int | None, n: int | None) -> str:
-    if kind == "header":
-        return "header"
-    if kind == "application":
-        return "application message"
-    if entry is None:
-        return kind
-    if kind == "count":
-        return f"attachment {entry.index} count"
-    return f"attachment {entry.index} message {seq}" + (f" of {n}" if n else "")
-
-
 # --------------------------------------------------------------------------- a dump, decoded
 
 
@@ -847,13 +837,9 @@ class MessageDecoder:
         self.apps: dict[bytes, Header] = {}
         self.atts: dict[bytes, _Att] = {}
 
-    @staticmethod
-    def takes(msg: Any) -> bool:
-        """Is this a SAS attachment message (or one whose MsgType the dump does not give)?"""
-        return msg.msgtype in (HEADER_MSGTYPE, SUBORDINATE_MSGTYPE, None)
-
     def decode(self, msg: Any) -> tuple[Decoded, bytes]:
-        from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+        from mqtool.codepages import ccsid_codec
+        from mqtool.formats.mq.mqmd import byte_order_of, float_format_of
 
         hints, apps, atts = self.hints, self.apps, self.atts
         cid, mtype, body = msg.correlid, msg.msgtype, msg.body

@@ -9,7 +9,6 @@ page, and whether each ``char[]`` is followed by its NUL.
 
 from __future__ import annotations
 
-import codecs
 import struct
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -17,12 +16,13 @@ from typing import Any
 
 from construct import this
 
+from mqtool.codepages import codec_name, is_single_byte
+from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE as HEADER_MSGTYPE
+from mqtool.formats.sas.msgtypes import SUBORDINATE_MSGTYPE as SUBORDINATE_MSGTYPE
 from mqtool.layout import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
 from mqtool.model import Element
 
 FORMAT = "sas-attachment"
-HEADER_MSGTYPE = 100000
-SUBORDINATE_MSGTYPE = 100001
 ATTACHMENT_TYPES = {1: "SAS data set", 2: "external text file", 3: "external binary file"}
 DATASET, TEXT_FILE, BINARY_FILE = 1, 2, 3
 DATASET_MESSAGES = {1: "data set definition", 2: "variable definitions", 3: "observations",
@@ -38,24 +38,13 @@ NUMERIC_LENGTHS = range(2, 9)  # SAS numerics: 2..8 bytes of the double
 CHAR_LENGTH_MAX = 32767  # SAS character variables: 1..32767 bytes
 
 
-def single_byte(codepage: str) -> bool:
-    """Is ``codepage`` a single-byte page (every byte one character)? SAS strings and text
-    records are read in single-byte pages only; a multi-byte one (UTF-8, UTF-16, DBCS) would
-    join or split characters across field boundaries."""
-    sample = bytes(range(256)) + b"\xc3\xa9\xe2\x82\xac\x81\x40\xa1\xa1\x1b$B0!"
-    try:
-        return len(sample.decode(codecs.lookup(codepage).name, errors="replace")) == len(sample)
-    except (LookupError, UnicodeError, TypeError, ValueError):
-        return False
-
-
 def readable(codepage: str) -> bool:
     """Can SAS strings be read in ``codepage``: a single-byte page, or one where letters,
     digits and blank take one byte each (UTF-8, as a SAS session encoding)? UTF-16 and
     UTF-32 cannot: their blank is not one byte."""
     try:
-        name = codecs.lookup(codepage).name
-        return single_byte(name) or all(len(c.encode(name)) == 1 for c in " A0")
+        name = codec_name(codepage)
+        return is_single_byte(name) or all(len(c.encode(name)) == 1 for c in " A0")
     except (LookupError, UnicodeError, TypeError, ValueError):
         return False
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
-import os
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from mqtool.errors import BuildError, EnvError, InputError
+from mqtool.codepages import ccsid_for
+from mqtool.errors import BuildError, InputError
 from mqtool.formats.mq.dumps.read import Message
-from mqtool.formats.mq.mqmd import ccsid_for, encoding_for
+from mqtool.formats.mq.mqmd import encoding_for
 from mqtool.formats.sas.build import (
     build_count,
     build_dsdef,
@@ -491,7 +491,7 @@ def write_set(messages: Iterable[Message], fmt: str, output: str | None, force: 
     ``mqtool-dir`` and ``mqmd-binary``."""
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
     from mqtool.formats.mq.dumps.write import write_amqsbcg, write_dmpmqmsg, write_mqmd_binaries
-    from mqtool.io.outputs import OutputDir, OutputExistsError
+    from mqtool.io.outputs import OutputDir, atomic_output
 
     if fmt not in SET_FORMATS:
         raise BuildError(FMT, "output_format", f"{fmt!r}: use {', '.join(SET_FORMATS)}")
@@ -504,21 +504,8 @@ def write_set(messages: Iterable[Message], fmt: str, output: str | None, force: 
     writer: Any = write_dmpmqmsg if fmt == "dmpmqmsg" else write_amqsbcg
     kwargs = {"width": width} if fmt == "dmpmqmsg" else {}
     if output and output != "-":
-        final = Path(output)
-        if final.exists() and not force:
-            raise OutputExistsError(f"{output} exists (use --force to overwrite)")
-        part = final.with_name(f".{final.name}.part")
-        try:
-            f = part.open("wb")
-        except OSError as e:
-            raise EnvError(f"{output}: {e.strerror}") from None
-        try:
-            with f:
-                writer(messages, f, **kwargs)
-            os.replace(part, final)
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
+        with atomic_output(output, force) as f:
+            writer(messages, f, **kwargs)
         return
     if stdout is None:
         raise BuildError(FMT, "output", "no output: give a file")

@@ -9,9 +9,9 @@ attachment in memory.
 
 Per header, ``OUTDIR/<header CorrelId, 48 hex digits>/`` gets ``message.bin``, one output
 per attachment (external file under its sanitised base name; data set as
-``<member>.parquet`` / ``.csv`` / ``.xpt``) and ``manifest.json``. Outputs are written as
-``.<name>.part`` and renamed when complete (or with ``partial``); an incomplete attachment
-leaves no file behind otherwise.
+``<member>.parquet`` / ``.csv`` / ``.xpt``) and ``manifest.json``. Outputs are written
+under a temporary name and renamed when complete (or with ``partial``); an incomplete
+attachment leaves no file behind otherwise.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.formats.mq.chain import Chain, unwrap
@@ -66,8 +66,12 @@ from mqtool.formats.sas.layout import (
     seq_raw,
     type_word,
 )
-from mqtool.io.outputs import OutputDir, OutputExistsError, safe_name
+from mqtool.io.outputs import AtomicFile, OutputDir, OutputExistsError, safe_name
 from mqtool.model import Problem
+
+if TYPE_CHECKING:
+    from mqtool.formats.sas.datasets import Observations
+    from mqtool.formats.sas.layout import DatasetDef
 
 RESERVED_NAMES = {"message.bin", "manifest.json"}
 NEWLINES = {"lf": b"\n", "crlf": b"\r\n"}
@@ -141,18 +145,18 @@ class Held:
 
 
 class PartFile:
-    """An output written as ``.<name>.part`` and renamed when kept; hashes as it goes."""
+    """An output written whole or not at all (``OutputDir.create``: a temporary file renamed
+    into place when kept); hashes as it goes."""
 
     def __init__(self, folder: OutputDir | None, subdir: str, name: str) -> None:
         self.folder, self.subdir, self.name = folder, subdir, name
         self.sha = hashlib.sha256()
         self.size = 0
-        self._f: IO[bytes] | None = None
-        self.part = f".{name}.part"
+        self._f: AtomicFile | None = None
 
     def write(self, data: bytes | memoryview) -> None:
         if self._f is None and self.folder is not None:
-            self._f = self.folder.create(self.subdir, self.part)
+            self._f = self.folder.create(self.subdir, self.name)
         if self._f is not None:
             self._f.write(data)
         self.sha.update(data)
@@ -163,28 +167,22 @@ class PartFile:
         if self.folder is None:
             return None
         if self._f is None:
-            self._f = self.folder.create(self.subdir, self.part)
+            self._f = self.folder.create(self.subdir, self.name)
         self._f.close()
-        os.replace(self.folder.path(self.subdir, self.part), self.folder.path(self.subdir, self.name))
         return self.name
 
     def drop_part(self) -> None:
+        """Remove what was written so far; the output never appears."""
         if self._f is not None:
-            self._f.close()
+            self._f.discard()
             self._f = None
-        if self.folder is not None:
-            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
 
     def discard(self) -> None:
         """Drop the output; with ``--force`` an older file of the same name goes too (it
         would otherwise pass for this run's result)."""
-        if self._f is not None:
-            self._f.close()
-            self._f = None
-        if self.folder is not None:
-            self.folder.path(self.subdir, self.part).unlink(missing_ok=True)
-            if self.folder.force:
-                self.folder.path(self.subdir, self.name).unlink(missing_ok=True)
+        self.drop_part()
+        if self.folder is not None and self.folder.force:
+            self.folder.path(self.subdir, self.name).unlink(missing_ok=True)
 
 
 class FileWriter:
@@ -391,56 +389,71 @@ class DatasetWriter:
 
     def finish(self, keep: bool) -> None:
         self._close_group()
+        try:
+            found = self._observations(keep)
+            if found is not None and keep and self.folder is not None:
+                self._write(self.folder, *found)
+        finally:
+            self._drop()
+
+    def _observations(self, keep: bool) -> tuple[DatasetDef, Observations] | None:
+        """The data set's definition and observation layout, the anomalies said; None when
+        nothing can be written."""
         ds, variables = self.ctx.dsdef, self.ctx.variables
         if ds is None or not variables:
             if keep:
                 self.att.anomaly("no " + ("data set definition" if ds is None else
                                           "variable definitions") + ": nothing can be written",
                                  error=True)
-            self._drop()
-            return
+            return None
         if ds.nvars != len(variables):
             self.att.anomaly(f"the definition says {ds.nvars} variables, {len(variables)} are "
                              "defined")
-        from mqtool.formats.sas.datasets import Observations, write_dataset, xport_available
+        from mqtool.formats.sas.datasets import Observations
 
         obs = Observations(variables, ds.obslen, self.s.float_format, self.s.codepage,
                            self.o.obs_layout)
         for p in obs.problems:
             self.att.anomaly(p, error=True)
         if obs.unusable:
-            self._drop()
-            return
+            return None
         nrows = self.obs_bytes // obs.obslen
         self.att.rows = nrows
         if self.att.complete and nrows != ds.nobs:
             self.att.anomaly(f"the definition says {ds.nobs} observations, the messages hold "
                              f"{nrows}", error=True)
-        if not keep or self.folder is None:
-            self._drop()
-            return
+        return ds, obs
+
+    def _write(self, folder: OutputDir, ds: DatasetDef, obs: Observations) -> None:
+        """The data set in every output format, each file whole or not at all."""
+        from mqtool.formats.sas.datasets import write_dataset, xport_available
+
         formats = [f for f in self.o.formats if f != "xpt" or xport_available()]
         if "xpt" in self.o.formats and "xpt" not in formats:
             self.att.anomaly("no .xpt written: pyreadstat is not installed "
                              "(pip install 'mqtool[sas]')", error=False)
         names = {f: f"{self.stem}.{f}" for f in formats}
-        parts = {f: self.folder.path(self.subdir, f".{n}.part") for f, n in names.items()}
+        targets = {f: folder.atomic(self.subdir, n) for f, n in names.items()}
         about = {"library": self.att.entry.qualifier1, "member": self.att.entry.qualifier2,
                  "float_format": self.s.float_format, "codepage": self.s.codepage}
-        result = write_dataset(self.obs or io.BytesIO(), self.obs_bytes, obs, ds, parts, about)
+        try:
+            result = write_dataset(self.obs or io.BytesIO(), self.obs_bytes, obs, ds,
+                                   {f: t.temp for f, t in targets.items()}, about)
+        except BaseException:
+            for t in targets.values():
+                t.discard()
+            raise
         for p in result.problems:
             self.att.anomaly(p, error=False)
-        for f, part in parts.items():
+        for f, target in targets.items():
             if f in result.files:
-                final = self.folder.path(self.subdir, names[f])
-                os.replace(part, final)
+                target.commit()
                 self.outputs[f] = names[f]
             else:
-                part.unlink(missing_ok=True)
+                target.discard()
         main = self.outputs.get("parquet") or next(iter(self.outputs.values()), None)
         if main:
-            self.size, self.sha = _size_and_sha(self.folder.path(self.subdir, main))
-        self._drop()
+            self.size, self.sha = _size_and_sha(folder.path(self.subdir, main))
 
     def _drop(self) -> None:
         if self.obs is not None:
@@ -621,7 +634,6 @@ class Reassembler:
         self.by_header: dict[bytes, HeaderState] = {}
         self.waiting: dict[bytes, list[Held]] = {}  # G -> messages without header
         self.orphan_index: IO[bytes] | None = None
-        self.orphan_out: OutputDir | None = None
         # dump position -> (MQDLH reason, its MQRC name) of dead-lettered messages
         self.dead_letters: dict[int, tuple[int, str]] = {}
         self.chain_warnings: list[Problem] = []  # MQ header chains that could not be walked
@@ -629,8 +641,8 @@ class Reassembler:
     # -- output checks ------------------------------------------------------------------
 
     def check_free(self, hs: HeaderState) -> None:
-        """Before any data is streamed: every output path (and its ``.part``) must stay in
-        OUTDIR (a symlink planted there is refused), and none may exist without --force."""
+        """Before any data is streamed: every output path must stay in OUTDIR (a symlink
+        planted there is refused), and none may exist without --force."""
         if self.out is None:
             return
         names = ["message.bin", "manifest.json"]
@@ -640,7 +652,6 @@ class Reassembler:
             elif a.out is not None:
                 names.append(a.out.name)
         for n in names:
-            self.out.path(hs.folder, f".{n}.part")
             p = self.out.path(hs.folder, n)
             if p.exists() and not self.o.force:
                 raise OutputExistsError(f"{p} exists (use --force to overwrite)")
@@ -802,7 +813,6 @@ class Reassembler:
         if not self.o.keep_orphans or self.out is None:
             return
         if self.orphan_index is None:
-            self.orphan_out = self.out
             self.orphan_index = self.out.create("orphans", INDEX)
             self.report.orphan_dir = "orphans"
         name = f"{msg.position:06d}.bin"
@@ -832,7 +842,8 @@ class Reassembler:
         return self.report
 
     def abort(self) -> None:
-        """After an error: remove the ``.part`` files, keep whatever was already complete."""
+        """After an error: remove the outputs being written, keep whatever was already
+        complete."""
         for hs in self.report.headers:
             for att in hs.attachments:
                 if att.out is not None:
@@ -844,10 +855,29 @@ class Reassembler:
         self.spool.close()
 
     def _complete(self, att: AttachmentState) -> None:
+        """At the end: is the attachment complete (every sequence number up to its count)?
+        Keep it (complete, or with ``partial``: the held messages delivered, gaps said) or
+        drop it."""
+        n = att.count
+        att.missing = self._missing(att)
+        beyond = [] if n is None else sorted(
+            [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
+        if beyond:
+            att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
+        att.complete = (n is not None and n >= 1 and not att.missing and not att.held
+                        and not beyond)
+        keep = att.complete or self.o.partial
+        if keep:
+            self._deliver_held(att)
+        self._close_output(att, keep)
+
+    def _missing(self, att: AttachmentState) -> list[int | str]:
+        """The sequence numbers (and the count message) never seen, listed up to a limit (a
+        count may be hostile); the anomalies said."""
         n = att.count
         top = max([n or 0, att.max_seen, att.expected - 1, *att.held])
         missing: list[int | str] = []
-        for k in range(att.expected, top + 1):  # listed up to a limit: a count may be hostile
+        for k in range(att.expected, top + 1):
             if len(missing) >= MISSING_LIST_LIMIT:
                 break
             if k not in att.held:
@@ -860,24 +890,24 @@ class Reassembler:
             missing.append("count")
         elif n < 1:
             att.anomaly(f"the count message says {n} messages", error=True)
-        beyond = [] if n is None else sorted(
-            [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
-        if beyond:
-            att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
-        att.missing = missing
-        att.complete = n is not None and n >= 1 and not missing and not att.held and not beyond
-        keep = att.complete or self.o.partial
-        if keep:
-            for k in sorted(att.held):
-                if k > att.expected:
-                    assert att.writer is not None
-                    for gap in range(att.expected, k):
-                        att.writer.gap(gap)
-                    att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
-                                f"{ranges(list(range(att.expected, k)))} missing", error=False)
-                held = att.held.pop(k)
-                held.msg.body = self.spool.get(held.ref)
-                self._deliver(att, k, held.msg)
+        return missing
+
+    def _deliver_held(self, att: AttachmentState) -> None:
+        """The messages still held, in order, each gap before them said and filled."""
+        for k in sorted(att.held):
+            if k > att.expected:
+                assert att.writer is not None
+                for gap in range(att.expected, k):
+                    att.writer.gap(gap)
+                att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
+                            f"{ranges(list(range(att.expected, k)))} missing", error=False)
+            held = att.held.pop(k)
+            held.msg.body = self.spool.get(held.ref)
+            self._deliver(att, k, held.msg)
+
+    @staticmethod
+    def _close_output(att: AttachmentState, keep: bool) -> None:
+        """Rename the attachment's output into place, or drop it."""
         w = att.writer
         if isinstance(w, FileWriter):
             w.finish()
@@ -911,7 +941,8 @@ def payload(msg: Message) -> tuple[Message, Chain | None]:
 
 
 def _mqmd_hints(msg: Message) -> dict[str, Any]:
-    from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec, float_format_of
+    from mqtool.codepages import ccsid_codec
+    from mqtool.formats.mq.mqmd import byte_order_of, float_format_of
 
     return {"mqmd_byte_order": byte_order_of(msg.encoding),
             "mqmd_codepage": ccsid_codec(msg.ccsid),
@@ -954,7 +985,8 @@ def used_json(hs: HeaderState, u: Used) -> dict[str, Any]:
 
 
 def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
-    """The ``manifest.json`` object of one header (CONTRACTS.md keys, plus ``anomalies``)."""
+    """The ``manifest.json`` object of one header (header, application message, attachments
+    and their outputs, plus ``anomalies``)."""
     h = hs.header
     return {
         "header_correlid": hs.correlid.hex().upper(),

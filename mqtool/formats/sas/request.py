@@ -10,6 +10,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from mqtool.codepages import is_single_byte
 from mqtool.errors import BuildError, InputError, MqtoolError
 from mqtool.formats.sas.layout import (
     CHAR_LENGTH_MAX,
@@ -25,10 +26,8 @@ from mqtool.formats.sas.layout import (
     Settings,
     Variable,
     layouts,
-    single_byte,
 )
 from mqtool.formats.sas.message_set import (
-    MIN_MSG,
     DatasetAttachment,
     FileAttachment,
     Request,
@@ -86,7 +85,7 @@ def sender_settings(o: SenderOverrides) -> Settings:
             raise BuildError(FORMAT, "long", f"{o.long!r}: 4 or 8")
         s = replace(s, long=o.long)
     if o.codepage is not None:
-        if not single_byte(o.codepage):
+        if not is_single_byte(o.codepage):
             raise BuildError(FORMAT, "codepage", f"{o.codepage}: a sender's code page is "
                              "single-byte (EBCDIC or ASCII family)")
         s = replace(s, codepage=o.codepage)
@@ -312,23 +311,38 @@ def _attachment(c: _Check, a: object, i: int, base: Path, source_encoding: str,
     g = c.g(doc, "correlid", where)
     description = c.text(doc, "description", where)
     if kind != "dataset":
-        c.unknown(doc, FILE_KEYS, where)
-        path = c.path(doc, "path", where, base)
-        data = c.text(doc, "data", where) if "data" in doc else None
-        if path is None and data is None and "path" not in doc:
-            c.bad(where, "a file attachment needs path or data")
-        try:
-            raw = data.encode(source_encoding) if data is not None else None
-        except UnicodeEncodeError:
-            c.bad(f"{where}.data", f"has characters {source_encoding} lacks")
-            raw = None
-        return FileAttachment(
-            path=path, data=raw,
-            name=c.text(doc, "name", where, str(doc.get("path", "")) or f"file{i}"),
-            text=kind == "text", spec=c.text(doc, "spec", where, "FILENAME"),
-            description=description, version=version,
-            lrecl=c.integer(doc, "lrecl", where, lrecl or 0, 0, INT_MAX) or lrecl,
-            source_encoding=source_encoding, correlid=g)
+        return _file_attachment(c, doc, i, where, base, source_encoding, lrecl, kind == "text",
+                                description, version, g)
+    att = _dataset_attachment(c, doc, where, base, source_encoding)
+    if att is not None:
+        att.description, att.version, att.correlid = description, version, g
+    return att
+
+
+def _file_attachment(c: _Check, doc: Mapping[str, Any], i: int, where: str, base: Path,
+                     source_encoding: str, lrecl: int | None, text: bool, description: str,
+                     version: tuple[int, int], g: bytes | None) -> FileAttachment:
+    c.unknown(doc, FILE_KEYS, where)
+    path = c.path(doc, "path", where, base)
+    data = c.text(doc, "data", where) if "data" in doc else None
+    if path is None and data is None and "path" not in doc:
+        c.bad(where, "a file attachment needs path or data")
+    try:
+        raw = data.encode(source_encoding) if data is not None else None
+    except UnicodeEncodeError:
+        c.bad(f"{where}.data", f"has characters {source_encoding} lacks")
+        raw = None
+    return FileAttachment(
+        path=path, data=raw,
+        name=c.text(doc, "name", where, str(doc.get("path", "")) or f"file{i}"),
+        text=text, spec=c.text(doc, "spec", where, "FILENAME"),
+        description=description, version=version,
+        lrecl=c.integer(doc, "lrecl", where, lrecl or 0, 0, INT_MAX) or lrecl,
+        source_encoding=source_encoding, correlid=g)
+
+
+def _dataset_attachment(c: _Check, doc: Mapping[str, Any], where: str, base: Path,
+                        source_encoding: str) -> DatasetAttachment | None:
     c.unknown(doc, DATASET_KEYS, where)
     library = c.text(doc, "library", where, "WORK", 8)
     member = c.text(doc, "member", where, "DATA", 32)
@@ -338,32 +352,34 @@ def _attachment(c: _Check, a: object, i: int, base: Path, source_encoding: str,
         if p is None:
             return None
         try:
-            att = dataset_from_csv(p, encoding=source_encoding, member=doc.get("member"),
-                                   library=library, label=label)
+            return dataset_from_csv(p, encoding=source_encoding, member=doc.get("member"),
+                                    library=library, label=label)
         except (BuildError, InputError) as e:
             c.bad(f"{where}.csv", str(e))
             return None
-    else:
-        variables = _variables(c, doc.get("variables", []), f"{where}.variables")
-        rows = doc.get("rows", [])
-        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
-            c.bad(f"{where}.rows", f"{_kind(rows)}: a list of rows (lists) is needed")
-            rows = []
-        elif sum(len(r) for r in rows) > MAX_CELLS:
-            c.bad(f"{where}.rows", f"more than {MAX_CELLS} values: build a data set this large "
-                  "from a CSV file (csv:)")
-            rows = []
-        for j, row in enumerate(rows, 1):
-            for k, v in enumerate(row, 1):
-                if not (v is None or isinstance(v, str | int | float)) or isinstance(v, bool):
-                    c.bad(f"{where}.rows[{j}][{k}]", f"{_kind(v)}: a number, text or null")
-                elif isinstance(v, int | float) and not _finite(v):
-                    c.bad(f"{where}.rows[{j}][{k}]", f"{_kind(v)}: not a finite number a SAS "
-                          "numeric holds (use null or .A for missing)")
-        att = DatasetAttachment(variables, [list(r) for r in rows], library=library,
-                                member=member, label=label)
-    att.description, att.version, att.correlid = description, version, g
-    return att
+    variables = _variables(c, doc.get("variables", []), f"{where}.variables")
+    rows = _rows(c, doc.get("rows", []), where)
+    return DatasetAttachment(variables, [list(r) for r in rows], library=library,
+                             member=member, label=label)
+
+
+def _rows(c: _Check, rows: object, where: str) -> list[list[Any]]:
+    """The rows of a data set given inline: lists of numbers, text or null."""
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        c.bad(f"{where}.rows", f"{_kind(rows)}: a list of rows (lists) is needed")
+        return []
+    if sum(len(r) for r in rows) > MAX_CELLS:
+        c.bad(f"{where}.rows", f"more than {MAX_CELLS} values: build a data set this large "
+              "from a CSV file (csv:)")
+        return []
+    for j, row in enumerate(rows, 1):
+        for k, v in enumerate(row, 1):
+            if not (v is None or isinstance(v, str | int | float)) or isinstance(v, bool):
+                c.bad(f"{where}.rows[{j}][{k}]", f"{_kind(v)}: a number, text or null")
+            elif isinstance(v, int | float) and not _finite(v):
+                c.bad(f"{where}.rows[{j}][{k}]", f"{_kind(v)}: not a finite number a SAS "
+                      "numeric holds (use null or .A for missing)")
+    return rows
 
 
 def _finite(v: float) -> bool:
@@ -458,6 +474,3 @@ def request_from_specs(attach: tuple[str, ...] | list[str], description: tuple[s
     return request
 
 
-def check_max_msg(max_msg: int) -> None:
-    if max_msg < MIN_MSG:
-        raise BuildError(FORMAT, "max_msg", f"{max_msg} bytes is too small (at least {MIN_MSG})")

@@ -31,7 +31,7 @@ from mqtool.formats.sas.decode import (
     unrecognised,
 )
 from mqtool.formats.sas.layout import DATASET_MESSAGES, OBSERVATIONS, Settings, type_word
-from mqtool.model import Decoded, Element
+from mqtool.model import Decoded, Element, shift_unit
 
 WHOLE = 1 << 20  # bytes decoded at once
 PIECE = 256 << 10  # bytes per unit of a larger body
@@ -137,12 +137,8 @@ def _pieces(src: IO[bytes], start: int, size: int, what: str, decode: object
 
 
 def _application(data: bytes, base: int, s: Settings) -> Decoded:
-    unit = decode_application(data, s)
-    unit.offset = base
+    unit = shift_unit(decode_application(data, s), base)
     for el in unit.elements:
-        el.offset += base
-        el.data_offset = base if el.data is not None else None
-        el.spans[:] = [sp._replace(start=sp.start + base, end=sp.end + base) for sp in el.spans]
         el.title = f"APPLICATION message bytes at offset X'{base:04X}'"
     return unit
 
@@ -161,8 +157,9 @@ def decode_messages(messages: Iterable[Message], hints: Hints | None = None,
                     obs_layout: str = "definition") -> Iterator[tuple[Decoded, bytes]]:
     """``decode.decode_messages`` in bounded memory: a message body larger than ``WHOLE`` is
     decoded on its own, a piece at a time, instead of in the role its header gives it."""
+    from mqtool.codepages import ccsid_codec
     from mqtool.formats.mq.dumps.read import label_unit
-    from mqtool.formats.mq.mqmd import byte_order_of, ccsid_codec
+    from mqtool.formats.mq.mqmd import byte_order_of
 
     hints = hints or Hints()
     decoder = MessageDecoder(hints, obs_layout)

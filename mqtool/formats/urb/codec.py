@@ -1,8 +1,14 @@
-"""The registry protocol of this format: ``FORMAT``, ``decode``, ``detect``, ``build``."""
+"""Event Replicator for Adabas URB messages, as the registry lists them."""
 
+from mqtool.codec import Codec, Later
 
-from mqtool.formats.urb.build import build
-from mqtool.formats.urb.decode import decode, detect
-from mqtool.formats.urb.layout import FORMAT
-
-__all__ = ["FORMAT", "build", "decode", "detect"]
+CODEC = Codec(
+    name="urb",
+    title="Event Replicator URB messages (URBH, URBI, URBS, URBT, URBR, URBD, URBE, ...).",
+    decode=Later("mqtool.formats.urb.decode:decode"),
+    detect=Later("mqtool.formats.urb.decode:detect"),
+    build=Later("mqtool.formats.urb.build:build"),
+    fast_json=Later("mqtool.formats.urb.fastjson:units"),
+    fast_listing=Later("mqtool.formats.urb.fastlist:units"),
+    build_title="Event Replicator input request (open, close, inst, tran, stat).",
+)

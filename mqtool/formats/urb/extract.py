@@ -81,24 +81,25 @@ class Summary:
 
 
 class _Writers:
-    """One output file per table, written under a temporary name and renamed at the end."""
+    """One output file per table, each an ``AtomicPath``: renamed into place at the end."""
 
     def __init__(self, outdir: Path, fmt: str, force: bool) -> None:
-        self.outdir, self.fmt = outdir, fmt
-        self.final = {t: outdir / f"{t}.{fmt}" for t in TABLES}
-        if not force:
-            there = [str(p) for p in self.final.values() if p.exists()]
-            if there:
-                from mqtool.io.outputs import OutputExistsError
+        from mqtool.io.outputs import AtomicPath
 
-                raise OutputExistsError(f"{there[0]} exists (use --force to overwrite)")
-        self.tmp = {t: outdir / f".{t}.{fmt}.partial" for t in TABLES}
+        self.outdir, self.fmt = outdir, fmt
         self.open: dict[str, Any] = {}
+        self.targets: dict[str, AtomicPath] = {}
+        try:
+            for t in TABLES:
+                self.targets[t] = AtomicPath(outdir / f"{t}.{fmt}", force)
+        except BaseException:
+            self.abort()
+            raise
 
     def write(self, name: str, table: pa.Table) -> None:
         table = table.cast(schema(name))
         w = self.open.get(name)
-        path = self.tmp[name]
+        path = self.targets[name].temp
         try:
             if self.fmt == "parquet":
                 import pyarrow.parquet as pq
@@ -127,13 +128,14 @@ class _Writers:
                 self.write(name, schema(name).empty_table())
         self._close()
         for name in TABLES:
-            os.replace(self.tmp[name], self.final[name])
+            self.targets[name].commit()
 
     def abort(self) -> None:
-        self._close()
-        for p in self.tmp.values():
-            if p.exists():
-                p.unlink()
+        try:
+            self._close()
+        finally:
+            for target in self.targets.values():
+                target.discard()
 
     def _close(self) -> None:
         for w in self.open.values():

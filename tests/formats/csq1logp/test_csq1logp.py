@@ -16,6 +16,7 @@ from mqtool.formats.csq1logp import bulk as csq_bulk
 from mqtool.formats.csq1logp import decode as csq_decode
 from mqtool.formats.csq1logp import layout as csq_layout
 from mqtool.formats.csq1logp.framing import frames
+from mqtool.layout import fixed_dtype
 from mqtool.testing import csq1logp_gen
 from mqtool.tod import Tod
 from tests.helpers import seed_bytes
@@ -225,7 +226,7 @@ def test_code_pages(codepage: str) -> None:
 
 def test_numpy_dtype_is_derived_from_the_declaration() -> None:
     lay = csq_layout.layouts().logd
-    dt = csq_bulk.fixed_dtype(lay)
+    dt = fixed_dtype(lay)
     assert dt.itemsize == 199 == lay.size
     for f in lay.fields:
         assert dt.fields[f.name][1] == f.start and dt.fields[f.name][0].itemsize == f.size

@@ -4,12 +4,13 @@ whole-file scan frames, every record and every bad span once (issue 16 item 2)."
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mqtool.formats.csq1logp.framing import byte_ranges, frames, range_frames
+from mqtool.formats.csq1logp.framing import byte_ranges, frames, range_frames, sparse_index, split_frames
 from mqtool.testing import csq1logp_gen
 
 RECS = csq1logp_gen.records(csq1logp_gen.Spec(count=70, multi_every=11, multi_size=40_000, seed=9))
@@ -75,3 +76,20 @@ def test_range_rec_no_unknown_and_empty_file() -> None:
     assert {f.rec_no for f in range_frames([data], "rdw", start=0, end=len(data))} == {-1}
     assert list(range_frames([], "rdw", start=0, end=0)) == []
     assert byte_ranges("x", 0, "rdw", 100)[0].end == 0
+
+
+@pytest.mark.parametrize("framing", ["rdw", "bdw", "none"])
+@pytest.mark.parametrize("seed", [2, 4])
+def test_sparse_splits_frame_what_the_whole_file_frames(tmp_path: Path, framing: str,
+                                                        seed: int) -> None:
+    """A split's last frame is classified as in the whole file (a damaged record's reason
+    depends on what follows the split's end: 'bad-rdw', not 'truncated-record')."""
+    data = damaged(framing, seed)
+    path = tmp_path / "extract.bin"
+    path.write_bytes(data)
+    ref = [(f.offset, f.length, f.rec_no, f.error) for f in frames([data], framing)]
+    for size in (3333, 20_000):
+        index = sparse_index(str(path), framing, split_size=size)
+        got = [(f.offset, f.length, f.rec_no, f.error)
+               for s in index.splits for f in split_frames(s, chunk=2048)]
+        assert got == ref, size

@@ -72,10 +72,10 @@ def test_7_1_receiver() -> None:
     assert 96 == 32 + 2 * (16 + 0 + 16)
     m1, m2 = elements(unit, "MESSAGE")
     assert m1["enqueue_time"].iso() == "2024-03-15T12:00:00.000000Z"  # type: ignore[attr-defined]
-    assert m1["enqueue_time"].uniqueness == 1  # type: ignore[attr-defined]
+    assert m1["enqueue_time"].submicro == 1  # type: ignore[attr-defined]
     assert (m1["message_length"], m1["text"], m1["key"]) == (5, "HELLO", "")
     assert m2["enqueue_time"].iso() == "2024-03-15T12:00:01.500000Z"  # type: ignore[attr-defined]
-    assert m2["enqueue_time"].uniqueness == 2  # type: ignore[attr-defined]
+    assert m2["enqueue_time"].submicro == 2  # type: ignore[attr-defined]
     assert (m2["message_length"], m2["text"]) == (20, "SECOND MESSAGE T")
     els = [el for el in unit.elements if el.type == "MESSAGE"]
     assert (els[0].offset, els[1].offset) == (0x20, 0x40)
@@ -121,7 +121,7 @@ def test_7_2_receiver() -> None:
             h["max_message_size"], h["key_size"]) == (96, 96, 1, 5, 256, 8)
     [m] = elements(unit, "MESSAGE")
     assert m["enqueue_time"].iso() == "2024-03-15T12:30:00.250000Z"  # type: ignore[attr-defined]
-    assert m["enqueue_time"].uniqueness == 0xF  # type: ignore[attr-defined]
+    assert m["enqueue_time"].submicro == 0xF  # type: ignore[attr-defined]
     assert (m["message_length"], m["key"], m["text"]) == (18, "CUST0001", "ORDER 4711 SHIPPED")
     key = next(s for s in unit.spans() if s.name == "key")
     assert key.raw == "CUST0001".encode("cp037") + bytes(8) and (key.start, key.end) == (0x30, 0x40)

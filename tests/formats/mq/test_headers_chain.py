@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import MqtoolError
-from mqtool.formats.mq import codec
+from mqtool.formats.mq import decode as codec
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import walk
 

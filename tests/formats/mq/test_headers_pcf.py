@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mqtool.formats.mq import codec
+from mqtool.formats.mq import decode as codec
 from mqtool.formats.mq.chain import walk
 from mqtool.formats.mq.layout import PCF_BY_NAME, header_layout
 

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import MqtoolError
@@ -124,11 +124,12 @@ def test_huge_lengths_and_long_lines_are_cheap_and_reported(tmp_path: Path) -> N
 _LISTING = amqsbcg_listing(MSGS[:2], properties=True).encode("latin-1")
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None)
 @given(cut=st.integers(0, len(_LISTING)), flips=st.lists(st.tuples(
     st.integers(0, len(_LISTING) - 1), st.integers(0, 255)), max_size=4))
-def test_mutated_listings_raise_nothing_but_mqtool_errors(tmp_path: Path, cut: int,
-                                                          flips: list[tuple[int, int]]) -> None:
+def test_mutated_listings_raise_nothing_but_mqtool_errors(
+        tmp_path_factory: pytest.TempPathFactory, cut: int, flips: list[tuple[int, int]]) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     data = bytearray(_LISTING)
     for at, value in flips:
         data[at] = value

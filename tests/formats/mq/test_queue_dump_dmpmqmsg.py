@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import MqtoolError
@@ -193,11 +193,12 @@ def test_the_mqtool_writer_round_trips_properties_and_truncation(tmp_path: Path)
 _FILE = qload_file(MSGS[:3], mode="A", width=10, ascii_cols=True, index=True)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None)
 @given(cut=st.integers(0, len(_FILE)), flips=st.lists(st.tuples(st.integers(0, len(_FILE) - 1),
                                                                  st.integers(0, 255)), max_size=4))
-def test_mutated_files_raise_nothing_but_mqtool_errors(tmp_path: Path, cut: int,
-                                                       flips: list[tuple[int, int]]) -> None:
+def test_mutated_files_raise_nothing_but_mqtool_errors(
+        tmp_path_factory: pytest.TempPathFactory, cut: int, flips: list[tuple[int, int]]) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     data = bytearray(_FILE)
     for at, value in flips:
         data[at] = value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mqtool.errors import MqtoolError
@@ -69,11 +69,12 @@ def test_a_file_cut_in_an_mqmd_is_truncated(tmp_path: Path) -> None:
 _FILE = rfhutil_file(MSGS)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None)
 @given(cut=st.integers(0, len(_FILE)), flips=st.lists(st.tuples(st.integers(0, len(_FILE) - 1),
                                                                  st.integers(0, 255)), max_size=4))
-def test_mutated_save_files_raise_nothing_but_mqtool_errors(tmp_path: Path, cut: int,
-                                                            flips: list[tuple[int, int]]) -> None:
+def test_mutated_save_files_raise_nothing_but_mqtool_errors(
+        tmp_path_factory: pytest.TempPathFactory, cut: int, flips: list[tuple[int, int]]) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     data = bytearray(_FILE)
     for at, value in flips:
         data[at] = value

@@ -123,7 +123,7 @@ def test_decode_json_into_build_request_for_a_status_reply() -> None:
     assert js.status == 0
     res = mq("build-request", "urb", "--from", "-", input=js.stdout)
     assert res.status == 0 and res.stdout == data
-    little = mq("build-request", "urb", "--from", "-", "--byte-order", "little", "--encoding", "ascii",
+    little = mq("build-request", "urb", "--from", "-", "--byte-order", "little", "--charset", "ascii",
                 input=js.stdout)
     (unit,) = decode(little.stdout)
     (orig,) = decode(data)

@@ -201,10 +201,11 @@ def test_jsonl_and_csv(tmp_path: Path, fmt: str) -> None:
         assert len(lines) == 4 and "C7D9C5C5D5" in lines[1]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None)
 @given(st.integers(0, 800), st.binary(max_size=8), st.integers(0, 1400))
-def test_mutated_and_truncated_streams_keep_the_error_contract(tmp_path: Path, at: int, junk: bytes,
-                                                               cut: int) -> None:
+def test_mutated_and_truncated_streams_keep_the_error_contract(
+        tmp_path_factory: pytest.TempPathFactory, at: int, junk: bytes, cut: int) -> None:
+    tmp_path = tmp_path_factory.mktemp("example")  # one folder per example
     data = seed_bytes("urb/inst-color.data.dump") + seed_bytes("urb/inst-employee.data.dump")
     data = (data[:at] + junk + data[at + len(junk):])[:cut]
     src = tmp_path / "m.bin"

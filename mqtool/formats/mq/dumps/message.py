@@ -28,6 +28,10 @@ class Message:
     properties: dict[str, Any] = field(default_factory=dict)  # message properties, name -> value
     truncated: bool = False  # the dump holds fewer bytes than the message had
 
+    def label(self, unit: Decoded, role: str = "") -> Decoded:
+        """``unit``, saying it came from this message (``label_unit``)."""
+        return label_unit(unit, self, role)
+
     @property
     def msgtype(self) -> int | None:
         v = self.mqmd.get("msgtype")

@@ -68,17 +68,7 @@ def _message(root: Path, entry: dict[str, Any], n: int, where: str, count: Calla
         if key in ("seq", "file") or key not in FIELD_NAMES or value is None:
             continue
         try:
-            if key in HEX_FIELDS:
-                raw = bytes.fromhex(str(value))
-                if key == "correlid" and len(raw) == 20:
-                    raw += bytes(4)  # an MSMQ 20-byte correlation id
-                msg.mqmd[key] = raw
-            elif key in INT_FIELDS:
-                if isinstance(value, bool) or not isinstance(value, (int, str)):
-                    raise ValueError("not a number")
-                msg.mqmd[key] = int(value)
-            else:
-                msg.mqmd[key] = str(value)
+            msg.mqmd[key] = _field(key, value)
         except (TypeError, ValueError):
             msg.problem(f"mqtool-dir: line {n}: {key} value {str(value)[:40]!r} is not readable; "
                         "field left out", 0, f"{where} line {n}")
@@ -116,6 +106,21 @@ def _message(root: Path, entry: dict[str, Any], n: int, where: str, count: Calla
                     f"{where} line {n}", usable=False)
     msg.source = "stdin" if str(p) == "-" else str(p)
     return msg
+
+
+def _field(key: str, value: Any) -> Any:
+    """An MQMD field's value from its index text: bytes from hex, integers, text;
+    ``ValueError`` when it is none of them."""
+    if key in HEX_FIELDS:
+        raw = bytes.fromhex(str(value))
+        if key == "correlid" and len(raw) == 20:
+            raw += bytes(4)  # an MSMQ 20-byte correlation id
+        return raw
+    if key in INT_FIELDS:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ValueError("not a number")
+        return int(value)
+    return str(value)
 
 
 def message_json(msg: Message, file: str) -> dict[str, Any]:

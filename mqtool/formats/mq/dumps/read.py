@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from mqtool.errors import ExitStatus, InputError
+from mqtool.errors import DecodeError, ExitStatus, InputError, NoMessagesError
 from mqtool.formats.mq.dumps.amqsbcg import AmqsbcgReader
 from mqtool.formats.mq.dumps.dmpmqmsg import CODES as DMPMQMSG_CODES
 from mqtool.formats.mq.dumps.dmpmqmsg import DmpmqmsgReader
@@ -40,17 +40,19 @@ from mqtool.formats.mq.dumps.mqtool_dir import (
     read_mqtool_dir,
     write_mqtool_dir,
 )
+from mqtool.formats.mq.dumps.producers import PRODUCERS
 from mqtool.formats.mq.dumps.rfhutil import RfhutilReader
 from mqtool.formats.mq.dumps.sniff import HEAD, sniff
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
+from mqtool.io.inputs import STDIN, Input, open_input
 from mqtool.model import Problem
 
-__all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "Message", "QueueDump",
-           "detect_format", "label_unit", "message_json", "problem_json", "read_messages",
-           "sniff", "write_mqtool_dir"]
+__all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "Message",
+           "QueueDump", "detect_format", "label_unit", "message_json", "open_dump",
+           "problem_json", "read_messages", "sniff", "write_mqtool_dir"]
 
-FORMATS = ("dmpmqmsg", "amqsbcg", "rfhutil", "mqmd-binary", "mqtool-dir")
-KINDS = "dmpmqmsg, amqsbcg, RFHUtil, MQMD-prefixed binary, mqtool directory"
+FORMATS = tuple(PRODUCERS)
+KINDS = ", ".join(FORMATS)
 
 Progress = Callable[[int], None]  # bytes of the dump read so far
 
@@ -60,6 +62,56 @@ class NotADumpError(InputError):
     every command says of input it cannot read as what it expects."""
 
     status = ExitStatus.DECODE
+
+
+class DumpProblemsError(DecodeError):
+    """Some files or messages of a queue dump could not be read (each said first); the rest
+    was decoded: exit status 2."""
+
+    def __init__(self, source: str, count: int) -> None:
+        super().__init__("queue-dump", "", 0, f"{source}: {count} file(s) or message(s) of this "
+                                             "dump could not be read (listed above)")
+
+    def describe(self) -> str:
+        return f"{self.format}: {self.reason}"
+
+
+class Dumps:
+    """The queue dumps mqtool reads, for ``io.inputs.sources``: which producer wrote a
+    file (``sniff``), and the messages of a dump, whose unreadable files or messages are
+    said (``say``) and raised (``DumpProblemsError``) once all were read."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+
+    def kind(self, head: bytes) -> str | None:
+        return sniff(head)
+
+    def messages(self, inp: Input, kind: str) -> Iterator[Message]:
+        stream = inp.stream() if inp.is_stdin else None
+        dump = QueueDump(inp.path, None if kind == "directory" else kind, stream=stream)
+        yield from dump
+        if dump.report(self.say):
+            raise DumpProblemsError(inp.path, len(dump.errors))
+
+
+def open_dump(path: str, input_format: str | None = None) -> QueueDump | Input:
+    """The queue dump at ``path`` — a dump file, a directory of them, stdin — or, when its
+    head is none (``sniff``), the input itself, opened and its head read (stdin is read
+    once: the dump or the input goes on from what was read). ``input_format`` names the
+    dump's kind instead."""
+    if input_format not in (None, "auto"):
+        return QueueDump(path, input_format)
+    inp = open_input(path, HEAD)
+    if inp.is_dir:
+        return QueueDump(path)
+    kind = sniff(inp.head)
+    if kind is None:
+        return inp
+    if inp.is_stdin:
+        return QueueDump(path, kind, stream=inp.stream())
+    inp.close()
+    return QueueDump(path, kind)
 
 
 def detect_format(path: str, head: bytes | None = None) -> str:
@@ -81,8 +133,10 @@ def detect_format(path: str, head: bytes | None = None) -> str:
 
 
 def _open(path: str) -> IO[bytes]:
-    if path == "-":
-        return sys.stdin.buffer
+    if path == STDIN:
+        from mqtool.io.inputs import stdin
+
+        return stdin()
     p = Path(path)
     if not p.exists():
         raise InputError(f"{path}: no such file or directory")
@@ -123,6 +177,19 @@ class QueueDump:
             elif msg.problems and len(self.warnings) < 1000:
                 self.warnings.extend(msg.problems)
             yield msg
+
+    def report(self, say: Callable[[str], None], source: str | None = None) -> int:
+        """After reading: each problem that made a message unusable (the first 50) said in
+        one line; returns how many. No message at all is ``NoMessagesError`` (exit 2)."""
+        source = source or self.path
+        bad = self.errors
+        for p in bad[:50]:
+            say(f"{p.path}: {p.reason}")
+        if len(bad) > 50:
+            say(f"{source}: ... and {len(bad) - 50} more problems")
+        if self.count == 0:
+            raise NoMessagesError(source, self.format)
+        return len(bad)
 
     def _advance(self, n: int) -> None:
         self._done += n

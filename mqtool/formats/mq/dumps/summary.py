@@ -1,8 +1,7 @@
 """What ``mqtool messages`` says of each message: one JSON object, one table row, filters.
 
-The MQ header chain (MQDLH, MQRFH2, MQXMIT, ...) comes from ``formats.mq.chain`` when that
-module is there; without it, ``headers`` is empty and the payload is the whole body in the
-MQMD's format.
+The MQ header chain (MQDLH, MQRFH2, MQXMIT, ...) is walked by ``formats.mq.chain``; the
+payload is what follows it, in the Format the last header names.
 """
 
 from __future__ import annotations
@@ -11,12 +10,13 @@ import contextlib
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from mqtool.codepages import ccsid_codec
 from mqtool.formats.mq.chain import walk
 from mqtool.formats.mq.dumps.dmpmqmsg import property_json
 from mqtool.formats.mq.dumps.message import Message, problem_json
-from mqtool.formats.mq.mqmd import FIELD_NAMES, MSGTYPES, ccsid_codec
+from mqtool.formats.mq.mqmd import FIELD_NAMES, MSGTYPES
 
 _SOURCE = re.compile(r"^(.*) line (\d+)$")
 MSGTYPE_NAMES = {"request": 1, "reply": 2, "report": 4, "datagram": 8}
@@ -47,6 +47,9 @@ class Summary:
     payload: dict[str, Any]
     problems: list[dict[str, Any]]
 
+    COLUMNS: ClassVar[tuple[str, ...]] = ("#", "MsgType", "Format", "Put", "CorrelId", "Length",
+                                          "Headers", "Payload", "Problems")
+
     def to_json(self) -> dict[str, Any]:
         m = self.msg
         return {
@@ -61,6 +64,27 @@ class Summary:
             "truncated": m.truncated,
             "problems": self.problems,
         }
+
+
+    def row(self) -> tuple[str, ...]:
+        """The table row (``COLUMNS``): number, MsgType, Format, put date and time,
+        CorrelId, body length, header chain, payload format, problems."""
+        m = self.msg
+        cid = m.correlid.hex().upper() if m.correlid is not None else "-"
+        heads = "+".join(_header_text(h) for h in self.headers) or "-"
+        probs = "; ".join(p["reason"] for p in self.problems)
+        flag = "TRUNCATED " if m.truncated else ""
+        return (str(m.position), msgtype_text(m.msgtype),
+                str(m.mqmd.get("format", "")).strip() or "-", put_text(m.mqmd) or "-", cid,
+                str(len(m.body)), heads, self.payload.get("format") or "-", flag + probs)
+
+
+def _header_text(h: dict[str, Any]) -> str:
+    """A header's type; a dead-letter header with its reason: ``MQDLH(2051 MQRC_PUT_INHIBITED)``."""
+    reason = h.get("fields", {}).get("reason")
+    if h.get("type") == "MQDLH" and reason is not None:
+        return f"MQDLH({reason} {h.get('meanings', {}).get('reason', '')})".replace(" )", ")")
+    return str(h.get("type", "?"))
 
 
 def summarize(msg: Message) -> Summary:
@@ -133,6 +157,13 @@ def _needles(text: str, ccsid: int | None) -> set[bytes]:
         with contextlib.suppress(UnicodeError, LookupError):
             out.add(text.encode(c))
     return {n for n in out if n}
+
+
+def filters(msgtype: str | None = None, fmt: str | None = None, correlid: str | None = None,
+            grep: str | None = None) -> Filters:
+    """``Filters`` from text; ``ValueError`` names what is wrong."""
+    return Filters(None if msgtype is None else parse_msgtype(msgtype), fmt,
+                   None if correlid is None else parse_correlid(correlid), grep)
 
 
 def parse_msgtype(value: str) -> int:

@@ -169,15 +169,13 @@ def write_mqmd_binaries(messages: Iterable[Message], outdir: Any, *, big: bool |
                         ebcdic: bool | None = None, version: int = 2) -> int:
     """One ``NNNNNN.bin`` per message: MQMD (byte order and code page of the message's
     encoding and CCSID unless given) followed by the body."""
-    from mqtool.codepages import is_ebcdic
-    from mqtool.formats.mq.mqmd import ccsid_codec
+    from mqtool.codepages import is_ebcdic_ccsid
 
     n = 0
     for n, msg in enumerate(messages, 1):
         fields = {k: v for k, v in full_mqmd(msg).items() if k != "version"}
         b = big if big is not None else byte_order_of(fields.get("encoding")) != "little"
-        codec = ccsid_codec(fields.get("codedcharsetid"))
-        e = ebcdic if ebcdic is not None else bool(codec and is_ebcdic(codec))
+        e = ebcdic if ebcdic is not None else is_ebcdic_ccsid(fields.get("codedcharsetid"))
         with outdir.create(f"{msg.position or n:06d}.bin") as f:
             f.write(build_mqmd(fields, big=b, ebcdic=e, version=version))
             f.write(msg.body)

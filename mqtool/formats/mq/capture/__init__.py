@@ -1,0 +1,1 @@
+"""IBM MQ TCP traffic in pcap / pcapng captures: packets, TCP reassembly, the MQ framing."""
