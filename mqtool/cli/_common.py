@@ -349,6 +349,9 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
                  if "message" in unit.attrs else "")
         for p in unit.errors:
             env.error(f"{unit.format}: {where}{p.describe()}")
+        if strict_problems:
+            for p in unit.problems:
+                env.error(f"{unit.format}: {where}problem (--strict): {p.describe()}")
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()

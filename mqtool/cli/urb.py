@@ -231,7 +231,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     env = get_env()
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
-                                 progress=advance, leap_seconds=leap_seconds)
+                                 progress=advance, leap_seconds=leap_seconds, names=spool.names)
     info = result.to_json()
     api.write_summary(os.path.join(outdir, "_summary.json"), info)
     if summary_path:

@@ -6,7 +6,8 @@
 
 One ``name = value  meaning`` line per field; strings quoted and right-trimmed, binary as
 numbers, flag bytes and opaque bytes as ``X'..'``, STCK as timestamps in ``tz``; inferred and
-unknown fields say so; trailing data as an indented document-style sub-dump.
+unknown fields say so; trailing data as an indented document-style sub-dump; elements nested
+in an element (``Element.children``) after it, indented one step deeper.
 """
 
 from __future__ import annotations
@@ -60,15 +61,21 @@ def field_lines(spans: list[Span], tz: tzinfo | None = None, indent: str = "  ")
     return lines
 
 
-def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037") -> list[str]:
-    lines = [el.heading()]
-    lines += field_lines(el.spans, tz)
-    if el.data:
+def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037",
+                  depth: int = 0) -> list[str]:
+    """An element's heading, its fields, its data (unless nested elements show it), then
+    each nested element, indented one step deeper."""
+    pad = "  " * depth
+    lines = [pad + el.heading()]
+    lines += field_lines(el.spans, tz, indent=pad + "  ")
+    if el.shows_data and el.data:
         from mqtool.render.hexdump import dump_bytes
 
-        lines.append(f"  {el.data_name} ({len(el.data)} bytes):")
-        lines += ["    " + ln for ln in
+        lines.append(f"{pad}  {el.data_name} ({len(el.data)} bytes):")
+        lines += [f"{pad}    " + ln for ln in
                   dump_bytes(el.data, codepage=el.data_codepage or codepage).splitlines()]
+    for child in el.children:
+        lines += element_lines(child, tz, codepage, depth + 1)
     return lines
 
 

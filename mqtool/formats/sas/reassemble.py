@@ -675,6 +675,7 @@ class AttachmentState:
         self.max_seen = 0
         self.anomalies: list[str] = []
         self.errors = False
+        self.first_error: str | None = None  # what made the data unreadable, in words
         self.complete = False
         self.missing: list[int | str] = []
         self.output: str | None = None
@@ -689,6 +690,8 @@ class AttachmentState:
         if text not in self.anomalies:
             self.anomalies.append(text)
         self.errors = self.errors or error
+        if error and self.first_error is None:
+            self.first_error = text
 
     def seq_of(self, cid: bytes) -> int:
         raw = seq_raw(cid)
@@ -1054,12 +1057,16 @@ class Reassembler:
             [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
         if beyond:
             att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
+        # complete: every message came, and their data read to the end (a record stream
+        # that breaks leaves the rest of the file unread: incomplete, kept only with partial)
         att.complete = (n is not None and n >= 1 and not att.missing and not att.held
-                        and not beyond)
+                        and not beyond and not att.errors)
         keep = att.complete or self.o.partial
         if keep:
             self._deliver_held(att)
         self._close_output(att, keep)
+        if att.errors:  # the writer's last checks (the declared size) found damage
+            att.complete = False
 
     def _missing(self, att: AttachmentState) -> list[int | str]:
         """The sequence numbers (and the count message) never seen, listed up to a limit (a
@@ -1268,6 +1275,8 @@ def attachment_status(a: AttachmentState) -> str:
     if "count" in a.missing:
         what.append("count")
     text = "incomplete: missing " + ", ".join(what) if what else "incomplete"
+    if a.first_error and not what:
+        text += f": {a.first_error}"
     return text + (" (partial output)" if a.output else "")
 
 
