@@ -51,33 +51,45 @@ class Env:
         return self.stdout_isatty
 
     def write(self, text: str) -> None:
-        self.stdout.write(text.encode("utf-8"))
+        """Lines of text on stdout, each escaped (``render.terminal``)."""
+        from mqtool.render.terminal import escape_lines
+
+        self.stdout.write(escape_lines(text).encode("utf-8"))
 
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
+    def json_line(self, obj: Any) -> None:
+        """One JSON line on stdout (``render.terminal.json_text``)."""
+        from mqtool.render.terminal import json_text
+
+        self.stdout.write(json_text(obj).encode("utf-8") + b"\n")
+
     def console(self) -> Console:
-        """A rich console on stdout that colours only when ``color`` says so."""
-        from rich.console import Console
+        """A rich console on stdout that colours only when ``color`` says so and never reads
+        markup (``render.terminal.console``)."""
+        from mqtool.render.terminal import console
 
-        class _Console(Console):
-            def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
-                raise BrokenPipeError(32, "Broken pipe")
+        c = console(_TextOut(self.stdout), color=self.color, soft_wrap=True,  # type: ignore[arg-type]
+                    width=400 if not self.stdout_isatty else None)
 
-        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
-                       no_color=not self.color, highlight=False, soft_wrap=True,
-                       width=400 if not self.stdout_isatty else None)
+        def on_broken_pipe() -> None:  # rich exits 1 here; mqtool ends quietly (run)
+            raise BrokenPipeError(32, "Broken pipe")
+
+        c.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]
+        return c
 
     def console_err(self) -> Console:
         """A rich console on stderr (summaries and progress bars for a person watching)."""
-        from rich.console import Console
+        from mqtool.render.terminal import console
 
-        return Console(file=self.stderr, highlight=False)
+        return console(self.stderr)
 
     def error(self, message: str) -> None:
-        from mqtool.cli import printable
+        """``mqtool: MESSAGE`` on stderr, escaped (``render.terminal.error_lines``)."""
+        from mqtool.render.terminal import error_lines
 
-        self.stderr.write(f"mqtool: {printable(message)}\n")
+        self.stderr.write(error_lines(message))
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
@@ -347,17 +359,19 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    from mqtool.render.terminal import json_bytes_safe
+
     dumps = _fast_dumps() if fast else _dumps
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        write(dumps(unit.to_json(raw)) + b"\n")
+        write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
 
     return one
 
 
 def _dumps(obj: object) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 def _fast_dumps() -> Callable[[object], bytes]:
@@ -377,13 +391,12 @@ def _fast_dumps() -> Callable[[object], bytes]:
 
 
 def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
-    from mqtool.render.listing import unit_lines
+    from mqtool.render.listing import unit_text
 
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz))
-        text = "".join(line + "\n" for line in lines)
+        text = unit_text(unit, tz)
         write((text if first else "\n" + text).encode("utf-8"))
 
     return one
@@ -391,6 +404,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
 
 def _annotated_writer(env: Env) -> Writer:
     from mqtool.render.annotate import annotate_unit
+    from mqtool.render.terminal import text
 
     console = env.console()
 
@@ -398,11 +412,11 @@ def _annotated_writer(env: Env) -> Writer:
         if not first:
             env.line()
         if unit.title:
-            console.print(unit.title)
-        for text in annotate_unit(unit, data):
-            console.print(text)
+            console.print(text(unit.title))
+        for line in annotate_unit(unit, data):
+            console.print(line)
         for p in unit.problems:
-            console.print(f"problem: {p.describe()}")
+            console.print(text(f"problem: {p.describe()}"))
 
     return one
 
@@ -419,7 +433,9 @@ def summary_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def write_summary(env: Env, path: str, info: dict[str, Any]) -> None:
     """The summary of ``--summary FILE``; ``-`` prints it on stdout."""
     if path == "-":
-        env.line(json.dumps(info, indent=2))
+        from mqtool.render.terminal import json_text
+
+        env.line(json_text(info, indent=2))
         env.stdout.flush()
         return
     from mqtool import api

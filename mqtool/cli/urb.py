@@ -242,6 +242,9 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")
         return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # a queue dump with no messages: nothing decoded
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
+        return ExitStatus.DECODE
     return ExitStatus.OK
 
 
@@ -289,8 +292,8 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     total_size(inputs, refuse_empty="urb")
     job.check_output(outdir, force)  # what can be checked before the JVM starts
     job.check_master(master)
-    job.pyspark_check()
     job.java_check()
+    job.pyspark_check()
     spark = job.session(master, spark_conf(confs), app="mqtool spark-extract urb")
     try:
         info = spark_urb.run(spark, list(inputs), outdir, mode=mode.upper(), force=force,

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from mqtool.model import RESERVED, Decoded, Element, Span
 from mqtool.render.hexdump import DumpOptions, format_line, geometry
+from mqtool.render.terminal import escape
 
 PALETTE = ("cyan", "green", "yellow", "magenta", "blue", "red", "bright_cyan",
            "bright_green", "bright_yellow", "bright_magenta")
@@ -55,12 +56,12 @@ def annotate(data: bytes, spans: list[Span], *, origin: int = 0, codepage: str =
         for k in starting.get(lo // cols, ()):
             while pending and pending[0][0] <= spans[k].start:
                 text.append(" ")
-                text.append(pending.pop(0)[1], style="bold")
+                text.append(escape(pending.pop(0)[1]), style="bold")
             text.append(" ")
-            text.append(spans[k].name, style=PALETTE[k % len(PALETTE)])
+            text.append(escape(spans[k].name), style=PALETTE[k % len(PALETTE)])
         for _at, label in pending:
             text.append(" ")
-            text.append(label, style="bold")
+            text.append(escape(label), style="bold")
         lines.append(text)
     return lines
 

@@ -16,20 +16,14 @@ from collections.abc import Iterator
 from datetime import tzinfo
 
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded, Element, Span
+from mqtool.render.terminal import escape
 from mqtool.tod import Tod
 
 
 def quote(text: str) -> str:
-    """Double-quoted, control characters escaped (``\\x00``), nothing else changed."""
-    out = []
-    for ch in text:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
-            out.append(f"\\x{ord(ch):02X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    """Double-quoted: ``"`` and ``\\`` escaped with a backslash, then every character that
+    is not printable shown by ``render.terminal.escape`` (``\\x00``, ``\\u202e``)."""
+    return '"' + escape(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def render_value(span: Span, tz: tzinfo | None = None) -> str:
@@ -46,7 +40,8 @@ def render_value(span: Span, tz: tzinfo | None = None) -> str:
     if span.kind == HEXINT:
         return f"X'{int(v):0{max(2, 2 * span.length)}X}'"  # type: ignore[call-overload]
     if span.kind in (HEX, RESERVED):
-        return "X'" + bytes(v).hex().upper() + "'"  # type: ignore[arg-type]
+        raw = v if isinstance(v, bytes | bytearray | memoryview) else span.raw
+        return "X'" + bytes(raw).hex().upper() + "'"
     return str(v)
 
 
@@ -82,6 +77,13 @@ def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037"
     for child in el.children:
         lines += element_lines(child, tz, codepage, depth + 1)
     return lines
+
+
+def unit_text(unit: Decoded, tz: tzinfo | None = None) -> str:
+    """The listing of one unit as printed: its lines (the unit's own ``lines`` when a fast
+    path made them), each escaped (``render.terminal``) and ended."""
+    lines = getattr(unit, "lines", None) or unit_lines(unit, tz)
+    return "".join(escape(line) + "\n" for line in lines)
 
 
 def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:

@@ -42,7 +42,7 @@ MANIFEST_KEYS = {"header_correlid", "message_correlid", "original_msgtype", "ori
                  "attachments", "messages", "anomalies"}
 ATTACHMENT_KEYS = {"index", "type", "type_name", "correlid", "qualifier1", "qualifier2",
                    "description", "version", "complete", "missing", "output", "size", "sha256",
-                   "anomalies"}
+                   "gaps", "unplaced", "anomalies"}
 PROFILES = {"zos": sas_layout.PROFILES["zos"], "win": sas_layout.PROFILES["win"]}
 
 
@@ -171,9 +171,11 @@ def test_missing_sequenced_message(tmp_path: Path) -> None:
     p = mq("reassemble", "attachment", dump, "-o", tmp_path / "p", "--partial")
     assert p.status == ExitStatus.INCOMPLETE
     a = manifest(tmp_path / "p")["attachments"][0]
-    assert a["output"] == "mytext.txt" and "gap: message 2 missing" in a["anomalies"]
-    # message 1 is lrecl and file size, message 2 held the first 60-byte record
-    assert (tmp_path / "p" / HEADER_DIR / "mytext.txt").read_bytes() == CONTENT[60:]
+    # message 1 is lrecl and file size, message 2 held the first 60-byte record: the bytes
+    # after it keep their offsets, the first 60 are a hole
+    assert a["output"] == "mytext.txt" and a["gaps"] == [{"messages": "2", "offset": 0, "length": 60}]
+    assert "gap: message 2 missing (60 bytes at offset 0 left as a hole)" in a["anomalies"]
+    assert (tmp_path / "p" / HEADER_DIR / "mytext.txt").read_bytes() == bytes(60) + CONTENT[60:]
 
 
 def test_missing_count_message(tmp_path: Path) -> None:

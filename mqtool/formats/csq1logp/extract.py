@@ -9,6 +9,7 @@ Spark job, which calls the same functions.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
@@ -379,8 +380,20 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
     # fork: workers start in milliseconds and inherit the imports; created before any Arrow
     # thread runs in this process. Elsewhere spawn.
+    # Ctrl-C reaches every worker with the parent: the workers ignore it (no traceback from
+    # each), the parent stops the pool
+    from mqtool.io.signals import held, worker_signals
+
     method = "fork" if "fork" in mp.get_all_start_methods() and sys.platform == "linux" else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
+                               initializer=worker_signals)
+    try:
+        with held():  # start the workers now, Ctrl-C held back until they ignore it
+            pool.submit(int).result()
+    except BaseException:  # a signal that came meanwhile: the pool is stopped, not leaked
+        pool.shutdown(cancel_futures=True)
+        raise
+    return pool
 
 
 def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "PERMISSIVE",
@@ -433,12 +446,23 @@ def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "P
                 s, fut = pending.popleft()
                 yield from _account(*_load(fut.result()), s, summary, progress)
         finally:
-            for _s, fut in pending:
-                fut.cancel()
-                if fut.done() and not fut.cancelled() and fut.exception() is None:
-                    res = fut.result()[0]
-                    if isinstance(res, str):
-                        os.unlink(res)
+            _drop_pending([fut for _s, fut in pending])
+
+
+def _drop_pending(futures: list[Any]) -> None:
+    """After a failure or an interrupt: cancel the splits not started, wait for those being
+    decoded (the workers ignore Ctrl-C), and remove every spilled result."""
+    from concurrent.futures import wait
+
+    for fut in futures:
+        fut.cancel()
+    wait(futures)
+    for fut in futures:
+        if not fut.cancelled() and fut.exception() is None:
+            res = fut.result()[0]
+            if isinstance(res, str):
+                with contextlib.suppress(OSError):
+                    os.unlink(res)
 
 
 def _load(result: tuple[pa.Table | str, dict[str, Any]]) -> tuple[pa.Table, dict[str, Any]]:
@@ -599,11 +623,12 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     summary.mode = mode
     indexes = plan(paths, framing, codepage, split_size, index_all=False, options=options)
     big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
-    pool = _pool(workers) if big else None  # before this process starts any Arrow thread
-    schema = message_schema() if messages else record_schema()
-    tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
-                                                progress, names, split_size, pool)
+    pool = None
     try:
+        pool = _pool(workers) if big else None  # before this process starts any Arrow thread
+        schema = message_schema() if messages else record_schema()
+        tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
+                                                    progress, names, split_size, pool)
         if fmt == "dir":
             with StagedDirs(str(out), OUT_DIRS) as scratch:
                 _extract_to_dir(str(scratch), tables, filters, messages, max_seg, summary)
