@@ -1020,13 +1020,14 @@ def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str]
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
                 force: bool = False, progress: Callable[[int], None] | None = None,
-                leap_seconds: int = 0) -> ExtractSummary:
+                leap_seconds: int = 0, names: Mapping[str, str] | None = None) -> ExtractSummary:
     """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
     in ``outdir``; returns the ``formats.urb.extract.Summary``. Inputs that are all empty
-    files are ``EmptyInputError``, before any output is made."""
+    files are ``EmptyInputError``, before any output is made. ``names``: what rows, the
+    summary and errors call a path (``io.inputs.Spooled.names``: stdin's copy is ``-``)."""
     from mqtool.formats.urb.extract import extract as _extract
     from mqtool.io.inputs import total_size
 
     total_size(paths, refuse_empty="urb")
     return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
-                    leap_seconds=leap_seconds)
+                    leap_seconds=leap_seconds, names=names)

@@ -52,33 +52,45 @@ class Env:
         return self.stdout_isatty
 
     def write(self, text: str) -> None:
-        self.stdout.write(text.encode("utf-8"))
+        """Lines of text on stdout, each escaped (``render.terminal``)."""
+        from mqtool.render.terminal import escape_lines
+
+        self.stdout.write(escape_lines(text).encode("utf-8"))
 
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
+    def json_line(self, obj: Any) -> None:
+        """One JSON line on stdout (``render.terminal.json_text``)."""
+        from mqtool.render.terminal import json_text
+
+        self.stdout.write(json_text(obj).encode("utf-8") + b"\n")
+
     def console(self) -> Console:
-        """A rich console on stdout that colours only when ``color`` says so."""
-        from rich.console import Console
+        """A rich console on stdout that colours only when ``color`` says so and never reads
+        markup (``render.terminal.console``)."""
+        from mqtool.render.terminal import console
 
-        class _Console(Console):
-            def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
-                raise BrokenPipeError(32, "Broken pipe")
+        c = console(_TextOut(self.stdout), color=self.color, soft_wrap=True,  # type: ignore[arg-type]
+                    width=400 if not self.stdout_isatty else None)
 
-        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
-                       no_color=not self.color, highlight=False, soft_wrap=True, markup=False,
-                       width=400 if not self.stdout_isatty else None)
+        def on_broken_pipe() -> None:  # rich exits 1 here; mqtool ends quietly (run)
+            raise BrokenPipeError(32, "Broken pipe")
+
+        c.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]
+        return c
 
     def console_err(self) -> Console:
         """A rich console on stderr (summaries and progress bars for a person watching)."""
-        from rich.console import Console
+        from mqtool.render.terminal import console
 
-        return Console(file=self.stderr, highlight=False, markup=False)
+        return console(self.stderr)
 
     def error(self, message: str) -> None:
-        from mqtool.cli import printable
+        """``mqtool: MESSAGE`` on stderr, escaped (``render.terminal.error_lines``)."""
+        from mqtool.render.terminal import error_lines
 
-        self.stderr.write(f"mqtool: {printable(message)}\n")
+        self.stderr.write(error_lines(message))
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
@@ -350,8 +362,9 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
                  if "message" in unit.attrs else "")
         for p in unit.errors:
             env.error(f"{unit.format}: {where}{p.describe()}")
-        for p in unit.problems if strict_problems else ():
-            env.error(f"{unit.format}: {where}problem: {p.describe()}")
+        if strict_problems:
+            for p in unit.problems:
+                env.error(f"{unit.format}: {where}problem (--strict): {p.describe()}")
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()
@@ -359,17 +372,19 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    from mqtool.render.terminal import json_bytes_safe
+
     dumps = _fast_dumps() if fast else _dumps
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        write(dumps(unit.to_json(raw)) + b"\n")
+        write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
 
     return one
 
 
 def _dumps(obj: object) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 def _fast_dumps() -> Callable[[object], bytes]:
@@ -389,13 +404,12 @@ def _fast_dumps() -> Callable[[object], bytes]:
 
 
 def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
-    from mqtool.render.listing import unit_lines
+    from mqtool.render.listing import unit_text
 
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz, errors=False))
-        text = "".join(line + "\n" for line in lines)
+        text = unit_text(unit, tz, errors=False)
         write((text if first else "\n" + text).encode("utf-8"))
 
     return one
@@ -403,6 +417,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
 
 def _annotated_writer(env: Env) -> Writer:
     from mqtool.render.annotate import annotate_unit
+    from mqtool.render.terminal import text
 
     console = env.console()
 
@@ -410,11 +425,11 @@ def _annotated_writer(env: Env) -> Writer:
         if not first:
             env.line()
         if unit.title:
-            console.print(unit.title)
-        for text in annotate_unit(unit, data):
-            console.print(text)
+            console.print(text(unit.title))
+        for line in annotate_unit(unit, data):
+            console.print(line)
         for p in unit.problems:
-            console.print(f"problem: {p.describe()}")
+            console.print(text(f"problem: {p.describe()}"))
 
     return one
 
@@ -431,7 +446,9 @@ def summary_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def write_summary(env: Env, path: str, info: dict[str, Any]) -> None:
     """The summary of ``--summary FILE``; ``-`` prints it on stdout."""
     if path == "-":
-        env.line(json.dumps(info, indent=2))
+        from mqtool.render.terminal import json_text
+
+        env.line(json_text(info, indent=2))
         env.stdout.flush()
         return
     from mqtool import api

@@ -3,7 +3,6 @@ own detector, plus queue dumps and hex dump text), then decode it or say so."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import tzinfo
 
@@ -91,9 +90,8 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
         if size > len(data):
             reason += f" (judged on the first {len(data):,} of {size:,} bytes)"
         if json_out:
-            env.line(json.dumps({"file": file, "format": fmt, "confidence": conf, "reason": reason,
-                                 "candidates": [d.to_json() for d in found]},
-                                ensure_ascii=False, separators=(",", ":")))
+            env.json_line({"file": file, "format": fmt, "confidence": conf, "reason": reason,
+                           "candidates": [d.to_json() for d in found]})
             continue
         env.line(f"{file}: {fmt or 'unknown'} ({conf:.2f}) {reason}")
         if show_all:

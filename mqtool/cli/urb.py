@@ -234,7 +234,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     env = get_env()
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
-                                 progress=advance, leap_seconds=leap_seconds)
+                                 progress=advance, leap_seconds=leap_seconds, names=spool.names)
     info = result.to_json()
     api.write_summary(os.path.join(outdir, "_summary.json"), info)
     if summary_path:
@@ -244,6 +244,9 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     if result.errors:
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")
+        return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # a queue dump with no messages: nothing decoded
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
         return ExitStatus.DECODE
     return ExitStatus.OK
 
@@ -292,8 +295,8 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     total_size(inputs, refuse_empty="urb")
     job.check_output(outdir, force)  # what can be checked before the JVM starts
     job.check_master(master)
-    job.pyspark_check()
     job.java_check()
+    job.pyspark_check()
     spark = job.session(master, spark_conf(confs), app="mqtool spark-extract urb")
     try:
         info = spark_urb.run(spark, list(inputs), outdir, mode=mode.upper(), force=force,

@@ -113,6 +113,36 @@ def test_empty_input(command: str, tmp_path: Path) -> None:
         assert "empty" in (r.stderr + r.stdout.decode()), r.stderr
 
 
+# a queue dump that holds only comments: nothing to decode (2), like empty input; identify
+# recognises it for what it is (a dmpmqmsg dump), dump prints its bytes
+COMMENTS = {**EMPTY, "identify": ExitStatus.OK, "view": ExitStatus.USAGE}
+COMMENTS_ONLY = "* Dumped by dmpmqmsg\n* Qmgr  = QM1\n* Queue = Q1\n\n"
+
+
+@pytest.mark.parametrize("command", _marked(COMMANDS, SPARK_RUNS))
+def test_a_dump_of_comments_only(command: str, tmp_path: Path) -> None:
+    f = tmp_path / "comments.qmsg"
+    f.write_text(COMMENTS_ONLY)
+    r = mq(*_argv(command, f, tmp_path / "out"))
+    _no_crash(r)
+    assert r.status == COMMENTS[command], r.stderr
+    if r.status == ExitStatus.DECODE:
+        assert r.stderr.startswith("mqtool: "), r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n", COMMENTS_ONLY])
+def test_dump_r_of_nothing_is_status_2(text: str, tmp_path: Path) -> None:
+    """``dump -r`` reads dump text back: none there is nothing decoded (2), as in every
+    decoder; ``dump`` of an empty file is an empty dump (0), as with xxd."""
+    f = tmp_path / "in.txt"
+    f.write_text(text)
+    r = mq("dump", "-r", f, "-o", tmp_path / "out.bin")
+    assert r.status == ExitStatus.DECODE, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and not (tmp_path / "out.bin").exists()
+    if not text.strip():
+        assert r.stderr == f"mqtool: dump: {f}: empty input: nothing to decode, offset X'0000' (0)\n"
+
+
 @pytest.mark.parametrize("command", _marked(COMMANDS, SPARK_RUNS))
 def test_random_bytes(command: str, tmp_path: Path) -> None:
     f = tmp_path / "random.bin"
