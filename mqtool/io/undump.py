@@ -824,7 +824,8 @@ def read_back(raw: IO[bytes], name: str, reopen: Callable[[], IO[bytes]] | None 
     dumps) is read whole, up to ``DOCUMENT_LIMIT`` characters: from ``reopen()`` when given
     (a file), else from a copy kept while streaming. Holes and repeats come as ``Hole``.
     Empty text is ``EmptyInputError``."""
-    text = io.TextIOWrapper(io.BufferedReader(_Borrowed(raw)), encoding="utf-8", errors="replace", newline=None)
+    text = io.TextIOWrapper(io.BufferedReader(_Borrowed(raw)), encoding="utf-8", errors="replace",
+                            newline=None)
     pieces = _pieces(text)
     head: list[tuple[str, int, int, bool]] = []
     chars = 0
