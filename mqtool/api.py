@@ -113,25 +113,64 @@ def decode_fast(fmt: str, data: bytes, listing: bool = False,
     return ((u, data[u.offset:u.offset + u.length]) for u in units)
 
 
-def decode_file(fmt: str, path: str, hex_text: bool = False,
+def decode_file(fmt: str, path: str, hex_text: bool = False, *, refuse_other: bool = True,
                 **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of an input decoded as ``fmt``, each with its own bytes. A file a
     streaming codec reads (``Codec.stream``) is decoded piece by piece, whatever its size
-    (bounded memory, the first unit at once); other inputs are read whole."""
+    (bounded memory, the first unit at once); other inputs (and dump text, recognised or
+    ``hex_text``) are read whole. ``refuse_other``: input another codec recognises and
+    ``fmt``'s does not is refused (``refuse_other_format``)."""
     from mqtool.io.inputs import HEAD, iter_chunks, open_input
-    from mqtool.io.undump import unit_bytes
+    from mqtool.io.undump import is_dump_text, unit_bytes
     from mqtool.registry import codec, decode_blob
 
     c = codec(fmt)
-    if c.stream is None or hex_text:
-        return decode_blob(c.name, read_unit(path, hex_text, c.name), **options)
     with open_input(path) as inp:
         inp.refuse_directory()
-        if inp.is_stdin or inp.whole:
-            data = unit_bytes(inp.read(), False, path, c.name)
+        dump = hex_text or is_dump_text(inp.head)
+        if c.stream is None or dump or inp.is_stdin or inp.whole:
+            data = unit_bytes(inp.read(), dump, path, c.name)
+            if refuse_other:
+                refuse_other_format(c.name, data, path, claimed=True)
+            if c.stream is None:
+                return decode_blob(c.name, data, **options)
             return c.stream([data], data[:HEAD], final=True, **options)
         head = unit_bytes(inp.head, False, path, c.name)
+        if refuse_other:
+            refuse_other_format(c.name, head, path, claimed=True, whole=False)
     return c.stream(iter_chunks(path), head, final=False, **options)
+
+
+def unit_info(unit: Decoded, tz: tzinfo | None = None) -> str:
+    """A unit in one line, as Wireshark's Info column (``render.info.info_line``): the
+    fields its codec names (``Codec.info``), else its element chain or title."""
+    from mqtool.registry import CODECS
+    from mqtool.render.info import info_line
+
+    c = next((c for c in CODECS if unit.format in c.names), None)
+    return info_line(unit, c.info if c is not None else (), tz)
+
+
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False, whole: bool = True) -> None:
+    """Raise ``WrongFormatError`` (exit 2) when the detector of ``fmt`` does not recognise
+    ``data``, naming what ``registry.identify`` takes it for. ``claimed``: only when another
+    codec recognises it (a damaged unit of ``fmt`` that nothing else claims is decoded as
+    far as it goes); ``whole``: ``data`` is the whole input, not its head."""
+    from mqtool.errors import WrongFormatError
+    from mqtool.registry import codec, identify
+
+    mine = codec(fmt).detect(data)
+    if mine is not None and mine.confidence > 0:
+        return
+    name = codec(fmt).name
+    others = [d for d in identify(data) if d.format != name and d.confidence > 0]
+    if claimed and not others:
+        return
+    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
+           else "unknown (no codec recognises these bytes)")
+    what = f"these {len(data)} bytes" if whole else f"its first {len(data)} bytes"
+    raise WrongFormatError(name, 0, f"{source}: {what} are not {name}{hint}", who)
 
 
 @dataclass
@@ -601,6 +640,7 @@ def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: st
     what ``identify`` takes it for."""
     from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
     from mqtool.io.inputs import open_input
+    from mqtool.io.undump import is_dump_text, unit_bytes
 
     hints = hints or sender_hints()
     if hex_text:
@@ -616,19 +656,20 @@ def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: st
             raise DumpProblemsError(path, len(opened.errors))
         return
     with opened:
-        _sas_checked(opened, input_format)
+        _sas_checked(opened)
+        if is_dump_text(opened.head):  # as decode auto reads it
+            data = unit_bytes(opened.read(), True, path, "sas-attachment")
+            yield from _sas_body(io.BytesIO(data), hints, part, text)
+            return
         yield from _sas_body(opened.stream(), hints, part, text)
 
 
-def _sas_checked(inp: Input, input_format: str) -> None:
+def _sas_checked(inp: Input) -> None:
     from mqtool.errors import EmptyInputError
-    from mqtool.io.undump import unit_bytes
 
     inp.refuse_directory()
     if not inp.head:
         raise EmptyInputError("sas-attachment", inp.path)
-    if input_format == "auto":
-        unit_bytes(inp.head, False, inp.path, "sas-attachment")
 
 
 def _sas_body(f: IO[bytes], hints: Hints, part: str, text: bool) -> Iterator[tuple[Decoded, bytes]]:

@@ -58,6 +58,7 @@ SLOW = (
     "tests/view/test_app.py::test_export_writes_the_selection",
     "tests/view/test_app.py::test_the_readme_screenshot_is_generated_from_the_app",
     "tests/view/test_app.py::test_next_and_previous_unit_and_go_to_another_units_offset",
+    "tests/view/test_app.py::test_the_panes_give_way_in_order_and_the_field_tree_keeps_its_room",
     "tests/cli/test_signals.py::test_while_reading_stdin",  # a process per command and signal
     "tests/cli/test_signals.py::test_while_writing_to_a_full_pipe",  # 24 MB of CSQ1LOGP made
     "tests/cli/test_signals.py::test_a_part_file_holding_bytes_is_removed",

@@ -105,6 +105,7 @@ TOP = {
                  "List the messages of queue dumps; filter; convert."),
     "view": ("mqtool.cli.view:view",
              "Explore units interactively: unit list, field tree, linked hex."),
+    "man": ("mqtool.cli.man:man", "Show the manual page of mqtool or of a command."),
 }
 
 
@@ -146,6 +147,15 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
 
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as e:
+            raise click.exceptions.NoSuchCommand(
+                e.command_name, did_you_mean(ctx, e.command_name, self.list_commands(ctx),
+                                             args[1:]), ctx=ctx) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -159,6 +169,34 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def did_you_mean(ctx: click.Context, name: str, commands: list[str], rest: list[str]) -> str:
+    """The message for a name no command of the group has: a file given where a command
+    (a format) is expected gets the command line that reads it (``decode auto FILE``); a
+    misspelt name the close ones (formats by their names and aliases)."""
+    import difflib
+    import shlex
+
+    said = f"No such command {name!r}."
+    if (name == "-" or os.path.exists(name)) and name not in commands:
+        what = "- is stdin:" if name == "-" else f"{name} is a file:"
+        auto = "auto" if "auto" in commands else commands[0] if len(commands) == 1 else None
+        if auto is None:
+            return f"{said} {what} name the format first ({', '.join(commands)})."
+        line = shlex.join(["mqtool", *ctx.command_path.split()[1:], auto, name, *rest])
+        return f"{said} {what} did you mean '{line}'?"
+    names = {c: c for c in commands}
+    if ctx.info_name in ("decode", "build-request"):  # formats: their aliases too
+        from mqtool import registry
+
+        names.update({a: c.name for c in registry.CODECS for a in c.aliases
+                      if c.name in commands})
+    close = difflib.get_close_matches(name.lower(), list(names), n=3, cutoff=0.6)
+    picked = list(dict.fromkeys(names[c] for c in close))
+    if not picked:
+        return said
+    return f"{said} Did you mean {' or '.join(repr(p) for p in picked)}?"
 
 
 # groups whose first argument may be left out: ``mqtool extract FILE...`` is

@@ -6,6 +6,7 @@ A command parses its options, calls one library function, hands the result to
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -16,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from mqtool.errors import ExitStatus, InputError, WrongFormatError
+from mqtool.errors import ExitStatus, InputError
 from mqtool.model import Decoded
 
 if TYPE_CHECKING:
@@ -146,8 +147,8 @@ def input_argument(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def hex_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--hex", "hex_text", is_flag=True,
-                        help="Input is hex dump text (document style, xxd, hexdump -C), "
-                             "not binary.")(f)
+                        help="Input is hex dump text (document style, xxd, hexdump -C), not "
+                             "binary; dump text is recognised without it, --hex forces it.")(f)
 
 
 def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -162,7 +163,14 @@ def raw_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--annotate", is_flag=True,
-                        help="Hex dump with each field's bytes coloured and labelled.")(f)
+                        help="Hex dump with each field's bytes coloured and labelled (not with "
+                             "--json).")(f)
+
+
+def strict_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--strict", is_flag=True,
+                        help="Problems count as errors: each is said on stderr, and the exit "
+                             "status is 2.")(f)
 
 
 def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
@@ -271,11 +279,20 @@ def codepage_option(help_text: str, default: str | None = None, *extra: str,
 
 
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The options every ``decode`` subcommand has, in one place."""
-    for opt in (color_option, tz_option, annotate_option, raw_option, json_option, hex_option,
-                input_argument):
-        f = opt(f)
-    return f
+    """The options every ``decode`` subcommand has, in one place; ``--json`` with
+    ``--annotate`` (two outputs) is refused before the input is read."""
+
+    @functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("json_out") and kwargs.get("annotate"):
+            raise click.UsageError("--json and --annotate are two ways to print: give one")
+        return f(*args, **kwargs)
+
+    command: Callable[..., Any] = checked
+    for opt in (color_option, tz_option, strict_option, annotate_option, raw_option, json_option,
+                hex_option, input_argument):
+        command = opt(command)
+    return command
 
 
 def command_format() -> str:
@@ -302,20 +319,14 @@ def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
     return api.sources(file, hex_text, command_format(), get_env().error)
 
 
-def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
-    """Raise ``WrongFormatError`` (exit 2) when ``fmt``'s own detector does not recognise
-    ``data``, saying what ``identify`` thinks it is. For a decoder's automatic mode: an
-    explicit choice (``--part``) decodes whatever it is given."""
-    from mqtool import registry
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False) -> None:
+    """``api.refuse_other_format``: input of another format refused (exit 2), naming what
+    ``identify`` takes it for. For a decoder's automatic mode: an explicit choice
+    (``--part``, ``--format``) decodes whatever it is given."""
+    from mqtool import api
 
-    detect = getattr(registry.codec(fmt), "detect", None)
-    mine = detect(data) if detect is not None else None
-    if mine is not None and mine.confidence > 0:
-        return
-    others = [d for d in registry.identify(data) if d.format != fmt and d.confidence > 0]
-    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
-           else "unknown (no codec recognises these bytes)")
-    raise WrongFormatError(fmt, 0, f"{source}: these {len(data)} bytes are not {fmt}{hint}", who)
+    api.refuse_other_format(fmt, data, source, hint, claimed=claimed)
 
 
 # --------------------------------------------------------------------------- output
@@ -330,9 +341,11 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
 
     ``units`` yields each unit with its own bytes (a unit may carry its listing ``lines``).
-    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Returns
-    DECODE when any unit has errors (its partial output was printed first), or when
-    ``strict_problems`` and any problem.
+    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Each
+    error is said once, on stderr (the listing on stdout is the partial result); with
+    ``strict_problems`` (``--strict``) each problem too. Returns DECODE when any unit has
+    errors (its partial output was printed first), or when ``strict_problems`` and any
+    problem.
     """
     if json_out:
         write = _json_writer(env, raw, fast)
@@ -396,7 +409,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        text = unit_text(unit, tz)
+        text = unit_text(unit, tz, errors=False)
         write((text if first else "\n" + text).encode("utf-8"))
 
     return one

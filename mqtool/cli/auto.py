@@ -18,7 +18,6 @@ TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
 
 @click.command(short_help="Recognise the format, then decode with it.")
 @decoder_options
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
 def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                 tz: tzinfo | None, strict: bool) -> int:
     """Recognise which format FILE holds — each codec judges the bytes itself (eyecatchers,

@@ -63,7 +63,7 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int 
               metavar="N", help="Subtract N seconds from STCK times (TOD steered to include leap "
                                 "seconds; 27 since 2017).")
 def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-                    tz: Any, framing: str, codepage: str, leap_seconds: int) -> int:
+                    tz: Any, strict: bool, framing: str, codepage: str, leap_seconds: int) -> int:
     """Decode the records of a CSQ1LOGP EXTRACT(YES) data set (CSQBACK, CSQCMT, CSQBOTH,
     CSQINFLT, CSQOBJS) as copied off z/OS: every field of the CSQ4LOGD layout with its byte
     span, STCK times in UTC (--tz for listings), csrecorddate parsed (z/OS local time, kept
@@ -87,7 +87,8 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
             seen += 1
             yield item
 
-    status = emit_units(env, counted(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    status = emit_units(env, counted(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                        strict_problems=strict)
     if not seen:
         raise DecodeError("csq1logp", "", 0, "empty input, no records")
     return status

@@ -28,11 +28,12 @@ def _decode_command(name: str, title: str) -> click.Command:
     @click.command(name=name, short_help=title, help=f"Decode {title[0].lower()}{title[1:]}")
     @decoder_options
     def decode(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-               tz: tzinfo | None) -> int:
+               tz: tzinfo | None, strict: bool) -> int:
         from mqtool import api
 
         return int(emit_units(get_env(), api.decode_file(name, file, hex_text),
-                              json_out=json_out, raw=raw, annotate=annotate, tz=tz))
+                              json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                              strict_problems=strict))
 
     return decode
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from mqtool.cli._common import codepage_option, decoder_options, emit_units, get_env, read_unit
+from mqtool.cli._common import (
+    codepage_option,
+    decoder_options,
+    emit_units,
+    get_env,
+    read_unit,
+    refuse_other_format,
+)
 from mqtool.errors import ExitStatus
 
 PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
@@ -28,7 +35,6 @@ PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
 @click.option("--map", "names", metavar="NAME,...",
               help="USREXTPL field map, one name per fullword (default shared_storage@, "
                    "exit_1@, exit_2@, ...; a name containing 'init' is the Initialization exit).")
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
 def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz,  # type: ignore[no-untyped-def]
                    part: str, codepage: str, synthetic: bool, params: int | None,
                    fields: int | None, names: str | None, strict: bool) -> int:
@@ -49,6 +55,8 @@ def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
 
     env = get_env()
     data = read_unit(file, hex_text)
+    if part == "auto":
+        refuse_other_format("redolog", data, file, claimed=True)
     map_names = [n.strip() for n in names.split(",") if n.strip()] if names else None
     units = api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
                        params=params, fields=fields, names=map_names)

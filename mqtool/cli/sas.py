@@ -99,7 +99,7 @@ def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
 @click.option("--text-records", "text", is_flag=True,
               help="With --part records: the records are text.")
 def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz: Any,
-               part: str, input_format: str, long_size: str | None, byte_order: str | None,
+               strict: bool, part: str, input_format: str, long_size: str | None, byte_order: str | None,
                codepage: str | None, float_format: str | None, nul: bool | None,
                text: bool) -> int:
     """Decode SAS attachment messages: the attachment header (MsgType 100000) or any
@@ -124,7 +124,8 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
     units = api.decode_sas_attachment(file, hex_text=hex_text, input_format=input_format,
                                       part=part, text=text, hints=hints, say=env.error)
-    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                      strict_problems=strict)
 
 
 # --------------------------------------------------------------------------- reassemble

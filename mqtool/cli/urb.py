@@ -20,6 +20,7 @@ from mqtool.cli._common import (
     emit_units,
     get_env,
     read_sources,
+    refuse_other_format,
     spark_conf,
     summary_option,
     write_built,
@@ -43,8 +44,8 @@ from mqtool.model import Decoded
               help="Show STCK times N seconds earlier (a TOD clock steered to include leap seconds; "
                    "27 since 2017); the raw values (JSON <field>_hex) are unchanged.")
 def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-               tz: tzinfo | None, codepage: str | None, byte_order: str, urbi_data: str,
-               leap_seconds: int) -> int:
+               tz: tzinfo | None, strict: bool, codepage: str | None, byte_order: str,
+               urbi_data: str, leap_seconds: int) -> int:
     """Decode Event Replicator for Adabas messages: input requests (URBH + URBI with
     selection data or ISN list), status messages (URBS) and data messages (URBT, URBR,
     URBD with its record image, URBE), URBC, URBU, URBF/URBG.
@@ -66,6 +67,8 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
 
     def units() -> Iterator[tuple[Decoded, bytes]]:
         for src in read_sources(file, hex_text):
+            if src.message is None and codepage is None and byte_order == "auto":
+                refuse_other_format("urb", src.data, file, claimed=True)
             decoded = (api.decode_fast("urb", src.data, listing=not json_out, tz=tz)
                        if fast and src.message is None else None)
             if decoded is None:
@@ -76,7 +79,7 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
                 yield src.label(u), data
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
-                      fast=fast)
+                      strict_problems=strict, fast=fast)
 
 
 TYPES = ("open", "close", "inst", "tran", "stat", "reply", "data")

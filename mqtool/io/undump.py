@@ -219,8 +219,8 @@ _LOOK = 256 << 10
 
 
 def plain_text(text: str) -> bool:
-    """No control characters but tab and line ends."""
-    return not any(ord(c) < 0x20 and c not in "\t\r\n" for c in text)
+    """No control characters (C0, DEL, C1) but tab and line ends."""
+    return not any((ord(c) < 0x20 and c not in "\t\r\n") or 0x7F <= ord(c) < 0xA0 for c in text)
 
 
 def text_of(data: bytes) -> str:
@@ -238,24 +238,24 @@ def is_dump_text(data: bytes) -> bool:
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as e:
-        if e.start < len(head) - 3:  # not merely a character cut at the end
+        if e.start < len(head) - 3 or len(data) <= len(head):  # not a character we cut
             return False
         text = head[:e.start].decode("utf-8")
     return plain_text(text) and looks_like_dump(text)
 
 
 def unit_bytes(data: bytes, hex_text: bool, source: str, fmt: str = "input") -> bytes:
-    """The bytes of an input to decode as ``fmt``: ``data``, or (``hex_text``) those of the
-    dump text it holds. No bytes is ``EmptyInputError``; binary input that is really dump
-    text gets a hint instead of a confusing decode error."""
-    from mqtool.errors import EmptyInputError, InputError
+    """The bytes of an input to decode as ``fmt``: ``data``, or those of the dump text it
+    holds — with ``hex_text`` (``--hex``) always, else when ``is_dump_text`` recognises it,
+    as ``decode auto`` and ``identify`` do (binary input never reads as dump text: it is
+    not UTF-8 text free of control characters whose lines read back as dump lines). No
+    bytes is ``EmptyInputError``."""
+    from mqtool.errors import EmptyInputError
 
-    if hex_text:
+    if hex_text or is_dump_text(data):
         data = undump(text_of(data))
     if not data:
         raise EmptyInputError(fmt, source)
-    if not hex_text and is_dump_text(data):
-        raise InputError(f"{source}: this is hex dump text; add --hex to read it as a dump")
     return data
 
 
@@ -824,7 +824,8 @@ def read_back(raw: IO[bytes], name: str, reopen: Callable[[], IO[bytes]] | None 
     dumps) is read whole, up to ``DOCUMENT_LIMIT`` characters: from ``reopen()`` when given
     (a file), else from a copy kept while streaming. Holes and repeats come as ``Hole``.
     Empty text is ``EmptyInputError``."""
-    text = io.TextIOWrapper(io.BufferedReader(_Borrowed(raw)), encoding="utf-8", errors="replace", newline=None)
+    text = io.TextIOWrapper(io.BufferedReader(_Borrowed(raw)), encoding="utf-8", errors="replace",
+                            newline=None)
     pieces = _pieces(text)
     head: list[tuple[str, int, int, bool]] = []
     chars = 0

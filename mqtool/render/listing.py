@@ -79,15 +79,17 @@ def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037"
     return lines
 
 
-def unit_text(unit: Decoded, tz: tzinfo | None = None) -> str:
+def unit_text(unit: Decoded, tz: tzinfo | None = None, *, errors: bool = True) -> str:
     """The listing of one unit as printed: its lines (the unit's own ``lines`` when a fast
-    path made them), each escaped (``render.terminal``) and ended."""
-    lines = getattr(unit, "lines", None) or unit_lines(unit, tz)
+    path made them), each escaped (``render.terminal``) and ended; ``errors`` as in
+    ``unit_lines``."""
+    lines = getattr(unit, "lines", None) or unit_lines(unit, tz, errors=errors)
     return "".join(escape(line) + "\n" for line in lines)
 
 
-def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
-    """The whole listing of one unit, problems last."""
+def unit_lines(unit: Decoded, tz: tzinfo | None = None, *, errors: bool = True) -> Iterator[str]:
+    """The whole listing of one unit, problems last, then (``errors``) its errors (the
+    commands say errors on stderr instead, once)."""
     codepage = str(unit.attrs.get("codepage", "cp037"))
     if unit.title:
         yield unit.title
@@ -95,5 +97,5 @@ def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
         yield from element_lines(el, tz, codepage)
     for p in unit.problems:
         yield f"problem: {p.describe()}"
-    for p in unit.errors:
+    for p in unit.errors if errors else ():
         yield f"error: {p.describe()}"

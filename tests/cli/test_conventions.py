@@ -61,9 +61,10 @@ def test_every_command_is_classified() -> None:
 DIRECTORY_READERS = {"decode urb", "decode sas-attachment", "decode mq", "decode auto",
                      "reassemble attachment", "reassemble-attachment", "messages", "view"}
 # everything else that takes a file: "FILE: is a directory", exit 1
-# layouts reads no file; extract and spark-extract take a directory as the files in it
-# (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
-NO_FILE_ARGUMENT = {c for c in COMMANDS if c == "layouts" or c.startswith(("spark-extract", "extract"))}
+# layouts and man read no file; extract and spark-extract take a directory as the files in
+# it (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
+NO_FILE_ARGUMENT = {c for c in COMMANDS
+                    if c in ("layouts", "man") or c.startswith(("spark-extract", "extract"))}
 DIRECTORY_REFUSERS = sorted(c for c in COMMANDS if c not in DIRECTORY_READERS | NO_FILE_ARGUMENT)
 
 

@@ -60,13 +60,14 @@ ARGV = {
     "messages": ["messages", "{f}", "-o", "{o}"],
     "layouts": ["layouts", "urb", "--markdown", "-o", "{o}"],  # reads no input file
     "view": ["view", "{f}"],  # interactive: outside a terminal it says so (usage, 1)
+    "man": ["man", "decode", "urb"],  # reads no input file
 }
 BUILDERS = {f"build-request {b}" for b in BUILD}
 # the status each case gives, decided once (README "Exit status"): nothing decoded is 2;
 # a builder's request file is an option, so a bad one is a usage error (1)
 EMPTY = {c: ExitStatus.USAGE if c in BUILDERS else ExitStatus.DECODE for c in COMMANDS}
 EMPTY["dump"] = ExitStatus.OK  # a hex dump of nothing is nothing, as with xxd
-EMPTY["layouts"] = ExitStatus.OK  # takes no input file: it runs as always
+EMPTY["layouts"] = EMPTY["man"] = ExitStatus.OK  # take no input file: they run as always
 RANDOM = dict(EMPTY)
 RANDOM["view"] = ExitStatus.USAGE  # not a terminal here
 
@@ -195,7 +196,7 @@ GOOD = {
     "reassemble-attachment": "sas", "dump": "urb", "extract csq1logp": "csq1logp",
     "extract urb": "urb", "spark-extract csq1logp": "csq1logp", "spark-extract urb": "urb",
     "identify": "urb", "decode mq": "mq", "build-request mq": "mq.json", "messages": "sas",
-    "layouts": "urb", "view": "urb",
+    "layouts": "urb", "view": "urb", "man": "urb",
 }
 WRITERS = [c for c in COMMANDS if "{o}" in " ".join(ARGV[c])]
 
@@ -332,8 +333,8 @@ def test_dump_r_failure_leaves_no_file(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ special files
 
-# spark reads on executors; layouts reads no input file
-FIFO_COMMANDS = [c for c in COMMANDS if not c.startswith("spark-extract") and c != "layouts"]
+# spark reads on executors; layouts and man read no input file
+FIFO_COMMANDS = [c for c in COMMANDS if not c.startswith("spark-extract") and c not in ("layouts", "man")]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

@@ -111,7 +111,7 @@ def test_java_missing_or_old_is_an_environment_error_without_pyspark(hider: Path
 def test_view_without_textual(hider: Path, tmp_path: Path) -> None:
     r = run(hider, "textual", "view", TESTDATA / "sas" / "mytext-zos.qmsg")
     assert r.returncode == ExitStatus.ENVIRONMENT, r.stderr
-    assert r.stderr == "mqtool: mqtool view needs Textual: pip install 'mqtool[view]'\n"
+    assert r.stderr == "mqtool: view needs Textual: pip install 'mqtool[view]'\n"
 
 
 @pytest.fixture(scope="module")

@@ -209,10 +209,14 @@ def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
 def expand_inputs(paths: Iterable[str], options: Mapping[str, str] | None = None) -> Iterator[str]:
     """The inputs as ``spark-extract`` takes them: files and URIs as given, a local directory
     as its files (sorted; hidden and ``_``-prefixed ones left out), a glob as its matches. A
-    name that cannot be listed is kept, so it becomes an ``unreadable-file`` row."""
+    local name that does not exist is refused (``missing_input``, before any output); one
+    that cannot be listed is kept, so it becomes an ``unreadable-file`` row."""
+    from mqtool.io.inputs import is_missing, missing_input
     from mqtool.io.uris import list_files
 
     for path in paths:
+        if is_missing(path):
+            raise missing_input(path)
         glob = any(ch in os.path.basename(path) for ch in "*?[")
         if glob or (not is_uri(path) and os.path.isdir(path)):
             try:

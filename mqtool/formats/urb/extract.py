@@ -251,6 +251,8 @@ def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode:
         with open(path, encoding="utf-8", errors="replace") as f:
             part = Part(name or path, undump(f.read()))
         _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+        if progress:
+            progress(os.path.getsize(path))
     elif kind == "raw":
         for part, done in raw_parts(path):
             part.file = name or part.file
