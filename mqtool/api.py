@@ -143,30 +143,76 @@ def decode_fast(fmt: str, data: bytes, listing: bool = False,
 
 
 def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowRequest | None = None,
-                **options: object) -> Iterator[tuple[Decoded, bytes]]:
+                *, refuse_other: bool = True, **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of an input decoded as ``fmt``, each with its own bytes. A file a
     streaming codec reads (``Codec.stream``) is decoded piece by piece, whatever its size
-    (bounded memory, the first unit at once); other inputs are read whole. ``window``:
-    only those bytes of the input (offsets count from the window's start)."""
+    (bounded memory, the first unit at once); other inputs (and dump text, recognised or
+    ``hex_text``) are read whole. ``window``: only those bytes of the input (offsets count
+    from the window's start). ``refuse_other``: input another codec recognises and
+    ``fmt``'s does not is refused (``refuse_other_format``)."""
     from mqtool.io.inputs import HEAD, STDIN, iter_chunks, open_input
-    from mqtool.io.undump import unit_bytes
+    from mqtool.io.undump import is_dump_text, unit_bytes
     from mqtool.registry import codec, decode_blob
 
     c = codec(fmt)
-    if c.stream is None or hex_text or (window and path == STDIN):
-        return decode_blob(c.name, read_unit(path, hex_text, c.name, window), **options)
+    if window and (c.stream is None or hex_text or path == STDIN):
+        data = read_unit(path, hex_text, c.name, window)
+        if refuse_other:
+            refuse_other_format(c.name, data, path, claimed=True)
+        return decode_blob(c.name, data, **options)
     if window:
         head = unit_bytes(window_bytes(path, False, c.name, window, HEAD), False, path, c.name)
+        if refuse_other:
+            refuse_other_format(c.name, head, path, claimed=True, whole=False)
         w = window.window
         assert w is not None
         return c.stream(iter_chunks(path, w.start, w.length), head, final=False, **options)
     with open_input(path) as inp:
         inp.refuse_directory()
-        if inp.is_stdin or inp.whole:
-            data = unit_bytes(inp.read(), False, path, c.name)
+        dump = hex_text or is_dump_text(inp.head)
+        if c.stream is None or dump or inp.is_stdin or inp.whole:
+            data = unit_bytes(inp.read(), dump, path, c.name)
+            if refuse_other:
+                refuse_other_format(c.name, data, path, claimed=True)
+            if c.stream is None:
+                return decode_blob(c.name, data, **options)
             return c.stream([data], data[:HEAD], final=True, **options)
         head = unit_bytes(inp.head, False, path, c.name)
+        if refuse_other:
+            refuse_other_format(c.name, head, path, claimed=True, whole=False)
     return c.stream(iter_chunks(path), head, final=False, **options)
+
+
+def unit_info(unit: Decoded, tz: tzinfo | None = None) -> str:
+    """A unit in one line, as Wireshark's Info column (``render.info.info_line``): the
+    fields its codec names (``Codec.info``), else its element chain or title."""
+    from mqtool.registry import CODECS
+    from mqtool.render.info import info_line
+
+    c = next((c for c in CODECS if unit.format in c.names), None)
+    return info_line(unit, c.info if c is not None else (), tz)
+
+
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False, whole: bool = True) -> None:
+    """Raise ``WrongFormatError`` (exit 2) when the detector of ``fmt`` does not recognise
+    ``data``, naming what ``registry.identify`` takes it for. ``claimed``: only when another
+    codec recognises it (a damaged unit of ``fmt`` that nothing else claims is decoded as
+    far as it goes); ``whole``: ``data`` is the whole input, not its head."""
+    from mqtool.errors import WrongFormatError
+    from mqtool.registry import codec, identify
+
+    mine = codec(fmt).detect(data)
+    if mine is not None and mine.confidence > 0:
+        return
+    name = codec(fmt).name
+    others = [d for d in identify(data) if d.format != name and d.confidence > 0]
+    if claimed and not others:
+        return
+    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
+           else "unknown (no codec recognises these bytes)")
+    what = f"these {len(data)} bytes" if whole else f"its first {len(data)} bytes"
+    raise WrongFormatError(name, 0, f"{source}: {what} are not {name}{hint}", who)
 
 
 @dataclass
@@ -663,6 +709,7 @@ def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: st
     attachment message fits says what ``identify`` takes it for."""
     from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
     from mqtool.io.inputs import open_input
+    from mqtool.io.undump import is_dump_text, unit_bytes
 
     hints = hints or sender_hints()
     if hex_text or window:
@@ -678,19 +725,20 @@ def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: st
             raise DumpProblemsError(path, len(opened.errors))
         return
     with opened:
-        _sas_checked(opened, input_format)
+        _sas_checked(opened)
+        if is_dump_text(opened.head):  # as decode auto reads it
+            data = unit_bytes(opened.read(), True, path, "sas-attachment")
+            yield from _sas_body(io.BytesIO(data), hints, part, text)
+            return
         yield from _sas_body(opened.stream(), hints, part, text)
 
 
-def _sas_checked(inp: Input, input_format: str) -> None:
+def _sas_checked(inp: Input) -> None:
     from mqtool.errors import EmptyInputError
-    from mqtool.io.undump import unit_bytes
 
     inp.refuse_directory()
     if not inp.head:
         raise EmptyInputError("sas-attachment", inp.path)
-    if input_format == "auto":
-        unit_bytes(inp.head, False, inp.path, "sas-attachment")
 
 
 def _sas_body(f: IO[bytes], hints: Hints, part: str, text: bool) -> Iterator[tuple[Decoded, bytes]]:
@@ -1104,16 +1152,17 @@ def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str]
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
                 force: bool = False, progress: Callable[[int], None] | None = None,
-                leap_seconds: int = 0) -> ExtractSummary:
+                leap_seconds: int = 0, names: Mapping[str, str] | None = None) -> ExtractSummary:
     """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
     in ``outdir``; returns the ``formats.urb.extract.Summary``. Inputs that are all empty
-    files are ``EmptyInputError``, before any output is made."""
+    files are ``EmptyInputError``, before any output is made. ``names``: what rows, the
+    summary and errors call a path (``io.inputs.Spooled.names``: stdin's copy is ``-``)."""
     from mqtool.formats.urb.extract import extract as _extract
     from mqtool.io.inputs import total_size
 
     total_size(paths, refuse_empty="urb")
     return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
-                    leap_seconds=leap_seconds)
+                    leap_seconds=leap_seconds, names=names)
 
 
 # --------------------------------------------------------------------------- selecting and counting

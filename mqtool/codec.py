@@ -100,6 +100,9 @@ class LaterModule:
         return f"LaterModule({self.name!r})"
 
 
+ELEMENTS = "<elements>"  # in ``Codec.info``: the unit's element types (URBH URBT URBR×3 ...)
+
+
 class Later:
     """The function ``module:name``, imported at its first call."""
 
@@ -129,6 +132,9 @@ class Codec:
     decode: Decoder
     detect: Detector
     aliases: tuple[str, ...] = ()  # other names ``layouts`` and ``--decode-as`` take
+    # the fields that say what a unit is in one line (``view``'s Info column, as
+    # Wireshark's), in the order shown; ``ELEMENTS``: the chain of its element types
+    info: tuple[str, ...] = ()
     build: Builder | None = None
     build_title: str = ""  # what ``build-request NAME`` builds, in one line
     stream: StreamDecoder | None = None  # large inputs decoded piece by piece

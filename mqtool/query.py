@@ -508,23 +508,13 @@ def field_list(text: str, option: str = "--fields") -> list[str]:
     return names
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
 def cell(values: Sequence[Any]) -> str:
     """One column's text: the values joined by ``AGGREGATOR``; tabs, line ends and other
-    control or bidi characters escaped (``\\t``, ``\\n``, ``\\x1b``) so input text never
-    steers a terminal or splits a line."""
-    text = AGGREGATOR.join(_text(v) for v in values)
-    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+    control or bidi characters escaped (``\\t``, ``\\n``, ``\\x1b``: ``render.terminal``)
+    so input text never steers a terminal or splits a line."""
+    from mqtool.render.terminal import escape
 
-
-def _escape(m: re.Match[str]) -> str:
-    c = m.group()
-    named = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-    if c in named:
-        return named[c]
-    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    return escape(AGGREGATOR.join(_text(v) for v in values))
 
 
 def columns(records: Iterable[Any], names: Sequence[str], header: bool = False) -> Iterator[str]:

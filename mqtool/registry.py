@@ -45,7 +45,12 @@ def codec(name: str) -> Codec:
     """The codec of a format name or alias; a clear error for unknown names."""
     found = next((c for c in CODECS if name.lower() in c.names), None)
     if found is None:
-        raise InputError(f"unknown format {name!r}; known: {', '.join(names())}")
+        import difflib
+
+        every = {n: c.name for c in CODECS for n in c.names}
+        close = dict.fromkeys(every[n] for n in difflib.get_close_matches(name.lower(), every))
+        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        raise InputError(f"unknown format {name!r}; {hint}known: {', '.join(names())}")
     return found
 
 

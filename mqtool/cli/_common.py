@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from mqtool.errors import ExitStatus, InputError, WrongFormatError
+from mqtool.errors import ExitStatus, InputError
 from mqtool.model import Decoded, shift_unit
 
 if TYPE_CHECKING:
@@ -54,33 +54,45 @@ class Env:
         return self.stdout_isatty
 
     def write(self, text: str) -> None:
-        self.stdout.write(text.encode("utf-8"))
+        """Lines of text on stdout, each escaped (``render.terminal``)."""
+        from mqtool.render.terminal import escape_lines
+
+        self.stdout.write(escape_lines(text).encode("utf-8"))
 
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
+    def json_line(self, obj: Any) -> None:
+        """One JSON line on stdout (``render.terminal.json_text``)."""
+        from mqtool.render.terminal import json_text
+
+        self.stdout.write(json_text(obj).encode("utf-8") + b"\n")
+
     def console(self) -> Console:
-        """A rich console on stdout that colours only when ``color`` says so."""
-        from rich.console import Console
+        """A rich console on stdout that colours only when ``color`` says so and never reads
+        markup (``render.terminal.console``)."""
+        from mqtool.render.terminal import console
 
-        class _Console(Console):
-            def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
-                raise BrokenPipeError(32, "Broken pipe")
+        c = console(_TextOut(self.stdout), color=self.color, soft_wrap=True,  # type: ignore[arg-type]
+                    width=400 if not self.stdout_isatty else None)
 
-        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
-                       no_color=not self.color, highlight=False, soft_wrap=True,
-                       width=400 if not self.stdout_isatty else None)
+        def on_broken_pipe() -> None:  # rich exits 1 here; mqtool ends quietly (run)
+            raise BrokenPipeError(32, "Broken pipe")
+
+        c.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]
+        return c
 
     def console_err(self) -> Console:
         """A rich console on stderr (summaries and progress bars for a person watching)."""
-        from rich.console import Console
+        from mqtool.render.terminal import console
 
-        return Console(file=self.stderr, highlight=False)
+        return console(self.stderr)
 
     def error(self, message: str) -> None:
-        from mqtool.cli import printable
+        """``mqtool: MESSAGE`` on stderr, escaped (``render.terminal.error_lines``)."""
+        from mqtool.render.terminal import error_lines
 
-        self.stderr.write(f"mqtool: {printable(message)}\n")
+        self.stderr.write(error_lines(message))
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
@@ -145,8 +157,8 @@ def input_argument(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def hex_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--hex", "hex_text", is_flag=True,
-                        help="Input is hex dump text (document style, xxd, hexdump -C), "
-                             "not binary.")(f)
+                        help="Input is hex dump text (document style, xxd, hexdump -C), not "
+                             "binary; dump text is recognised without it, --hex forces it.")(f)
 
 
 def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -161,7 +173,14 @@ def raw_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--annotate", is_flag=True,
-                        help="Hex dump with each field's bytes coloured and labelled.")(f)
+                        help="Hex dump with each field's bytes coloured and labelled (not with "
+                             "--json).")(f)
+
+
+def strict_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--strict", is_flag=True,
+                        help="Problems count as errors: each is said on stderr, and the exit "
+                             "status is 2.")(f)
 
 
 def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
@@ -375,11 +394,20 @@ def column_lines() -> Callable[[object], str]:
 
 
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The options every ``decode`` subcommand has, in one place."""
-    for opt in (color_option, tz_option, annotate_option, raw_option, json_option,
+    """The options every ``decode`` subcommand has, in one place; ``--json`` with
+    ``--annotate`` (two outputs) is refused before the input is read."""
+
+    @functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("json_out") and kwargs.get("annotate"):
+            raise click.UsageError("--json and --annotate are two ways to print: give one")
+        return f(*args, **kwargs)
+
+    command: Callable[..., Any] = checked
+    for opt in (color_option, tz_option, strict_option, annotate_option, raw_option, json_option,
                 select_options, window_options, hex_option, input_argument):
-        f = opt(f)
-    return f
+        command = opt(command)
+    return command
 
 
 def command_format() -> str:
@@ -429,20 +457,14 @@ def decode_sources(file: str, hex_text: bool,
             yield src.label(failed), src.data
 
 
-def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
-    """Raise ``WrongFormatError`` (exit 2) when ``fmt``'s own detector does not recognise
-    ``data``, saying what ``identify`` thinks it is. For a decoder's automatic mode: an
-    explicit choice (``--part``) decodes whatever it is given."""
-    from mqtool import registry
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False) -> None:
+    """``api.refuse_other_format``: input of another format refused (exit 2), naming what
+    ``identify`` takes it for. For a decoder's automatic mode: an explicit choice
+    (``--part``, ``--format``) decodes whatever it is given."""
+    from mqtool import api
 
-    detect = getattr(registry.codec(fmt), "detect", None)
-    mine = detect(data) if detect is not None else None
-    if mine is not None and mine.confidence > 0:
-        return
-    others = [d for d in registry.identify(data) if d.format != fmt and d.confidence > 0]
-    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
-           else "unknown (no codec recognises these bytes)")
-    raise WrongFormatError(fmt, 0, f"{source}: these {len(data)} bytes are not {fmt}{hint}", who)
+    api.refuse_other_format(fmt, data, source, hint, claimed=claimed)
 
 
 # --------------------------------------------------------------------------- output
@@ -457,9 +479,11 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
 
     ``units`` yields each unit with its own bytes (a unit may carry its listing ``lines``).
-    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Returns
-    DECODE when any unit has errors (its partial output was printed first), or when
-    ``strict_problems`` and any problem.
+    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Each
+    error is said once, on stderr (the listing on stdout is the partial result); with
+    ``strict_problems`` (``--strict``) each problem too. Returns DECODE when any unit has
+    errors (its partial output was printed first), or when ``strict_problems`` and any
+    problem.
     """
     sel, win = selection(), window()
     if sel.columns and (json_out or annotate):
@@ -484,6 +508,9 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
                  if "message" in unit.attrs else "")
         for p in unit.errors:
             env.error(f"{unit.format}: {where}{p.describe()}")
+        if strict_problems:
+            for p in unit.problems:
+                env.error(f"{unit.format}: {where}problem (--strict): {p.describe()}")
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()
@@ -506,17 +533,19 @@ def _columns_writer(env: Env) -> Writer:
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    from mqtool.render.terminal import json_bytes_safe
+
     dumps = _fast_dumps() if fast else _dumps
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        write(dumps(unit.to_json(raw)) + b"\n")
+        write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
 
     return one
 
 
 def _dumps(obj: object) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 def _fast_dumps() -> Callable[[object], bytes]:
@@ -536,13 +565,12 @@ def _fast_dumps() -> Callable[[object], bytes]:
 
 
 def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
-    from mqtool.render.listing import unit_lines
+    from mqtool.render.listing import unit_text
 
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz))
-        text = "".join(line + "\n" for line in lines)
+        text = unit_text(unit, tz, errors=False)
         write((text if first else "\n" + text).encode("utf-8"))
 
     return one
@@ -550,6 +578,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
 
 def _annotated_writer(env: Env) -> Writer:
     from mqtool.render.annotate import annotate_unit
+    from mqtool.render.terminal import text
 
     console = env.console()
 
@@ -557,11 +586,11 @@ def _annotated_writer(env: Env) -> Writer:
         if not first:
             env.line()
         if unit.title:
-            console.print(unit.title)
-        for text in annotate_unit(unit, data):
-            console.print(text)
+            console.print(text(unit.title))
+        for line in annotate_unit(unit, data):
+            console.print(line)
         for p in unit.problems:
-            console.print(f"problem: {p.describe()}")
+            console.print(text(f"problem: {p.describe()}"))
 
     return one
 
@@ -578,7 +607,9 @@ def summary_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def write_summary(env: Env, path: str, info: dict[str, Any]) -> None:
     """The summary of ``--summary FILE``; ``-`` prints it on stdout."""
     if path == "-":
-        env.line(json.dumps(info, indent=2))
+        from mqtool.render.terminal import json_text
+
+        env.line(json_text(info, indent=2))
         env.stdout.flush()
         return
     from mqtool import api

@@ -3,7 +3,6 @@ own detector, plus queue dumps and hex dump text), then decode it or say so."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import tzinfo
 
@@ -27,7 +26,6 @@ TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
 
 @click.command(short_help="Recognise the format, then decode with it.")
 @decoder_options
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
 def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                 tz: tzinfo | None, strict: bool) -> int:
     """Recognise which format FILE holds — each codec judges the bytes itself (eyecatchers,
@@ -100,9 +98,8 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
         if size > len(data):
             reason += f" (judged on the first {len(data):,} of {size:,} bytes)"
         if json_out:
-            env.line(json.dumps({"file": file, "format": fmt, "confidence": conf, "reason": reason,
-                                 "candidates": [d.to_json() for d in found]},
-                                ensure_ascii=False, separators=(",", ":")))
+            env.json_line({"file": file, "format": fmt, "confidence": conf, "reason": reason,
+                           "candidates": [d.to_json() for d in found]})
             continue
         env.line(f"{file}: {fmt or 'unknown'} ({conf:.2f}) {reason}")
         if show_all:

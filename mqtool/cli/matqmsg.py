@@ -39,8 +39,6 @@ from mqtool.errors import BuildError, ExitStatus
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
 @codepage_option("Code page of keys and message text (037, 1047, 500, ascii, ...), or binary "
                  "for hex.", "037", "binary")
-@click.option("--strict", is_flag=True,
-              help="Exit with status 2 when problems (template violations) were found.")
 def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                    tz: tzinfo | None,
                    part: str, key_bytes: int | None, text_bytes: int | None,
@@ -61,8 +59,9 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     Template values the machine would refuse (lengths not multiples of 16, K > 256,
     T > 65,536, keyed selection without a key or on a non-keyed queue, reserved bits on,
     bytes provided < 8) are listed as problems with the MI exception code; the exit status
-    stays 0 unless --strict. Bytes that are neither template (with --part auto) are refused
-    with what 'mqtool identify' thinks they are, exit status 2.
+    stays 0 unless --strict (then each is said on stderr). Bytes that are neither template
+    (with --part auto) are refused with what 'mqtool identify' thinks they are, exit status
+    2.
     """
     from mqtool import api
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -102,7 +101,7 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
         n = api.write_messages(selected(), output, to, force=force, stdout=env.stdout,
                                inputs=dumps)
         if output != "-" or to != "dmpmqmsg":
-            env.stderr.write(f"mqtool: {n} message(s) written to {output}\n")
+            env.error(f"{n} message(s) written to {output}")
     else:
         for _ in selected():
             pass
@@ -112,7 +111,9 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
 
 
 def _json_line(s: Any) -> str:
-    return json.dumps(s.to_json(), ensure_ascii=False)
+    from mqtool.render.terminal import json_text
+
+    return json_text(s.to_json())
 
 
 class _Table:

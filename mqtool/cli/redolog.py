@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import click
 
-from mqtool.cli._common import codepage_option, decode_sources, decoder_options, emit_units, get_env
+from mqtool.cli._common import (
+    codepage_option,
+    decode_sources,
+    decoder_options,
+    emit_units,
+    get_env,
+    refuse_other_format,
+)
 from mqtool.errors import ExitStatus
+
+if TYPE_CHECKING:
+    from mqtool.model import Decoded
 
 PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
 
@@ -28,7 +41,6 @@ PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
 @click.option("--map", "names", metavar="NAME,...",
               help="USREXTPL field map, one name per fullword (default shared_storage@, "
                    "exit_1@, exit_2@, ...; a name containing 'init' is the Initialization exit).")
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
 def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz,  # type: ignore[no-untyped-def]
                    part: str, codepage: str, synthetic: bool, params: int | None,
                    fields: int | None, names: str | None, strict: bool) -> int:
@@ -50,8 +62,13 @@ def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
 
     env = get_env()
     map_names = [n.strip() for n in names.split(",") if n.strip()] if names else None
-    units = decode_sources(file, hex_text, lambda data: api.decode(
-        "redolog", data, part=part, codepage=codepage, synthetic=synthetic, params=params,
-        fields=fields, names=map_names))
+
+    def one(data: bytes) -> Iterable[Decoded]:
+        if part == "auto":
+            refuse_other_format("redolog", data, file, claimed=True)
+        return api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
+                          params=params, fields=fields, names=map_names)
+
+    units = decode_sources(file, hex_text, one)
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK

@@ -10,7 +10,7 @@ from mqtool.cli import INTERNAL_ERROR
 from mqtool.cli._common import codepage_option, hex_option, window, window_options
 from mqtool.errors import EnvError, ExitStatus
 
-INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
+INSTALL = "view needs Textual: pip install 'mqtool[view]'"  # said after "mqtool: "
 
 
 @click.command(short_help="Explore units interactively: unit list, field tree, linked hex.")
@@ -59,8 +59,8 @@ def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> in
         close = getattr(source, "close", None)
         if close is not None:
             close()
-        raise click.UsageError("mqtool view is interactive: run it in a terminal (for a "
-                               "pipeline use decode --json or decode --annotate)")
+        raise click.UsageError("view is interactive: run it in a terminal (for a pipeline use "
+                               "decode --json or decode --annotate)")
     app = ViewApp(source)
     try:
         result = app.run()

@@ -63,9 +63,10 @@ DIRECTORY_READERS = {c for c in COMMANDS if c.startswith("decode ")} | {
 # decoders of formats that are not SAS attachment messages: they say so, message by message
 NOT_THEIRS = {"decode urb", "decode redolog", "decode matqmsg", "decode csq1logp"}
 # everything else that takes a file: "FILE: is a directory", exit 1
-# layouts reads no file; extract and spark-extract take a directory as the files in it
-# (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
-NO_FILE_ARGUMENT = {c for c in COMMANDS if c == "layouts" or c.startswith(("spark-extract", "extract"))}
+# layouts and man read no file; extract and spark-extract take a directory as the files in
+# it (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
+NO_FILE_ARGUMENT = {c for c in COMMANDS
+                    if c in ("layouts", "man") or c.startswith(("spark-extract", "extract"))}
 # stats reads a directory as decode auto does, and prints counts, not units: tests/cli/test_stats.py
 NO_FILE_ARGUMENT.add("stats")
 DIRECTORY_REFUSERS = sorted(c for c in COMMANDS if c not in DIRECTORY_READERS | NO_FILE_ARGUMENT)

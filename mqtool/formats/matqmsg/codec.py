@@ -1,10 +1,11 @@
 """IBM i MATQMSG templates, as the registry lists them."""
 
-from mqtool.codec import Codec, Later, LaterModule
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 
 CODEC = Codec(
     name="matqmsg",
     title="IBM i MATQMSG receiver or message selection template.",
+    info=(ELEMENTS, "selection_type", "mode", "messages_available", "key"),
     decode=Later("mqtool.formats.matqmsg.decode:decode"),
     detect=Later("mqtool.formats.matqmsg.detect:detect"),
     build=Later("mqtool.formats.matqmsg.request:build"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mqtool.codec import Codec, Later, LaterModule
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 from mqtool.formats.mq.dumps.producers import PRODUCERS
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ def detect(data: bytes, /) -> Detection | None:
 CODEC = Codec(
     name="mq",
     title="IBM MQ header chain (MQDLH, MQRFH2, MQXQH, MQTM, MQCIH, MQIIH, ...) and payload.",
+    info=(ELEMENTS, "reason", "destqname", "remoteqname", "qname", "format"),
     aliases=("mqmd",),
     decode=Later("mqtool.formats.mq.decode:decode"),
     detect=detect,

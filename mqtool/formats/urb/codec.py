@@ -1,10 +1,11 @@
 """Event Replicator for Adabas URB messages, as the registry lists them."""
 
-from mqtool.codec import Codec, Later, LaterModule
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 
 CODEC = Codec(
     name="urb",
     title="Event Replicator URB messages (URBH, URBI, URBS, URBT, URBR, URBD, URBE, ...).",
+    info=(ELEMENTS, "urbirt", "urbsrt", "urbsst", "urbtsnam", "urbssnam", "urbisnam"),
     decode=Later("mqtool.formats.urb.decode:decode"),
     detect=Later("mqtool.formats.urb.decode:detect"),
     build=Later("mqtool.formats.urb.build:build"),

@@ -44,7 +44,7 @@ from mqtool.formats.mq.dumps.producers import PRODUCERS
 from mqtool.formats.mq.dumps.rfhutil import RfhutilReader
 from mqtool.formats.mq.dumps.sniff import HEAD, sniff
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
-from mqtool.io.inputs import STDIN, Input, open_input
+from mqtool.io.inputs import STDIN, Input, missing_input, open_input
 from mqtool.model import Problem
 
 __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "Message",
@@ -140,7 +140,7 @@ def _open(path: str) -> IO[bytes]:
         return stdin()
     p = Path(path)
     if not p.exists():
-        raise InputError(f"{path}: no such file or directory")
+        raise missing_input(path)
     from mqtool.io.inputs import open_regular
 
     return open_regular(p)  # FIFOs, devices and sockets are refused, not opened
