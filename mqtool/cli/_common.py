@@ -62,6 +62,11 @@ class Env:
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
+    def cells_line(self, text: str) -> None:
+        """A ``--fields`` line on stdout: its cells escaped already (``query.cell``), the
+        tabs between them kept."""
+        self.stdout.write((text + "\n").encode("utf-8"))
+
     def json_line(self, obj: Any) -> None:
         """One JSON line on stdout (``render.terminal.json_text``)."""
         from mqtool.render.terminal import json_text

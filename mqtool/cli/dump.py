@@ -107,7 +107,7 @@ def _window(file: str) -> tuple[int, int | None]:
     req = window()
     if file != "-":
         check_regular(file)
-    w = req.resolve(size_of(file))
+    w = req.resolve(size_of(file), past_end=True)  # xxd -s past the end: nothing to dump
     return w.start, (w.length if w.length >= 0 else None)
 
 

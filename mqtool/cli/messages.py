@@ -93,7 +93,7 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
                 s = api.summarize(msg)
                 if filters.match(s) and (not sel or sel.match(api.message_record(s)) is not None):
                     if show is not None:
-                        env.line(show(s))
+                        (env.cells_line if sel.columns else env.line)(show(s))
                     yield msg
             _report(env, dump, state)
 

@@ -175,7 +175,7 @@ class _Printer:
 
     def hit(self, hit: Any, image: str, carved: dict[str, Any] | None) -> None:
         from mqtool import api
-        from mqtool.cli import printable
+        from mqtool.render.terminal import escape as printable
 
         sel, env = selection(), self.env
         if sel.columns:
@@ -184,8 +184,8 @@ class _Printer:
             heading = None if self.headed else sel.heading()
             self.headed = True
             if heading is not None:
-                env.line(heading)
-            env.line(sel.row())
+                env.cells_line(heading)
+            env.cells_line(sel.row())
         elif self.json_out:
             obj = {"image": image, **(carved if carved is not None else hit.to_json())}
             env.line(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))

@@ -5,6 +5,7 @@ verb)."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 
 import click
@@ -57,9 +58,14 @@ def stats(files: tuple[str, ...], by: str, json_out: bool, fmt: str, hex_text: b
     """
     from mqtool import api, registry
 
+    from mqtool.io.inputs import missing_input
+
     env = get_env()
     if fmt != "auto":
         registry.codec(fmt)  # an unknown name: one line, the known ones
+    for file in files:  # a missing input is said before any output, as every command does
+        if file != "-" and not os.path.lexists(file):
+            raise missing_input(file)
     sel = api.selection(select_where, by, fields_option="--by")
     names = sel.names or []
     state = {"status": ExitStatus.OK}
@@ -94,7 +100,7 @@ def _units(env: Env, files: tuple[str, ...], fmt: str, hex_text: bool,
 
 def _table(env: Env, rows: list[list[str]]) -> None:
     """Counts right-aligned, values left-aligned; text from the input escaped."""
-    from mqtool.cli import printable
+    from mqtool.render.terminal import escape as printable
 
     rows = [[printable(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

@@ -33,7 +33,7 @@ def verify(manifest: str, json_out: bool) -> int:
     any changed or is missing, 1 when MANIFEST holds no custody record.
     """
     from mqtool import api
-    from mqtool.cli import printable
+    from mqtool.render.terminal import escape as printable
 
     env = get_env()
     v = api.verify(manifest)

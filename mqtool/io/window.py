@@ -40,10 +40,11 @@ class Window(NamedTuple):
 
 
 def resolve(size: int | None, offset: str | int | None = None,
-            length: str | int | None = None) -> Window:
+            length: str | int | None = None, *, past_end: bool = False) -> Window:
     """The window ``offset``/``length`` select in an input of ``size`` bytes (None: not
-    known, stdin: a negative offset is refused). An offset past the end is an error; a
-    length running past the end is cut, as xxd does."""
+    known, stdin: a negative offset is refused). An offset past the end is an error (with
+    ``past_end``, as ``xxd -s`` takes it: an empty window at the end); a length running
+    past the end is cut, as xxd does."""
     start = parse_number(offset, "--offset") if offset is not None else 0
     n = parse_number(length, "--length") if length is not None else None
     if n is not None and n < 0:
@@ -54,6 +55,8 @@ def resolve(size: int | None, offset: str | int | None = None,
         if -start > size:
             raise InputError(f"--offset {offset!r}: the input has only {size} bytes")
         start += size
+    if size is not None and start > size and past_end:
+        start = size
     if size is not None and start > size:
         raise InputError(f"--offset {offset!r}: past the end of the input ({size} bytes)")
     avail = None if size is None else size - start
@@ -97,8 +100,8 @@ class WindowRequest:
             raise InputError(f"--length {self.length!r}: must not be negative")
         return self
 
-    def resolve(self, size: int | None) -> Window:
-        self.window = resolve(size, self.offset, self.length)
+    def resolve(self, size: int | None, *, past_end: bool = False) -> Window:
+        self.window = resolve(size, self.offset, self.length, past_end=past_end)
         return self.window
 
     def cut(self, data: bytes) -> bytes:

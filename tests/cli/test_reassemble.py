@@ -39,7 +39,7 @@ CONTENT = (b"First line of d:\\mytext.txt\r\nSecond line, a little longer than t
 SEED_G = bytes([0x11]) * 16  # the header G of IBM's example (stepped: 22.., 33..)
 HEADER_DIR = SEED_G.hex().upper() + "00" * 8
 MANIFEST_KEYS = {"header_correlid", "message_correlid", "original_msgtype", "original_correlid",
-                 "attachments", "messages", "anomalies"}
+                 "attachments", "messages", "anomalies", "custody"}
 ATTACHMENT_KEYS = {"index", "type", "type_name", "correlid", "qualifier1", "qualifier2",
                    "description", "version", "complete", "missing", "output", "size", "sha256",
                    "gaps", "unplaced", "anomalies"}
