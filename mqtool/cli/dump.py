@@ -78,7 +78,7 @@ def dump(file: str, cols: int | None, group: int | None,
     env = get_env()
     if reverse:
         return _reverse(env, file, output, force)
-    seek, length = _window(file)
+    seek, length = _window(file, style == "xxd")
     mode = ("include" if include else "plain" if plain else "little" if little
             else "bits" if bits else "normal")
     if mode != "normal" or autoskip:
@@ -99,7 +99,7 @@ def dump(file: str, cols: int | None, group: int | None,
     return _dump(env, file, opts, seek, length, output, force)
 
 
-def _window(file: str) -> tuple[int, int | None]:
+def _window(file: str, xxd: bool = False) -> tuple[int, int | None]:
     """Where ``-s``/``-l`` start and how many bytes they take (None: to the end; stdin's
     size is not known)."""
     from mqtool.io.inputs import check_regular, size_of
@@ -107,7 +107,7 @@ def _window(file: str) -> tuple[int, int | None]:
     req = window()
     if file != "-":
         check_regular(file)
-    w = req.resolve(size_of(file), past_end=True)  # xxd -s past the end: nothing to dump
+    w = req.resolve(size_of(file), past_end=xxd)  # --style xxd, as xxd -s: nothing to dump
     return w.start, (w.length if w.length >= 0 else None)
 
 

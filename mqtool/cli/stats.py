@@ -57,7 +57,6 @@ def stats(files: tuple[str, ...], by: str, json_out: bool, fmt: str, hex_text: b
     that could not be fully decoded is said on stderr, its units still counted (exit 2).
     """
     from mqtool import api, registry
-
     from mqtool.io.inputs import missing_input
 
     env = get_env()

@@ -150,7 +150,9 @@ def test_json_output(tmp_path: Path) -> None:
     dump = write_dump(seed_messages("win"), "dmpmqmsg", tmp_path / "d.qmsg")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--json")
     lines = [json.loads(x) for x in r.text.splitlines()]
-    assert lines[0] == manifest(tmp_path / "o")
+    written = manifest(tmp_path / "o")
+    assert written.pop("custody")["command"][:3] == ["mqtool", "reassemble", "attachment"]
+    assert lines[0] == written  # the manifest as written, less its chain of custody
     assert lines[1]["summary"]["complete"] == 1 and lines[1]["summary"]["status"] == 0
 
 
