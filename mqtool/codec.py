@@ -69,6 +69,37 @@ class MessageDecoder(Protocol):
     def decode(self, msg: Any, /) -> tuple[Decoded, bytes]: ...
 
 
+class Carver(Protocol):
+    """A format's ``carve`` module as ``mqtool scan`` reads it (``io.carving`` describes
+    the protocol): the signatures every structure carries, how far before its signature a
+    structure starts, and ``confirm`` -- a structure decoded where a signature was seen."""
+
+    SIGNATURES: tuple[bytes, ...]
+    PATTERNS: tuple[bytes, ...]
+    BEFORE: int
+
+    def confirm(self, view: memoryview, at: int, final: bool, work: Any, /) -> Any: ...
+
+
+class LaterModule:
+    """The module ``name``, imported at its first attribute access (a format's ``carve``
+    module: ``mqtool --help`` and listing the formats import none)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._module: Any = None
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if self._module is None:
+            self._module = importlib.import_module(self.name)
+        return getattr(self._module, attr)
+
+    def __repr__(self) -> str:
+        return f"LaterModule({self.name!r})"
+
+
 ELEMENTS = "<elements>"  # in ``Codec.info``: the unit's element types (URBH URBT URBR×3 ...)
 
 
@@ -114,6 +145,7 @@ class Codec:
     dump_kinds: Mapping[str, str] = field(default_factory=dict)  # queue-dump producer -> words
     sniff_dump: Callable[[bytes], str | None] | None = None  # which of ``dump_kinds`` a head is
     dump_reader: Callable[[Callable[[str], None]], QueueDumps] | None = None  # their messages
+    carve: Carver | LaterModule | None = None  # finds the format's structures inside any bytes
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -105,6 +105,11 @@ TOP = {
                  "List the messages of queue dumps; filter; convert."),
     "view": ("mqtool.cli.view:view",
              "Explore units interactively: unit list, field tree, linked hex."),
+    "scan": ("mqtool.cli.scan:scan",
+             "Find the structures mqtool knows inside any bytes; carve them out."),
+    "stats": ("mqtool.cli.stats:stats", "Count units or rows by the values of fields."),
+    "verify": ("mqtool.cli.verify:verify",
+               "Check the files a manifest's chain of custody names: what changed."),
     "man": ("mqtool.cli.man:man", "Show the manual page of mqtool or of a command."),
 }
 
@@ -232,8 +237,15 @@ def cli() -> None:
     """
 
 
+ARGV: list[str] = []  # the arguments of the running command line (custody records name them)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run mqtool; returns the exit status instead of exiting (tests call this)."""
+    ARGV[:] = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    from mqtool.io.custody import begin_run
+
+    begin_run(["mqtool", *ARGV])
     try:
         rv = cli.main(args=argv, prog_name="mqtool", standalone_mode=False)
         return int(rv or 0)

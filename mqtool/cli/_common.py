@@ -18,12 +18,14 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from mqtool.errors import ExitStatus, InputError
-from mqtool.model import Decoded
+from mqtool.model import Decoded, shift_unit
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from mqtool.api import Selection
     from mqtool.io.inputs import Source
+    from mqtool.io.window import WindowRequest
 
 
 @dataclass
@@ -59,6 +61,11 @@ class Env:
 
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
+
+    def cells_line(self, text: str) -> None:
+        """A ``--fields`` line on stdout: its cells escaped already (``query.cell``), the
+        tabs between them kept."""
+        self.stdout.write((text + "\n").encode("utf-8"))
 
     def json_line(self, obj: Any) -> None:
         """One JSON line on stdout (``render.terminal.json_text``)."""
@@ -130,6 +137,14 @@ def refuse_binary_to_terminal(env: Env) -> None:
     has_dump = ctx is not None and any("--dump" in getattr(p, "opts", ()) for p in ctx.command.params)
     how = "use -o FILE, a pipe, or --dump for a hex dump" if has_dump else "use -o FILE or a pipe"
     raise InputError(f"refusing to write binary data to a terminal: {how}")
+
+
+def command_line() -> list[str]:
+    """The command line of this run, as typed: ``mqtool`` and its arguments (for custody
+    records)."""
+    from mqtool.cli import ARGV
+
+    return ["mqtool", *ARGV]
 
 
 def get_env() -> Env:
@@ -278,6 +293,111 @@ def codepage_option(help_text: str, default: str | None = None, *extra: str,
                         show_default=default is not None, help=help_text)
 
 
+# --------------------------------------------------------------------------- windows and selections
+
+WINDOW = "mqtool.window"  # ctx.meta: the --offset/--length of the running command
+SELECTION = "mqtool.selection"  # ctx.meta: its --where/--fields/--header
+
+
+def window_options(f: Callable[..., Any] | None = None, *, short: bool = False
+                   ) -> Callable[..., Any]:
+    """``--offset`` / ``--length`` (xxd's ``-s`` / ``-l``; ``short``: those letters too):
+    the command reads that window of its input, and the offsets it reports stay absolute
+    in the input. The numbers are checked at once; the window is kept for ``window()``."""
+    def add(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def windowed(*args: Any, window_offset: str | None = None,
+                     window_length: str | None = None, **kwargs: Any) -> Any:
+            from mqtool.io.window import WindowRequest
+
+            request = WindowRequest(window_offset, window_length).check()
+            click.get_current_context().meta[WINDOW] = request
+            return f(*args, **kwargs)
+
+        run: Callable[..., Any] = windowed
+
+        names = (("-s",) if short else ()), (("-l",) if short else ())
+        for opt in (click.option(*names[1], "--length", "window_length", metavar="N",
+                                 help="Read N bytes of the input only (xxd -l; decimal, 0x.. or "
+                                      "X'..')."),
+                    click.option(*names[0], "--offset", "window_offset", metavar="N",
+                                 help="Start at byte N of the input (xxd -s; decimal, 0x.. or "
+                                      "X'..'; negative: from the end). Reported offsets stay "
+                                      "those of the input.")):
+            run = opt(run)
+        return run
+
+    return add(f) if f is not None else add
+
+
+def window() -> WindowRequest:
+    """The ``--offset`` / ``--length`` of the running command (empty without them)."""
+    from mqtool.io.window import WindowRequest
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(WINDOW) if ctx is not None else None
+    return found if found is not None else WindowRequest()
+
+
+def where_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--where EXPR`` alone (``stats``); ``select_options`` has it with the others."""
+    return click.option("--where", "select_where", metavar="EXPR",
+                        help="Only units or rows whose decoded fields satisfy EXPR: "
+                             "== != < <= > >=, in {..}, contains, matches, and, or, not; "
+                             "constants by name (MQRC_Q_FULL); a bare field: it exists.")(f)
+
+
+def select_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--where``, ``--fields``, ``--header``: the one mechanism by which every command that
+    prints units or rows selects them and picks their columns (``api.selection``). The
+    expression and field list are checked at once; the selection is kept for
+    ``selection()``, which ``emit_units`` and the row printers read."""
+    @functools.wraps(f)
+    def chosen(*args: Any, select_where: str | None = None, select_fields: str | None = None,
+            select_header: bool = False, **kwargs: Any) -> Any:
+        from mqtool import api
+
+        made = api.selection(select_where, select_fields, select_header)
+        click.get_current_context().meta[SELECTION] = made
+        return f(*args, **kwargs)
+
+    run: Callable[..., Any] = chosen
+
+    for opt in (click.option("--header", "select_header", is_flag=True,
+                             help="With --fields: a first line naming the columns."),
+                click.option("--fields", "select_fields", metavar="A,B,...",
+                             help="Print these fields, tab-separated, one line per unit or row "
+                                  "(tshark -T fields): a repeated field's values joined by ',', "
+                                  "a missing one empty."),
+                where_option):
+        run = opt(run)
+    return run
+
+
+def selection() -> Selection:
+    """The ``--where`` / ``--fields`` / ``--header`` of the running command (empty without)."""
+    from mqtool import api
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(SELECTION) if ctx is not None else None
+    return found if found is not None else api.selection()
+
+
+def column_lines() -> Callable[[object], str]:
+    """For a command printing rows: the ``--fields`` line of the record ``selection()``
+    kept last (the header line first, once, with ``--header``)."""
+    sel = selection()
+    headed = False
+
+    def line(_record: object) -> str:
+        nonlocal headed
+        heading = None if headed else sel.heading()
+        headed = True
+        return sel.row() if heading is None else heading + "\n" + sel.row()
+
+    return line
+
+
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The options every ``decode`` subcommand has, in one place; ``--json`` with
     ``--annotate`` (two outputs) is refused before the input is read."""
@@ -290,7 +410,7 @@ def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
     command: Callable[..., Any] = checked
     for opt in (color_option, tz_option, strict_option, annotate_option, raw_option, json_option,
-                hex_option, input_argument):
+                select_options, window_options, hex_option, input_argument):
         command = opt(command)
     return command
 
@@ -305,18 +425,41 @@ def command_format() -> str:
 
 def read_unit(file: str, hex_text: bool) -> bytes:
     """The bytes to decode: binary, or the bytes of dump text with ``--hex``
-    (``api.read_unit``, named for the running command's format)."""
+    (``api.read_unit``, named for the running command's format); the ``--offset`` /
+    ``--length`` window of them."""
     from mqtool import api
 
-    return api.read_unit(file, hex_text, command_format())
+    return api.read_unit(file, hex_text, command_format(), window=window())
 
 
 def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
     """The input as decoders see it (``api.sources``): each message body of a queue dump,
-    or one blob; an unreadable message is said on stderr."""
+    or one blob (the ``--offset`` / ``--length`` window of the input: always a blob); an
+    unreadable message is said on stderr."""
     from mqtool import api
 
-    return api.sources(file, hex_text, command_format(), get_env().error)
+    return api.sources(file, hex_text, command_format(), get_env().error, window=window())
+
+
+def decode_sources(file: str, hex_text: bool,
+                   decode: Callable[[bytes], Iterable[Decoded]]) -> Iterator[tuple[Decoded, bytes]]:
+    """Each unit ``decode`` makes of the input as ``read_sources`` gives it (each message of
+    a queue dump or of a directory of dumps and bodies, or the one blob), labelled with its
+    message; a message the decoder refuses (``DecodeError``) becomes a unit with that error
+    and the others are still decoded (a lone blob's refusal is raised as it is)."""
+    from mqtool.errors import DecodeError
+    from mqtool.model import Problem
+
+    for src in read_sources(file, hex_text):
+        try:
+            for unit in decode(src.data):
+                yield src.label(unit), src.data[unit.offset:unit.offset + unit.length]
+        except DecodeError as e:
+            if src.message is None:
+                raise
+            failed = Decoded(e.format, 0, len(src.data), title="not decoded")
+            failed.errors.append(Problem(e.path, e.offset, e.reason))
+            yield src.label(failed), src.data
 
 
 def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
@@ -347,7 +490,12 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     errors (its partial output was printed first), or when ``strict_problems`` and any
     problem.
     """
-    if json_out:
+    sel, win = selection(), window()
+    if sel.columns and (json_out or annotate):
+        raise InputError("--fields prints columns: give it without --json and --annotate")
+    if sel.columns:
+        write = _columns_writer(env)
+    elif json_out:
         write = _json_writer(env, raw, fast)
     elif annotate:
         write = _annotated_writer(env)
@@ -356,8 +504,11 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     status = ExitStatus.OK
     first = True
     for unit, data in units:
-        write(unit, data, first)
-        first = False
+        if win.start and "payload_offset" not in unit.attrs:  # a payload's count from it
+            shift_unit(unit, win.start)
+        if not sel or sel.match(unit) is not None:
+            write(unit, data, first)
+            first = False
         where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
                  if "message" in unit.attrs else "")
         for p in unit.errors:
@@ -368,7 +519,22 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()
+    sel.check()
     return status
+
+
+def _columns_writer(env: Env) -> Writer:
+    """``--fields``: one tab-separated line per unit (``--header``: the names first)."""
+    sel = selection()
+    write = env.stdout.write
+
+    def one(unit: Decoded, data: bytes, first: bool) -> None:
+        heading = sel.heading() if first else None
+        if heading is not None:
+            write((heading + "\n").encode("utf-8"))
+        write((sel.row() + "\n").encode("utf-8"))
+
+    return one
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:

@@ -8,7 +8,15 @@ from datetime import tzinfo
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env
+from mqtool.cli._common import (
+    Env,
+    decoder_options,
+    emit_units,
+    get_env,
+    selection,
+    window,
+    window_options,
+)
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.model import Decoded
 
@@ -29,9 +37,9 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     from mqtool import api
 
     env = get_env()
-    decoding = api.decode_auto(file, hex_text, env.error)
+    decoding = api.decode_auto(file, hex_text, env.error, window())
     units = decoding.units
-    if not json_out:
+    if not (json_out or selection().columns):
         units = _headed(env, decoding.heading, units, eager=not decoding.dump)
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK
@@ -54,6 +62,7 @@ def _headed(env: Env, heading: str, units: Iterator[tuple[Decoded, bytes]],
 @click.option("--json", "json_out", is_flag=True,
               help='JSON lines: {"file", "format", "confidence", "reason", "candidates"}.')
 @click.option("--all", "show_all", is_flag=True, help="Also list the other candidates.")
+@window_options
 def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     """Say which format each FILE holds, one line each:
 
@@ -68,13 +77,12 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     be read is reported on stderr (status 1), and the other files are still identified.
     """
     from mqtool import registry
-    from mqtool.io.inputs import read_head
 
     env = get_env()
     status = ExitStatus.OK
     for file in files:
         try:
-            data, size = read_head(file, HEAD, TEXT_HEAD)
+            data, size = _head(file)
         except MqtoolError as e:
             env.error(str(e))
             status = max(status, e.status)
@@ -99,3 +107,17 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
                 env.line(f"  also {d.format} ({d.confidence:.2f}) {d.reason}")
     env.stdout.flush()
     return status
+
+
+def _head(file: str) -> tuple[bytes, int]:
+    """What ``identify`` judges of a file (its head, or that of its ``--offset`` /
+    ``--length`` window) and the size of what was asked for."""
+    from mqtool import api
+    from mqtool.io.inputs import read_head
+
+    req = window()
+    if not req:
+        return read_head(file, HEAD, TEXT_HEAD)
+    data = api.window_bytes(file, False, "identify", req, HEAD)
+    w = req.window
+    return data, (w.length if w is not None and w.length >= 0 else len(data))

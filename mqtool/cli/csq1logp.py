@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,11 +12,15 @@ from mqtool.cli._common import (
     Env,
     Progress,
     codepage_option,
+    decode_sources,
     decoder_options,
     emit_units,
     get_env,
+    select_options,
+    selection,
     spark_conf,
     summary_option,
+    window,
     write_summary,
 )
 from mqtool.errors import ExitStatus
@@ -71,14 +76,17 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
 
     The framing is detected (RDW, BDW+RDW or none) unless --framing says; each record's
     heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
-    span is reported with its offset and decoding resumes at the next record (exit 2).
+    span is reported with its offset and decoding resumes at the next record (exit 2). A
+    directory of extracts (or of dumps and message bodies) is decoded file by file.
     """
     from mqtool import api
     from mqtool.errors import DecodeError
 
     env = get_env()
-    units = api.decode_file("csq1logp", file, hex_text, framing=framing, codepage=codepage,
-                            leap_seconds=leap_seconds)
+    options = {"framing": framing, "codepage": codepage, "leap_seconds": leap_seconds}
+    units = (decode_sources(file, hex_text, lambda data: api.decode("csq1logp", data, **options))
+             if os.path.isdir(file) else api.decode_file("csq1logp", file, hex_text, window(),
+                                                         **options))
     seen = 0
 
     def counted() -> Iterator[Any]:
@@ -129,6 +137,7 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
               help="Cut files larger than two splits at record boundaries into SIZE pieces.")
 @summary_option
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@select_options
 def extract(files: tuple[str, ...], output: str | None, to: str | None, framing: str,
             codepage: str, mode: str, queue: tuple[str, ...], verb: tuple[str, ...],
             urid: tuple[str, ...], qmgr: tuple[str, ...], since: str | None, until: str | None,
@@ -149,7 +158,8 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     env = get_env()
     run = api.ExtractRun(to, framing, codepage, mode, _filters(queue, verb, urid, qmgr, since,
                                                                until, status),
-                         messages, max_segment, workers, split_size, force, summary_path)
+                         messages, max_segment, workers, split_size, force, summary_path,
+                         selection())
     try:
         with Progress(env, "extract", total_size(files), steps=True) as advance:
             info = api.extract_csq1logp(files, output, run, stdout=env.stdout, progress=advance)

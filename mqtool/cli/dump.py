@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mqtool.cli._common import Env, codepage_option, color_option, get_env
+from mqtool.cli._common import Env, codepage_option, color_option, get_env, window, window_options
 from mqtool.errors import ExitStatus
 from mqtool.render.hexdump import STYLES, DumpOptions
 
@@ -30,9 +30,7 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 
 @click.command(short_help="Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back.")
 @click.argument("file", default="-", metavar="[FILE|-]", type=click.Path(allow_dash=True))
-@click.option("-s", "--seek", callback=_int, metavar="N",
-              help="Start at byte N (negative: from the end of the file).")
-@click.option("-l", "--length", callback=_int, metavar="N", help="Dump N bytes only.")
+@window_options(short=True)
 @click.option("-c", "--cols", type=click.IntRange(0, 256), default=None,
               help="Bytes per line (16; xxd -b 6, -i 12, -p 30).")
 @click.option("-g", "--group", type=click.IntRange(0, 256), default=None,
@@ -60,7 +58,7 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write to FILE instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
-def dump(file: str, seek: int | None, length: int | None, cols: int | None, group: int | None,
+def dump(file: str, cols: int | None, group: int | None,
          upper: bool | None, style: str, codepage: str | None, dual: bool, no_squeeze: bool,
          autoskip: bool, plain: bool, include: bool, bits: bool, little: bool,
          base: int | None, reverse: bool, output: str | None, force: bool) -> int:
@@ -80,15 +78,14 @@ def dump(file: str, seek: int | None, length: int | None, cols: int | None, grou
     env = get_env()
     if reverse:
         return _reverse(env, file, output, force)
-    if length is not None and length < 0:
-        raise click.BadParameter("must not be negative", param_hint="--length")
+    seek, length = _window(file, style == "xxd")
     mode = ("include" if include else "plain" if plain else "little" if little
             else "bits" if bits else "normal")
     if mode != "normal" or autoskip:
         if style not in ("document", "xxd") or base is not None or dual:
             raise click.UsageError("-a, -p, -i, -b and -e are xxd options: they go with "
                                    "--style xxd only (no --base, --dual)")
-        return _xxd(env, file, seek or 0, length, output, force, mode, cols, group,
+        return _xxd(env, file, seek, length, output, force, mode, cols, group,
                     bool(upper), autoskip)
     try:
         opts = DumpOptions(style=style, cols=cols or 16, group=group, upper=upper,
@@ -99,18 +96,28 @@ def dump(file: str, seek: int | None, length: int | None, cols: int | None, grou
         single_byte_codec(opts.codepage or "cp037")
     except (ValueError, LookupError) as e:
         raise click.BadParameter(str(e).strip("'\""), param_hint="--codepage") from None
-    return _dump(env, file, opts, seek or 0, length, output, force)
+    return _dump(env, file, opts, seek, length, output, force)
+
+
+def _window(file: str, xxd: bool = False) -> tuple[int, int | None]:
+    """Where ``-s``/``-l`` start and how many bytes they take (None: to the end; stdin's
+    size is not known)."""
+    from mqtool.io.inputs import check_regular, size_of
+
+    req = window()
+    if file != "-":
+        check_regular(file)
+    w = req.resolve(size_of(file), past_end=xxd)  # --style xxd, as xxd -s: nothing to dump
+    return w.start, (w.length if w.length >= 0 else None)
 
 
 def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None, force: bool,
          mode: str, cols: int | None, group: int | None, upper: bool, autoskip: bool) -> int:
-    from mqtool.io.inputs import iter_chunks, size_of
+    from mqtool.io.inputs import iter_chunks
     from mqtool.render.xxd import XxdOptions, xxd
 
     opts = XxdOptions(mode, cols, group, upper, autoskip, None if file == "-" else file).resolved()
-    size = size_of(file)
-    start = seek if seek >= 0 or size is None else max(0, size + seek)
-    blocks = xxd(iter_chunks(file, seek, length), opts, start=start)
+    blocks = xxd(iter_chunks(file, seek, length), opts, start=seek)
     if output and output != "-":
         from mqtool.io.outputs import atomic_output
 
@@ -127,17 +134,10 @@ def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None,
 
 def _dump(env: Env, file: str, opts: DumpOptions, seek: int, length: int | None,
           output: str | None, force: bool) -> int:
-    from mqtool.io.inputs import iter_chunks, size_of
+    from mqtool.io.inputs import iter_chunks
     from mqtool.render.hexdump import dump as dump_blocks
 
-    size = size_of(file)
-    start = seek if seek >= 0 or size is None else max(0, size + seek)
-    total = None
-    if size is not None:
-        total = max(0, size - start)
-        if length is not None:
-            total = min(total, length)
-    blocks = dump_blocks(iter_chunks(file, seek, length), opts, start=start, total=total)
+    blocks = dump_blocks(iter_chunks(file, seek, length), opts, start=seek, total=length)
     if output and output != "-":
         from mqtool.io.outputs import atomic_output
 

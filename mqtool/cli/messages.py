@@ -8,7 +8,15 @@ from typing import Any
 import click
 
 from mqtool import registry
-from mqtool.cli._common import CORRELID, Env, color_option, get_env
+from mqtool.cli._common import (
+    CORRELID,
+    Env,
+    color_option,
+    column_lines,
+    get_env,
+    select_options,
+    selection,
+)
 from mqtool.errors import ExitStatus
 
 FORMATS = ["auto", *registry.queue_dumps()]
@@ -51,6 +59,7 @@ def _checked(ctx: click.Context, param: click.Parameter, value: str | None) -> s
 @click.option("--to", "to", type=click.Choice(["mqtool-dir", "dmpmqmsg"]), default="mqtool-dir",
               show_default=True, help="What -o writes.")
 @click.option("--force", is_flag=True, help="Overwrite existing output.")
+@select_options
 @color_option
 def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype: str | None,
              fmt: str | None, correlid: str | None, grep: str | None, output: str | None,
@@ -74,26 +83,30 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, msgtype:
     filters = api.message_filters(msgtype, fmt, correlid, grep)
     opened = [api.messages(d, input_format) for d in dumps]
     state: dict[str, Any] = {"status": ExitStatus.OK}
-    show = None if output else _json_line if json_out else _Table()
+    sel = selection()  # --where over each message's JSON; --fields: its columns
+    show = None if output else column_lines() if sel.columns else _json_line if json_out \
+        else _Table()
 
     def selected() -> Iterator[Any]:
         for dump in opened:
             for msg in dump:
                 s = api.summarize(msg)
-                if filters.match(s):
+                if filters.match(s) and (not sel or sel.match(api.message_record(s)) is not None):
                     if show is not None:
-                        env.line(show(s))
+                        (env.cells_line if sel.columns else env.line)(show(s))
                     yield msg
             _report(env, dump, state)
 
     if output:
-        n = api.write_messages(selected(), output, to, force=force, stdout=env.stdout)
+        n = api.write_messages(selected(), output, to, force=force, stdout=env.stdout,
+                               inputs=dumps)
         if output != "-" or to != "dmpmqmsg":
             env.error(f"{n} message(s) written to {output}")
     else:
         for _ in selected():
             pass
     env.stdout.flush()
+    sel.check()
     return int(state["status"])
 
 

@@ -67,7 +67,7 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
             if src.message is None and given is None:
                 refuse_other_format("mq", src.data, file, claimed=True)
             mqmd = given or (src.message.mqmd if src.message is not None else None)
-            (unit,) = api.decode("mq", src.data, mqmd=mqmd, require_header=src.message is None)
+            (unit,) = api.decode("mq", src.data, mqmd=mqmd, require_header=not mqmd)
             yield src.label(unit), src.data
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,

@@ -19,6 +19,7 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    window,
 )
 from mqtool.errors import ExitStatus
 from mqtool.io.inputs import size_of
@@ -123,7 +124,8 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
     units = api.decode_sas_attachment(file, hex_text=hex_text, input_format=input_format,
-                                      part=part, text=text, hints=hints, say=env.error)
+                                      part=part, text=text, hints=hints, say=env.error,
+                                      window=window())
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict)
 

@@ -21,8 +21,10 @@ from mqtool.cli._common import (
     get_env,
     read_sources,
     refuse_other_format,
+    selection,
     spark_conf,
     summary_option,
+    window,
     write_built,
     write_summary,
 )
@@ -63,7 +65,7 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     # a stream with nothing forced: JSON or the listing straight from the declarations
     plain = (not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
              and not leap_seconds)
-    fast = plain and (json_out or not annotate)
+    fast = plain and (json_out or not annotate) and not (window() or selection())
 
     def units() -> Iterator[tuple[Decoded, bytes]]:
         for src in read_sources(file, hex_text):

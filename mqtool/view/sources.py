@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqtool.errors import EmptyInputError, InputError, MqtoolError
-from mqtool.model import Decoded, Problem
+from mqtool.model import Decoded, Problem, shift_unit
 
 if TYPE_CHECKING:
     from mqtool.io.inputs import Input
+    from mqtool.io.window import WindowRequest
 
 CACHE_BYTES = 64 << 20  # decoded queue-dump units kept in memory
 TEXT_LIMIT = 64 << 20  # larger files are only looked at for a CSQ1LOGP extract
@@ -116,12 +117,16 @@ class BlobSource:
     done = True
     where_title = "Offset"
 
-    def __init__(self, data: bytes, fmt: str | None, options: dict[str, Any], description: str) -> None:
+    def __init__(self, data: bytes, fmt: str | None, options: dict[str, Any], description: str,
+                 base: int = 0) -> None:
         self.data = data
+        self.base = base  # where ``data`` starts in the input (--offset): units are shifted by it
         self.description = description
         self.units = self._decoded(data, fmt, options)
+        for u in self.units:
+            shift_unit(u, base)
         self._starts = [u.offset for u in self.units]
-        digits = max(4, len(f"{len(data):X}"))
+        digits = max(4, len(f"{base + len(data):X}"))
         self.rows = [unit_row(u, offset_text(u.offset, digits)) for u in self.units]
         self.where_width = max(len(r.where) for r in self.rows)
 
@@ -157,7 +162,8 @@ class BlobSource:
 
     def load(self, i: int) -> Loaded:
         u = self.units[i]
-        return Loaded(u, self.data[u.offset:u.offset + u.length], unit_codepage(u))
+        at = u.offset - self.base
+        return Loaded(u, self.data[at:at + u.length], unit_codepage(u))
 
     def advance(self, seconds: float) -> None:
         return None
@@ -395,16 +401,25 @@ class QueueDumpSource:
 
 
 def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
-                framing: str = "auto", codepage: str = "cp037") -> Source:
+                framing: str = "auto", codepage: str = "cp037",
+                window: WindowRequest | None = None) -> Source:
     """The input as a lazy unit list: queue dump, CSQ1LOGP extract, or a decoded blob.
 
-    ``fmt`` forces a codec (``auto`` or None: the registry's best guess). Raises
-    ``InputError`` for unreadable inputs.
+    ``fmt`` forces a codec (``auto`` or None: the registry's best guess); ``window``
+    (``--offset`` / ``--length``): those bytes of the input, as one blob whose units keep
+    the input's offsets. Raises ``InputError`` for unreadable inputs.
     """
     from mqtool import registry
     from mqtool.io.inputs import missing_input, open_input
 
     forced = None if fmt in (None, "auto") else registry.codec(str(fmt)).name
+    if window:
+        from mqtool import api
+
+        data = api.window_bytes(path, hex_text, "view", window)
+        if not data:
+            raise EmptyInputError("view", path)
+        return _blob(path, data, forced, False, framing, codepage, window.start)
     if path != "-" and not os.path.exists(path):
         raise missing_input(path)
     inp = open_input(path)
@@ -449,7 +464,7 @@ def _extract(inp: Input, forced: str | None, hex_text: bool, framing: str,
 
 
 def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: str,
-          codepage: str) -> BlobSource:
+          codepage: str, base: int = 0) -> BlobSource:
     """A small input decoded at once with the codec forced or the one that recognises it."""
     from mqtool import registry
     from mqtool.io.inputs import as_text
@@ -475,4 +490,4 @@ def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: s
         options.setdefault("framing", framing)
         options.setdefault("codepage", codepage)
     desc = f"{'stdin' if path == '-' else path}: {name or 'unknown'} ({how})"
-    return BlobSource(data, name, options, desc)
+    return BlobSource(data, name, options, desc, base)

@@ -60,6 +60,9 @@ ARGV = {
     "messages": ["messages", "{f}", "-o", "{o}"],
     "layouts": ["layouts", "urb", "--markdown", "-o", "{o}"],  # reads no input file
     "view": ["view", "{f}"],  # interactive: outside a terminal it says so (usage, 1)
+    "scan": ["scan", "{f}", "--carve", "{o}"],
+    "stats": ["stats", "--by", "format", "{f}"],
+    "verify": ["verify", "{f}"],
     "man": ["man", "decode", "urb"],  # reads no input file
 }
 BUILDERS = {f"build-request {b}" for b in BUILD}
@@ -185,6 +188,8 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out["sas.json"] = d / "sas.json"
     (d / "matqmsg.json").write_text('{"selection_type": "all", "key_bytes": 0, "text_bytes": 16}\n')
     out["matqmsg.json"] = d / "matqmsg.json"
+    assert mq("scan", out["urb"], "--carve", d / "carved").status == 0
+    out["manifest"] = d / "carved" / "manifest.json"
     return out
 
 
@@ -196,7 +201,8 @@ GOOD = {
     "reassemble-attachment": "sas", "dump": "urb", "extract csq1logp": "csq1logp",
     "extract urb": "urb", "spark-extract csq1logp": "csq1logp", "spark-extract urb": "urb",
     "identify": "urb", "decode mq": "mq", "build-request mq": "mq.json", "messages": "sas",
-    "layouts": "urb", "view": "urb", "man": "urb",
+    "layouts": "urb", "view": "urb", "scan": "urb", "stats": "urb", "verify": "manifest",
+    "man": "urb",
 }
 WRITERS = [c for c in COMMANDS if "{o}" in " ".join(ARGV[c])]
 
@@ -242,6 +248,7 @@ PIPED["layouts"] = ["layouts", "urb"]
 PIPED.pop("spark-extract csq1logp")  # writes a directory, never stdout
 PIPED.pop("spark-extract urb")
 PIPED.pop("view")  # interactive, refuses a pipe
+PIPED["scan"] = ["scan", "{f}"]
 
 
 @pytest.mark.parametrize("command", sorted(PIPED))

@@ -39,7 +39,7 @@ CONTENT = (b"First line of d:\\mytext.txt\r\nSecond line, a little longer than t
 SEED_G = bytes([0x11]) * 16  # the header G of IBM's example (stepped: 22.., 33..)
 HEADER_DIR = SEED_G.hex().upper() + "00" * 8
 MANIFEST_KEYS = {"header_correlid", "message_correlid", "original_msgtype", "original_correlid",
-                 "attachments", "messages", "anomalies"}
+                 "attachments", "messages", "anomalies", "custody"}
 ATTACHMENT_KEYS = {"index", "type", "type_name", "correlid", "qualifier1", "qualifier2",
                    "description", "version", "complete", "missing", "output", "size", "sha256",
                    "gaps", "unplaced", "anomalies"}
@@ -150,7 +150,9 @@ def test_json_output(tmp_path: Path) -> None:
     dump = write_dump(seed_messages("win"), "dmpmqmsg", tmp_path / "d.qmsg")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--json")
     lines = [json.loads(x) for x in r.text.splitlines()]
-    assert lines[0] == manifest(tmp_path / "o")
+    written = manifest(tmp_path / "o")
+    assert written.pop("custody")["command"][:3] == ["mqtool", "reassemble", "attachment"]
+    assert lines[0] == written  # the manifest as written, less its chain of custody
     assert lines[1]["summary"]["complete"] == 1 and lines[1]["summary"]["status"] == 0
 
 

@@ -1,6 +1,6 @@
 """IBM MQ for z/OS CSQ1LOGP EXTRACT records, as the registry lists them."""
 
-from mqtool.codec import Codec, Later
+from mqtool.codec import Codec, Later, LaterModule
 
 CODEC = Codec(
     name="csq1logp",
@@ -9,4 +9,5 @@ CODEC = Codec(
     decode=Later("mqtool.formats.csq1logp.decode:decode"),
     detect=Later("mqtool.formats.csq1logp.decode:detect"),
     stream=Later("mqtool.formats.csq1logp.decode:decode_stream"),
+    carve=LaterModule("mqtool.formats.csq1logp.carve"),
 )

@@ -1,6 +1,6 @@
 """IBM i MATQMSG templates, as the registry lists them."""
 
-from mqtool.codec import ELEMENTS, Codec, Later
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 
 CODEC = Codec(
     name="matqmsg",
@@ -10,4 +10,5 @@ CODEC = Codec(
     detect=Later("mqtool.formats.matqmsg.detect:detect"),
     build=Later("mqtool.formats.matqmsg.request:build"),
     build_title="IBM i MATQMSG message selection template.",
+    carve=LaterModule("mqtool.formats.matqmsg.carve"),
 )

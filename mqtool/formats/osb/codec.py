@@ -1,6 +1,6 @@
 """TIBCO OSB user-exit structures (redolog), as the registry lists them."""
 
-from mqtool.codec import ELEMENTS, Codec, Later
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 
 CODEC = Codec(
     name="redolog",
@@ -10,4 +10,5 @@ CODEC = Codec(
     decode=Later("mqtool.formats.osb.decode:decode"),
     detect=Later("mqtool.formats.osb.detect:detect"),
     build=Later("mqtool.formats.osb.build:build"),
+    carve=LaterModule("mqtool.formats.osb.carve"),
 )

@@ -95,6 +95,7 @@ class Options:
     obs_layout: str = "definition"
     formats: tuple[str, ...] = ("parquet", "csv", "xpt")
     input_format: str | None = None
+    inputs: tuple[str, ...] = ()  # what the run read: each manifest's chain of custody names it
 
 
 class Used(NamedTuple):
@@ -1137,8 +1138,12 @@ class Reassembler:
     def _manifest(self, hs: HeaderState) -> None:
         if self.out is None:
             return
+        from mqtool.io.custody import files_under, run_record
+
+        folder = self.out.path(hs.folder)
+        record = run_record(self.o.inputs, files_under(folder, ("manifest.json",)), folder)
         with self.out.create(hs.folder, "manifest.json") as f:
-            write_manifest(f, hs)
+            write_manifest(f, hs, record.to_json())
 
 
 def payload(msg: Message) -> tuple[Message, Chain | None]:
@@ -1171,11 +1176,15 @@ def ranges(ks: list[int]) -> str:
     return ", ".join(out)
 
 
-def write_manifest(f: IO[bytes] | AtomicFile, hs: HeaderState) -> None:
+def write_manifest(f: IO[bytes] | AtomicFile, hs: HeaderState,
+                   custody: dict[str, Any] | None = None) -> None:
     """``manifest.json``, indented, with the (possibly long) ``messages`` list streamed one
-    message a line instead of being built in memory."""
-    head, tail = json.dumps(manifest(hs, messages=False), indent=2, ensure_ascii=False).split(
-        '"messages": []')
+    message a line instead of being built in memory; ``custody``: the run's chain of
+    custody (``io.custody``), last."""
+    doc = manifest(hs, messages=False)
+    if custody is not None:
+        doc["custody"] = custody
+    head, tail = json.dumps(doc, indent=2, ensure_ascii=False).split('"messages": []')
     f.write(head.encode("utf-8") + b'"messages": [')
     sep = b"\n"
     for u in sorted(hs.used):
@@ -1231,7 +1240,7 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
                progress: Callable[[int], None] | None = None, **options: Any) -> Report:
     """Reassemble every attachment in ``dump`` (a file, ``-`` or a directory) into ``outdir``
     (None: check and list only). ``options`` are ``Options`` fields."""
-    o = Options(outdir=outdir, **options)
+    o = Options(outdir=outdir, inputs=(dump,), **options)
     src = QueueDump(dump, o.input_format, progress) if messages is None else None
     r = Reassembler(o)
     try:

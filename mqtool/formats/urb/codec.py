@@ -1,6 +1,6 @@
 """Event Replicator for Adabas URB messages, as the registry lists them."""
 
-from mqtool.codec import ELEMENTS, Codec, Later
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 
 CODEC = Codec(
     name="urb",
@@ -12,4 +12,5 @@ CODEC = Codec(
     fast_json=Later("mqtool.formats.urb.fastjson:units"),
     fast_listing=Later("mqtool.formats.urb.fastlist:units"),
     build_title="Event Replicator input request (open, close, inst, tran, stat).",
+    carve=LaterModule("mqtool.formats.urb.carve"),
 )

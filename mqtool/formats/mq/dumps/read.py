@@ -52,6 +52,7 @@ __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "
            "problem_json", "read_messages", "sniff", "write_mqtool_dir"]
 
 FORMATS = tuple(PRODUCERS)
+RECORDS = ("manifest.json", "_summary.json", "custody.json")  # mqtool's records of its runs
 KINDS = ", ".join(FORMATS)
 
 Progress = Callable[[int], None]  # bytes of the dump read so far
@@ -241,9 +242,13 @@ class QueueDump:
             raise InputError(f"unknown input format {kind!r}")
 
     def _read_directory(self, root: Path) -> Iterator[Message]:
-        """A directory of one-file-per-message dumps (any kind, even mixed), in natural order."""
+        """A directory of dumps (any kind, even mixed) and message bodies, in natural
+        order: a file that is no dump is one message body without an MQMD (a folder of
+        bodies, or of what ``scan --carve`` wrote); mqtool's own records in it
+        (``RECORDS``) are not messages."""
         files = [p for p in sorted(root.iterdir(), key=lambda p: _natural(p.name))
-                 if _regular(p) and not p.name.startswith(".") and inside(root, p)]
+                 if _regular(p) and not p.name.startswith(".") and inside(root, p)
+                 and p.name not in RECORDS]
         if not files:
             raise InputError(f"{root}: empty directory, no dump files in it")
         position = 0
@@ -251,8 +256,15 @@ class QueueDump:
             with p.open("rb") as f:
                 head = f.read(HEAD)
                 kind = self.requested or sniff(head)
+                if kind is None and head:
+                    position += 1
+                    data = head + f.read()
+                    self._advance(len(data))
+                    yield Message(position, data, {}, _display(str(p)))
+                    continue
                 if kind is None or kind == "mqtool-dir":
-                    self.errors.append(Problem(_display(str(p)), 0, "not a message dump; skipped"))
+                    self.errors.append(Problem(_display(str(p)), 0, "empty file; skipped"
+                                               if not head else "not a message dump; skipped"))
                     continue
                 for msg in self._read_stream(kind, head, f, _display(str(p)), position):
                     position = msg.position
