@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from datetime import tzinfo
 from typing import Any
@@ -10,7 +9,17 @@ from typing import Any
 import click
 
 from mqtool import registry
-from mqtool.cli._common import CORRELID, Env, color_option, get_env, port_option, tz_option
+from mqtool.cli._common import (
+    CORRELID,
+    Env,
+    color_option,
+    column_lines,
+    get_env,
+    port_option,
+    select_options,
+    selection,
+    tz_option,
+)
 from mqtool.errors import ExitStatus, NoMessagesError
 
 FORMATS = ["auto", *registry.queue_dumps()]
@@ -75,6 +84,7 @@ def _filter(name: str, metavar: str, text: str) -> Callable[[Callable[..., Any]]
               show_default=True, help="What -o writes.")
 @click.option("--force", is_flag=True, help="Overwrite existing output.")
 @port_option
+@select_options
 @color_option
 def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, wide: bool,
              tz: tzinfo | None, msgtype: str | None, fmt: str | None, msgid: str | None,
@@ -99,7 +109,7 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, wide: bo
     TLS-protected channel, or a dump holds no message (everything readable is still listed).
     """
     from mqtool import api
-    from mqtool.cli import printable
+    from mqtool.render.terminal import escape as printable
 
     env = get_env()
     if to == "dmpmqmsg" and not output:
@@ -109,36 +119,48 @@ def messages(dumps: tuple[str, ...], input_format: str, json_out: bool, wide: bo
                                   reason=reason)
     opened = [api.messages(d, input_format) for d in dumps]
     state: dict[str, Any] = {"status": ExitStatus.OK}
-    table = None if output or json_out else api.message_table(wide, tz, printable)
+    sel = selection()  # --where over each message's JSON; --fields: its columns
+    table = (None if output or json_out or sel.columns
+             else api.message_table(wide, tz, printable))
+    show = None if output or table is not None else column_lines() if sel.columns \
+        else _json_line
 
     def selected() -> Iterator[Any]:
         for dump in opened:
             for msg in dump:
                 s = api.summarize(msg)
-                if filters.match(s):
+                if filters.match(s) and (not sel or sel.match(api.message_record(s)) is not None):
                     if table is not None:
                         _lines(env, table.feed(s))
-                    elif not output:
-                        env.line(json.dumps(s.to_json(), ensure_ascii=False))
+                    elif show is not None:
+                        (env.cells_line if sel.columns else env.line)(show(s))
                     yield msg
             if table is not None:
                 _lines(env, table.flush())
             _report(env, dump, state)
 
     if output:
-        n = api.write_messages(selected(), output, to, force=force, stdout=env.stdout)
+        n = api.write_messages(selected(), output, to, force=force, stdout=env.stdout,
+                               inputs=dumps)
         if output != "-" or to != "dmpmqmsg":
-            env.stderr.write(f"mqtool: {n} message(s) written to {output}\n")
+            env.error(f"{n} message(s) written to {output}")
     else:
         for _ in selected():
             pass
     env.stdout.flush()
+    sel.check()
     return int(state["status"])
 
 
 def _lines(env: Env, lines: list[str]) -> None:
     for line in lines:
         env.line(line)
+
+
+def _json_line(s: Any) -> str:
+    from mqtool.render.terminal import json_text
+
+    return json_text(s.to_json())
 
 
 def _report(env: Env, dump: Any, state: dict[str, Any]) -> None:

@@ -21,8 +21,11 @@ from mqtool.cli._common import (
     get_env,
     port_option,
     read_sources,
+    refuse_other_format,
+    selection,
     spark_conf,
     summary_option,
+    window,
     write_built,
     write_summary,
 )
@@ -45,8 +48,8 @@ from mqtool.model import Decoded
                    "27 since 2017); the raw values (JSON <field>_hex) are unchanged.")
 @port_option
 def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-               tz: tzinfo | None, codepage: str | None, byte_order: str, urbi_data: str,
-               leap_seconds: int) -> int:
+               tz: tzinfo | None, strict: bool, codepage: str | None, byte_order: str,
+               urbi_data: str, leap_seconds: int) -> int:
     """Decode Event Replicator for Adabas messages: input requests (URBH + URBI with
     selection data or ISN list), status messages (URBS) and data messages (URBT, URBR,
     URBD with its record image, URBE), URBC, URBU, URBF/URBG.
@@ -64,10 +67,12 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     # a stream with nothing forced: JSON or the listing straight from the declarations
     plain = (not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
              and not leap_seconds)
-    fast = plain and (json_out or not annotate)
+    fast = plain and (json_out or not annotate) and not (window() or selection())
 
     def units() -> Iterator[tuple[Decoded, bytes]]:
         for src in read_sources(file, hex_text):
+            if src.message is None and codepage is None and byte_order == "auto":
+                refuse_other_format("urb", src.data, file, claimed=True)
             decoded = (api.decode_fast("urb", src.data, listing=not json_out, tz=tz)
                        if fast and src.message is None else None)
             if decoded is None:
@@ -78,7 +83,7 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
                 yield src.label(u), data
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
-                      fast=fast)
+                      strict_problems=strict, fast=fast)
 
 
 TYPES = ("open", "close", "inst", "tran", "stat", "reply", "data")
@@ -234,7 +239,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     env = get_env()
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
-                                 progress=advance, leap_seconds=leap_seconds)
+                                 progress=advance, leap_seconds=leap_seconds, names=spool.names)
     info = result.to_json()
     api.write_summary(os.path.join(outdir, "_summary.json"), info)
     if summary_path:
@@ -244,6 +249,9 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     if result.errors:
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")
+        return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # a queue dump with no messages: nothing decoded
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
         return ExitStatus.DECODE
     return ExitStatus.OK
 
@@ -292,8 +300,8 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     total_size(inputs, refuse_empty="urb")
     job.check_output(outdir, force)  # what can be checked before the JVM starts
     job.check_master(master)
-    job.pyspark_check()
     job.java_check()
+    job.pyspark_check()
     spark = job.session(master, spark_conf(confs), app="mqtool spark-extract urb")
     try:
         info = spark_urb.run(spark, list(inputs), outdir, mode=mode.upper(), force=force,

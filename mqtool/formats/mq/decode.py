@@ -153,8 +153,15 @@ def decode(data: bytes, mqmd: Mapping[str, Any] | None = None, *,
            require_header: bool | None = None, **options: Any) -> Iterator[Decoded]:
     """One unit: the header chain of ``data`` (a message body) and its payload. A body
     with no header at all is an error when ``require_header`` (default: no ``mqmd``
-    says what the body is)."""
-    yield unit_of(data, mqmd, require_header=mqmd is None if require_header is None
+    says what the body is), unless it is a PCF message (``pcf_detect``: then read as the
+    MQMD that would announce it says)."""
+    if not mqmd and sniff(data) is None:
+        from mqtool.formats.mq.pcf_detect import find_pcf
+
+        found = find_pcf(data)
+        if found is not None:
+            mqmd, require_header = found.mqmd(), False
+    yield unit_of(data, mqmd or None, require_header=not mqmd if require_header is None
                   else require_header)
 
 

@@ -46,7 +46,7 @@ from mqtool.formats.mq.dumps.producers import CAPTURES, PRODUCERS
 from mqtool.formats.mq.dumps.rfhutil import RfhutilReader
 from mqtool.formats.mq.dumps.sniff import HEAD, sniff
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
-from mqtool.io.inputs import STDIN, Input, open_input
+from mqtool.io.inputs import STDIN, Input, missing_input, open_input
 from mqtool.model import Problem
 
 __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "Message",
@@ -54,6 +54,7 @@ __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "
            "problem_json", "read_messages", "sniff", "write_mqtool_dir"]
 
 FORMATS = tuple(PRODUCERS)
+RECORDS = ("manifest.json", "_summary.json", "custody.json")  # mqtool's records of its runs
 KINDS = ", ".join(FORMATS)
 
 Progress = Callable[[int], None]  # bytes of the dump read so far
@@ -141,7 +142,7 @@ def _open(path: str) -> IO[bytes]:
         return stdin()
     p = Path(path)
     if not p.exists():
-        raise InputError(f"{path}: no such file or directory")
+        raise missing_input(path)
     from mqtool.io.inputs import open_regular
 
     return open_regular(p)  # FIFOs, devices and sockets are refused, not opened
@@ -259,9 +260,13 @@ class QueueDump:
         self.empty_why = self.empty_why or reader.nothing_found()
 
     def _read_directory(self, root: Path) -> Iterator[Message]:
-        """A directory of one-file-per-message dumps (any kind, even mixed), in natural order."""
+        """A directory of dumps (any kind, even mixed) and message bodies, in natural
+        order: a file that is no dump is one message body without an MQMD (a folder of
+        bodies, or of what ``scan --carve`` wrote); mqtool's own records in it
+        (``RECORDS``) are not messages."""
         files = [p for p in sorted(root.iterdir(), key=lambda p: _natural(p.name))
-                 if _regular(p) and not p.name.startswith(".") and inside(root, p)]
+                 if _regular(p) and not p.name.startswith(".") and inside(root, p)
+                 and p.name not in RECORDS]
         if not files:
             raise InputError(f"{root}: empty directory, no dump files in it")
         position = 0
@@ -269,8 +274,15 @@ class QueueDump:
             with p.open("rb") as f:
                 head = f.read(HEAD)
                 kind = self.requested or sniff(head)
+                if kind is None and head:
+                    position += 1
+                    data = head + f.read()
+                    self._advance(len(data))
+                    yield Message(position, data, {}, _display(str(p)))
+                    continue
                 if kind is None or kind == "mqtool-dir":
-                    self.errors.append(Problem(_display(str(p)), 0, "not a message dump; skipped"))
+                    self.errors.append(Problem(_display(str(p)), 0, "empty file; skipped"
+                                               if not head else "not a message dump; skipped"))
                     continue
                 for msg in self._read_stream(kind, head, f, _display(str(p)), position):
                     position = msg.position
