@@ -547,14 +547,18 @@ def write_summary(path: str, summary: Mapping[str, object],
 
     p = Path(path)
     outputs = files_under(p.parent, exclude=(p.name,)) if p.name == SUMMARY else []
+    named = summary.get("output")  # a run writing one file names it
+    if not outputs and isinstance(named, str) and named != "-" and Path(named).is_file():
+        outputs = [named]
     record = run_record(summary_inputs(summary) if inputs is None else inputs, outputs, p.parent)
     doc = {**summary, "custody": record.to_json()}
     write_file(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), force=True)
 
 
 def summary_inputs(summary: Mapping[str, object]) -> list[str]:
-    """The input files a run's summary lists (``files``: names, or objects with ``file``)."""
-    files = summary.get("files")
+    """The input files a run's summary lists (``files``: names, or objects with ``file``;
+    else ``inputs``: names)."""
+    files = summary.get("files", summary.get("inputs"))
     if not isinstance(files, list):
         return []
     return [str(f.get("file")) if isinstance(f, Mapping) else str(f) for f in files

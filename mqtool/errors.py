@@ -83,9 +83,6 @@ class NoMessagesError(DecodeError):
         super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump"
                                               + (f": {why}" if why else ""))
 
-    def describe(self) -> str:
-        return f"{self.format}: {self.reason}"  # no byte offset: the whole dump says it
-
 
 class WrongFormatError(DecodeError):
     """The input is plainly another format; ``identified`` says what ``identify`` thinks."""

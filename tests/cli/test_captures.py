@@ -216,8 +216,8 @@ def test_view_lists_the_messages_of_a_capture() -> None:
     assert isinstance(source, QueueDumpSource)
     source.advance(60)
     assert source.description.endswith("pcapng queue dump")
-    labels = [source.label(i) for i in range(len(source))]
-    assert [lb.split()[1:3] for lb in labels[:3]] == [["msg", "1"], ["msg", "2"], ["msg", "3"]]
+    rows = [source.row(i) for i in range(len(source))]
+    assert [r.where for r in rows[:3]] == ["msg 1", "msg 2", "msg 3"]
     assert source.load(0).data == b"payment 0001;EUR;12.50"
 
 

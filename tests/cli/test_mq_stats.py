@@ -51,6 +51,8 @@ def test_parquet_rows_and_summary(tmp_path: Path) -> None:
     assert r.text.splitlines() == [f"2 rows from 1 of 5 messages, written to {out}",
                                    "  statistics STATISTICS_Q: 1 messages"]
     summary = json.loads((tmp_path / "s.json").read_text())
+    custody = summary.pop("custody")  # the chain of custody every summary carries
+    assert [i["path"] for i in custody["inputs"]] == [str(EVENTS)]
     assert summary == {"inputs": [str(EVENTS)], "messages": 5, "stats_messages": 1,
                        "records": {"statistics STATISTICS_Q": 1}, "rows": 2, "errors": 0,
                        "first_error": None, "output": str(out), "format": "parquet"}
@@ -121,7 +123,8 @@ def test_unreadable_messages_and_empty_dumps_exit_2_and_rows_are_kept(tmp_path: 
     out = tmp_path / "s.csv"
     r = mq("extract", "mq-stats", EVENTS, empty, "-o", out)
     assert r.status == ExitStatus.DECODE
-    assert r.stderr == f"mqtool: queue-dump: {empty}: no messages in this amqsbcg dump\n"
+    assert r.stderr == (f"mqtool: queue-dump: {empty}: no messages in this amqsbcg dump, "
+                        "offset X'0000' (0)\n")
     assert len(out.read_text().splitlines()) == 3  # the heading and both rows
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(TEMP_SUFFIX)]
 

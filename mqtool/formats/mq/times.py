@@ -13,21 +13,21 @@ import re
 from datetime import UTC, datetime, tzinfo
 
 _DATE = re.compile(r"\d{8}")
-_TIME = re.compile(r"\d{6,8}")
+_STAMP = re.compile(r"(?P<seconds>\d{14})(?P<hundredths>\d{0,2})")  # YYYYMMDDHHMMSS[TH]
 
 
 def put_timestamp(date: object, time: object) -> datetime | None:
     """``("20261123", "18001234")`` -> 2026-11-23 18:00:12.34 UTC; None when either is
     not a valid ``YYYYMMDD`` / ``HHMMSSTH``."""
     d, t = str(date or "").strip(), str(time or "").strip()
-    if not _DATE.fullmatch(d) or not _TIME.fullmatch(t):
+    m = _STAMP.fullmatch(d + t) if _DATE.fullmatch(d) else None
+    if m is None:
         return None
-    t = t.ljust(8, "0")
     try:
-        return datetime(int(d[:4]), int(d[4:6]), int(d[6:]), int(t[:2]), int(t[2:4]),
-                        int(t[4:6]), int(t[6:]) * 10_000, tzinfo=UTC)
+        at = datetime.strptime(m["seconds"], "%Y%m%d%H%M%S")
     except ValueError:
         return None
+    return at.replace(microsecond=int(m["hundredths"].ljust(2, "0")) * 10_000, tzinfo=UTC)
 
 
 def iso(ts: datetime | None) -> str | None:
