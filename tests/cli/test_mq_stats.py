@@ -156,6 +156,6 @@ def test_no_messages_is_one_status_everywhere(tmp_path: Path, command: str, kind
                                                  mc.Endpoints(sport=80))))
     r = mq(*command.split(), path)
     assert r.status == ExitStatus.DECODE, (command, r.stderr)
-    assert r.stderr.splitlines() == [f"mqtool: queue-dump: {path}: {words}"] or \
+    assert r.stderr.splitlines() == [f"mqtool: queue-dump: {path}: {words}, offset X'0000' (0)"] or \
         (kind == "capture" and r.stderr.startswith(f"mqtool: queue-dump: {path}: {words}")), \
         r.stderr
