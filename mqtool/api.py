@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from mqtool.formats.mq.dumps.read import QueueDump
     from mqtool.formats.mq.dumps.summary import Filters as MessageFilters
     from mqtool.formats.mq.dumps.summary import Summary as MessageSummary
+    from mqtool.formats.mq.dumps.summary import Table as MessageTable
     from mqtool.formats.mq.properties import Chain
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.layout import Settings
@@ -545,14 +547,18 @@ def write_summary(path: str, summary: Mapping[str, object],
 
     p = Path(path)
     outputs = files_under(p.parent, exclude=(p.name,)) if p.name == SUMMARY else []
+    named = summary.get("output")  # a run writing one file names it
+    if not outputs and isinstance(named, str) and named != "-" and Path(named).is_file():
+        outputs = [named]
     record = run_record(summary_inputs(summary) if inputs is None else inputs, outputs, p.parent)
     doc = {**summary, "custody": record.to_json()}
     write_file(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), force=True)
 
 
 def summary_inputs(summary: Mapping[str, object]) -> list[str]:
-    """The input files a run's summary lists (``files``: names, or objects with ``file``)."""
-    files = summary.get("files")
+    """The input files a run's summary lists (``files``: names, or objects with ``file``;
+    else ``inputs``: names)."""
+    files = summary.get("files", summary.get("inputs"))
     if not isinstance(files, list):
         return []
     return [str(f.get("file")) if isinstance(f, Mapping) else str(f) for f in files
@@ -774,13 +780,39 @@ def _identified(data: bytes, always: bool = True) -> str:
 
 
 def message_filters(msgtype: str | None = None, fmt: str | None = None,
-                    correlid: str | None = None, grep: str | None = None) -> MessageFilters:
+                    correlid: str | None = None, grep: str | None = None, *,
+                    msgid: str | None = None, appl: str | None = None, user: str | None = None,
+                    since: str | None = None, until: str | None = None,
+                    event: str | None = None, reason: str | None = None) -> MessageFilters:
     """Which messages of a queue dump to keep: MsgType (a number or request, reply, report,
-    datagram), MQMD or payload Format, CorrelId prefix in hex, text in the body (UTF-8,
-    EBCDIC or the MQMD's code page); ``ValueError`` names what is wrong."""
+    datagram), MQMD or payload Format, CorrelId or MsgId prefix in hex, text in the body
+    (UTF-8, EBCDIC or the MQMD's code page), PutApplName and UserIdentifier (``*``
+    wildcards), put time from ``since`` until before ``until`` (ISO-8601), event type and
+    reason (``MQRC_*`` name or number; dead-letter reasons too); ``ValueError`` names what
+    is wrong."""
     from mqtool.formats.mq.dumps.summary import filters
 
-    return filters(msgtype, fmt, correlid, grep)
+    return filters(msgtype, fmt, correlid, grep, msgid=msgid, appl=appl, user=user,
+                   since=since, until=until, event=event, reason=reason)
+
+
+def message_table(wide: bool = False, tz: tzinfo | None = None,
+                  clean: Callable[[str], str] = str) -> MessageTable:
+    """The ``messages`` table (``heading()``, ``row(summary)``): 120 columns with longer
+    values cut, or (``wide``) every column whole; put times in ``tz``; ``clean`` makes each
+    value safe for a terminal."""
+    from mqtool.formats.mq.dumps.summary import Table
+
+    return Table(wide, tz, clean)
+
+
+def mq_ports(ports: Iterable[int]) -> AbstractContextManager[None]:
+    """Inside: every pcap / pcapng capture read as a queue dump takes ``ports`` as IBM MQ's
+    TCP ports (none given: 1414); connections on other ports are still read when their data
+    starts with a TSH (``formats.mq.capture.read``)."""
+    from mqtool.formats.mq.capture.read import mq_ports as _mq_ports
+
+    return _mq_ports(ports)
 
 
 def summarize(message: Message) -> MessageSummary:
@@ -1148,6 +1180,42 @@ def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str]
             "max_seg": run.max_segment or MAX_SEGMENT, "workers": run.workers,
             "split_size": run.split_size or x.SPLIT_SIZE, "progress": progress, "names": names,
             "summary": summary, "force": run.force}
+
+
+def extract_mq_stats(inputs: Iterable[str], output: str | None, *, to: str | None = None,
+                     force: bool = False, input_format: str | None = None,
+                     stdout: IO[bytes], say: Callable[[str], None] = _quiet,
+                     summary_path: str | None = None) -> dict[str, object]:
+    """IBM MQ accounting and statistics messages of queue dumps and captures (``inputs``)
+    as rows, one per queue / channel per interval (``formats.mq.stats``), to ``output``: a
+    file whose extension (or ``to``) names the format (Parquet, CSV, JSON lines), written
+    whole or not at all, or ``stdout`` (None or ``-``: JSON lines or CSV). Unreadable
+    messages and dumps without any are said (``say``) and counted; returns the summary."""
+    from mqtool.errors import InputError
+    from mqtool.formats.mq import stats
+    from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.io.outputs import AtomicPath, check_output
+
+    if summary_path and summary_path != "-":
+        check_output(summary_path, True)
+    fmt = stats.output_format(output, to)
+    target = output if output and output != "-" else None
+    if target is None and fmt == "parquet":
+        raise InputError("Parquet needs a file: -o OUT.parquet")
+    if target is not None:
+        check_output(target, force)
+    done = stats.Extracted(list(inputs), output=target or "-", format=fmt)
+    dumps = (QueueDump(p, input_format) for p in done.inputs)
+    if target is None:
+        writer = stats.RowWriter(stdout, fmt)
+        stats.extract(dumps, writer, done, say)
+        writer.close()
+        return done.to_json()
+    with AtomicPath(target, force) as tmp, open(tmp, "wb") as f:
+        writer = stats.RowWriter(f, fmt)
+        stats.extract(dumps, writer, done, say)
+        writer.close()
+    return done.to_json()
 
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",

@@ -77,10 +77,11 @@ class EmptyInputError(DecodeError):
 
 
 class NoMessagesError(DecodeError):
-    """A queue dump that holds no message."""
+    """A queue dump that holds no message (``why``: what its reader knows of it)."""
 
-    def __init__(self, source: str, dump_format: str) -> None:
-        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump")
+    def __init__(self, source: str, dump_format: str, why: str = "") -> None:
+        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump"
+                                              + (f": {why}" if why else ""))
 
 
 class WrongFormatError(DecodeError):

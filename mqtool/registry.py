@@ -235,6 +235,10 @@ def _recognised(msg: Message, said: bool) -> Iterator[tuple[Decoded, bytes]]:
     if choice is None:
         if said:
             return
+        text = _text_unit(msg)
+        if text is not None:  # Format MQSTR: its text, in its CCSID
+            yield label_unit(text, msg, "text"), body
+            return
         unit = Decoded("unknown", 0, len(body))
         unit.problems.append(Problem("", 0, f"no codec recognises this {len(body)}-byte body"))
         yield label_unit(unit, msg, "not decoded"), body
@@ -242,6 +246,17 @@ def _recognised(msg: Message, said: bool) -> Iterator[tuple[Decoded, bytes]]:
     for unit in codec(choice.format).decode(body, **choice.options):
         yield (label_unit(unit, msg, f"{choice.format} ({choice.confidence:.2f})"),
                body[unit.offset:unit.offset + unit.length])
+
+
+def _text_unit(msg: Message) -> Decoded | None:
+    """The MQ unit of a character message (MQMD Format ``MQSTR``): its payload as text."""
+    from mqtool.formats.mq.chain import walk
+    from mqtool.formats.mq.decode import unit_of
+
+    chain = walk(msg.body, msg.mqmd)
+    if chain.elements or chain.errors or chain.payload_text(msg.body) is None:
+        return None
+    return unit_of(msg.body, msg.mqmd, chain)
 
 
 def _header_chain(msg: Message) -> tuple[Chain, Decoded] | None:

@@ -80,6 +80,8 @@ EXTRACT = {
     "csq1logp": ("mqtool.cli.csq1logp:extract",
                  "Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM)."),
     "urb": ("mqtool.cli.urb:extract_urb", "Bulk-extract Event Replicator URB messages."),
+    "mq-stats": ("mqtool.cli.mqstats:extract_mq_stats",
+                 "IBM MQ accounting and statistics messages as rows (Parquet, CSV, JSON lines)."),
 }
 SPARK_EXTRACT = {
     "csq1logp": ("mqtool.cli.csq1logp:spark_extract",
@@ -102,7 +104,7 @@ TOP = {
     "layouts": ("mqtool.cli.layouts:layouts",
                 "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
     "messages": ("mqtool.cli.messages:messages",
-                 "List the messages of queue dumps; filter; convert."),
+                 "List the messages of queue dumps and captures; filter; convert."),
     "view": ("mqtool.cli.view:view",
              "Explore units interactively: unit list, field tree, linked hex."),
     "scan": ("mqtool.cli.scan:scan",

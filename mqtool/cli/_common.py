@@ -235,6 +235,24 @@ def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         help="Colour output (only on a terminal with auto; NO_COLOR honoured).")(f)
 
 
+def port_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--port N`` (repeatable) of every command that reads queue dumps: the TCP ports of
+    IBM MQ traffic in the pcap / pcapng captures it reads (``api.mq_ports``, held while the
+    command runs)."""
+
+    def enter(ctx: click.Context, param: click.Parameter, value: tuple[int, ...]) -> None:
+        if value:
+            from mqtool import api
+
+            ctx.with_resource(api.mq_ports(value))
+
+    return click.option("--port", "ports", type=click.IntRange(1, 65535), multiple=True,
+                        metavar="PORT", expose_value=False, callback=enter,
+                        help="In pcap / pcapng captures: IBM MQ traffic is on this TCP port "
+                             "(repeatable; default 1414). Connections on other ports are read "
+                             "too when their data starts with a TSH.")(f)
+
+
 class CodepageParam(click.ParamType):  # type: ignore[type-arg]
     """``--codepage``: a single-byte EBCDIC or ASCII-family page, resolved to its codec
     name; anything else (utf-8, hex, rot13) is a usage error listing the pages mqtool reads.

@@ -13,6 +13,7 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    port_option,
     selection,
     window,
     window_options,
@@ -26,6 +27,7 @@ TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
 
 @click.command(short_help="Recognise the format, then decode with it.")
 @decoder_options
+@port_option
 def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                 tz: tzinfo | None, strict: bool) -> int:
     """Recognise which format FILE holds — each codec judges the bytes itself (eyecatchers,

@@ -14,6 +14,7 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    port_option,
     read_sources,
     refuse_other_format,
     write_built,
@@ -32,6 +33,7 @@ from mqtool.model import Decoded
                    "z/OS).")
 @click.option("--ccsid", type=int, metavar="N",
               help="With --format: the MQMD CodedCharSetId (819, 1208, 500, 1047, ...).")
+@port_option
 def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
               tz: tzinfo | None,
               mq_format: str | None, encoding: int | None, ccsid: int | None,

@@ -19,6 +19,7 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    port_option,
     window,
 )
 from mqtool.errors import ExitStatus
@@ -99,6 +100,7 @@ def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
               help="Strings are (not) followed by a NUL byte (default: detected).")
 @click.option("--text-records", "text", is_flag=True,
               help="With --part records: the records are text.")
+@port_option
 def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz: Any,
                strict: bool, part: str, input_format: str, long_size: str | None, byte_order: str | None,
                codepage: str | None, float_format: str | None, nul: bool | None,
@@ -161,6 +163,7 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
               help="Print each header's manifest as a JSON line, then a summary line.")
 @click.option("-q", "--quiet", is_flag=True, help="No table; errors only.")
 @color_option
+@port_option
 def reassemble_attachment(dump: str, outdir: str | None, list_only: bool, input_format: str,
                           force: bool, partial: bool, keep_orphans: bool, encoding: str,
                           newline: str, long_size: str | None, byte_order: str | None,

@@ -19,6 +19,7 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    port_option,
     read_sources,
     refuse_other_format,
     selection,
@@ -45,6 +46,7 @@ from mqtool.model import Decoded
 @click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True, metavar="N",
               help="Show STCK times N seconds earlier (a TOD clock steered to include leap seconds; "
                    "27 since 2017); the raw values (JSON <field>_hex) are unchanged.")
+@port_option
 def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                tz: tzinfo | None, strict: bool, codepage: str | None, byte_order: str,
                urbi_data: str, leap_seconds: int) -> int:
@@ -210,6 +212,7 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
               help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds; 27 "
                    "since 2017); the <field>_raw columns are unchanged.")
 @click.option("--force", is_flag=True, help="Overwrite existing table files in OUTDIR.")
+@port_option
 def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
                 summary_path: str | None, leap_seconds: int, force: bool) -> int:
     """Decode every URB message of the inputs into tables: raw streams of back-to-back

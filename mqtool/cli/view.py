@@ -7,7 +7,7 @@ import sys
 import click
 
 from mqtool.cli import INTERNAL_ERROR
-from mqtool.cli._common import codepage_option, hex_option, window, window_options
+from mqtool.cli._common import codepage_option, hex_option, port_option, window, window_options
 from mqtool.errors import EnvError, ExitStatus
 
 INSTALL = "view needs Textual: pip install 'mqtool[view]'"  # said after "mqtool: "
@@ -22,6 +22,7 @@ INSTALL = "view needs Textual: pip install 'mqtool[view]'"  # said after "mqtool
 @click.option("--framing", type=click.Choice(["auto", "rdw", "bdw", "none"]), default="auto",
               show_default=True, help="CSQ1LOGP record framing.")
 @codepage_option("Code page of CSQ1LOGP character fields.", "037")
+@port_option
 @window_options
 def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> int:
     """Explore FILE in the terminal: the list of its units (messages of a queue dump,

@@ -133,7 +133,7 @@ def run_record(inputs: Iterable[str], outputs: Iterable[str | os.PathLike[str]] 
     """The record of the running command (``begin_run``; else a run starting now) as it
     ends: ``inputs`` (a directory: the files in it) hashed now, local files only (a URI or
     a file gone by now is named without a digest); ``outputs`` hashed and named relative
-    to ``base``."""
+    to ``base`` (absolute when not under it)."""
     from mqtool import __version__
 
     records = [_input_now(p) for p in _expanded(inputs)]
@@ -143,8 +143,17 @@ def run_record(inputs: Iterable[str], outputs: Iterable[str | os.PathLike[str]] 
     root = Path(base)
     for out in outputs:
         digest, size = sha256_file(out)
-        rec.add_output(Path(out).relative_to(root).as_posix(), size, digest)
+        rec.add_output(_relative(Path(out), root), size, digest)
     return rec.finish()
+
+
+def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it is under it, else absolute (``verify`` finds
+    it from anywhere)."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
 
 
 def files_under(directory: str | os.PathLike[str], exclude: Iterable[str] = ()) -> list[Path]:

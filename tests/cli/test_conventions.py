@@ -652,11 +652,14 @@ MEANINGS: dict[str, tuple[str, Any]] = {
     "--urid": ("filter: unit of work", lambda p: p.multiple),
     "--qmgr": ("filter: queue manager", lambda p: p.multiple),
     "--status": ("filter: state of the unit of work (C, B, I)", lambda p: p.multiple),
-    "--since": ("filter: records at or after TIME", _text),
-    "--until": ("filter: records before TIME", _text),
+    "--since": ("filter: records or messages at or after TIME", _text),
+    "--until": ("filter: records or messages before TIME", _text),
     "--messages": ("one row per logical message", _flag),
     "--max-segment": ("largest data slice of one record", lambda p: isinstance(p.type, click.IntRange)),
     "--split-size": ("bytes per split", lambda p: p.callback is not None),
+    "--port": ("the TCP port of IBM MQ traffic in pcap / pcapng captures (repeatable)",
+               lambda p: p.multiple and isinstance(p.type, click.IntRange)
+               and p.type.min == 1 and p.type.max == 65535),  # type: ignore[attr-defined]
     "--offset": ("the window of the input starts here (xxd -s)",
                  lambda p: _text(p) and p.metavar == "N"),
     "--length": ("the window of the input is this long (xxd -l)",

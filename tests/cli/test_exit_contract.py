@@ -52,6 +52,7 @@ ARGV = {
     "dump": ["dump", "{f}", "-o", "{o}"],
     "extract csq1logp": ["extract", "csq1logp", "{f}", "-o", "{o}.jsonl"],
     "extract urb": ["extract", "urb", "{f}", "-o", "{o}"],
+    "extract mq-stats": ["extract", "mq-stats", "{f}", "-o", "{o}.csv"],
     "spark-extract csq1logp": ["spark-extract", "csq1logp", "{f}", "-o", "{o}"],
     "spark-extract urb": ["spark-extract", "urb", "{f}", "-o", "{o}"],
     "identify": ["identify", "{f}"],
@@ -199,7 +200,8 @@ GOOD = {
     "build-request urb": "urb.json", "build-request sas-attachment": "sas.json",
     "build-request matqmsg": "matqmsg.json", "reassemble attachment": "sas",
     "reassemble-attachment": "sas", "dump": "urb", "extract csq1logp": "csq1logp",
-    "extract urb": "urb", "spark-extract csq1logp": "csq1logp", "spark-extract urb": "urb",
+    "extract urb": "urb", "extract mq-stats": "mq", "spark-extract csq1logp": "csq1logp",
+    "spark-extract urb": "urb",
     "identify": "urb", "decode mq": "mq", "build-request mq": "mq.json", "messages": "sas",
     "layouts": "urb", "view": "urb", "scan": "urb", "stats": "urb", "verify": "manifest",
     "man": "urb",
@@ -243,6 +245,7 @@ PIPED["reassemble attachment"] = ["reassemble", "attachment", "{f}", "--list"]
 PIPED["reassemble-attachment"] = ["reassemble-attachment", "{f}", "--list"]
 PIPED["extract csq1logp"] = ["extract", "csq1logp", "{f}", "--to", "jsonl"]
 PIPED.pop("extract urb")  # writes a directory of tables, never stdout
+PIPED["extract mq-stats"] = ["extract", "mq-stats", "{f}", "--to", "csv"]
 PIPED["build-request mq"] = ["build-request", "mq", "--from", "{f}", "--dump"]
 PIPED["layouts"] = ["layouts", "urb"]
 PIPED.pop("spark-extract csq1logp")  # writes a directory, never stdout

@@ -1251,6 +1251,11 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
         r.abort()
         raise
     if src is not None:
+        if src.count == 0:  # as every command says of a dump with no message: exit 2
+            from mqtool.errors import NoMessagesError
+
+            why = src.errors[-1].reason if src.errors else src.empty_why
+            raise NoMessagesError(dump, src.format, why)
         report.dump_format = src.format
         report.errors = list(src.errors)
         report.warnings = list(src.warnings)

@@ -49,12 +49,16 @@ def write_dmpmqmsg(messages: Iterable[Message], out: IO[bytes], *, width: int = 
     truncated body gets a ``* mqtool truncated`` comment. A text field an ``A`` line cannot
     hold as it is (line ends, trailing characters other than blanks, characters outside
     latin-1) is written there as near as it goes and exactly in a ``* mqtool mqmd NAME =
-    JSON`` comment."""
+    JSON`` comment; a message read from a capture gets a ``* mqtool capture FILE: frames
+    ...`` comment saying where it was seen."""
     out.write(f"* Dumped by mqtool {__version__} in dmpmqmsg file format\n"
               f"* Qmgr  = {qmgr}\n* Queue = {queue}\n\n".encode())
     n = 0
     for msg in messages:
         n += 1
+        seen = getattr(msg, "provenance", None)
+        if seen is not None:
+            out.write(b"* mqtool capture " + _one_line(seen.describe()).encode("utf-8") + b"\n")
         if mqmd:
             fields = full_mqmd(msg)
             lines, exact = [], []
