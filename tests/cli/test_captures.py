@@ -6,9 +6,9 @@ values under the error contract."""
 
 from __future__ import annotations
 
-import re
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
