@@ -71,7 +71,7 @@ def mqtool_decode(stream: bytes) -> tuple[int, int]:
     messages = fields = 0
     for unit in decode(stream):
         messages += 1
-        for el in unit.elements:
+        for el in unit.walk():
             for s in el.spans:
                 if s.kind != RESERVED:
                     s.value, s.meaning  # noqa: B018 - touch what the listing would print

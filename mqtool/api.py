@@ -11,9 +11,11 @@ mqtool can do.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import tzinfo
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
 
 from mqtool.model import Decoded, Detection
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from mqtool.formats.mq.dumps.read import QueueDump
     from mqtool.formats.mq.dumps.summary import Filters as MessageFilters
     from mqtool.formats.mq.dumps.summary import Summary as MessageSummary
+    from mqtool.formats.mq.dumps.summary import Table as MessageTable
     from mqtool.formats.mq.properties import Chain
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.layout import Settings
@@ -41,32 +44,61 @@ if TYPE_CHECKING:
     from mqtool.formats.sas.request import SenderOverrides
     from mqtool.formats.urb.extract import Collect as UrbTables
     from mqtool.formats.urb.extract import Summary as ExtractSummary
+    from mqtool.io.carving import Found, Work
+    from mqtool.io.custody import Custody, Verification
     from mqtool.io.inputs import Input, Source
+    from mqtool.io.window import WindowRequest
+    from mqtool.query import Count
+    from mqtool.query import Selection as Selection
     from mqtool.render.layouts import FormatDoc, RecordDoc
+    from mqtool.scan import CarveDir
 
 
 # --------------------------------------------------------------------------- inputs
 
 
-def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
+def read_unit(path: str, hex_text: bool = False, fmt: str = "input",
+              window: WindowRequest | None = None) -> bytes:
     """The bytes of one input to decode as ``fmt``: binary, or those of the dump text in
-    it (``hex_text``). Empty input is ``EmptyInputError``; binary input that is really
-    dump text gets a hint instead of a confusing decode error."""
+    it (``hex_text``); ``window`` (``--offset`` / ``--length``): only those bytes of it
+    (of a file only they are read; with ``hex_text``, of the bytes the text holds). Empty
+    input is ``EmptyInputError``; binary input that is really dump text gets a hint
+    instead of a confusing decode error."""
     from mqtool.io import inputs
 
-    return inputs.read_unit(path, hex_text, fmt)
+    if not window:
+        return inputs.read_unit(path, hex_text, fmt)
+    from mqtool.io.undump import unit_bytes
+
+    return unit_bytes(window_bytes(path, hex_text, fmt, window), False, path, fmt)
+
+
+def window_bytes(path: str, hex_text: bool, fmt: str, window: WindowRequest,
+                 limit: int | None = None) -> bytes:
+    """The bytes of ``window`` of an input (a file: only they are read; ``hex_text``: of the
+    bytes its dump text holds), at most ``limit``; ``window.start`` says where they
+    begin."""
+    from mqtool.io import inputs
+    from mqtool.io.window import read
+
+    if hex_text:
+        return window.cut(inputs.read_unit(path, True, fmt))[:limit]
+    return read(path, window, limit)[0]
 
 
 def sources(path: str, hex_text: bool = False, fmt: str = "input",
-            say: Callable[[str], None] | None = None) -> Iterator[Source]:
+            say: Callable[[str], None] | None = None,
+            window: WindowRequest | None = None) -> Iterator[Source]:
     """The input as decoders see it (``io.inputs.sources``): each message body of a queue
     dump (a dump file of any producer the registry knows, a directory of them, stdin), or
-    the one blob (``read_unit``). After a dump, each unreadable file or message is said
-    (``say``, one line each) and makes ``DumpProblemsError`` (exit 2); a dump with no
-    message is ``NoMessagesError``."""
+    the one blob (``read_unit``; with a ``window``, always its bytes as one blob). After a
+    dump, each unreadable file or message is said (``say``, one line each) and makes
+    ``DumpProblemsError`` (exit 2); a dump with no message is ``NoMessagesError``."""
     from mqtool.io import inputs
     from mqtool.registry import queue_dump_reader
 
+    if window:
+        return iter([inputs.Source(read_unit(path, hex_text, fmt, window))])
     return inputs.sources(path, hex_text, fmt, queue_dump_reader(say or _quiet))
 
 
@@ -112,25 +144,77 @@ def decode_fast(fmt: str, data: bytes, listing: bool = False,
     return ((u, data[u.offset:u.offset + u.length]) for u in units)
 
 
-def decode_file(fmt: str, path: str, hex_text: bool = False,
-                **options: object) -> Iterator[tuple[Decoded, bytes]]:
+def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowRequest | None = None,
+                *, refuse_other: bool = True, **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of an input decoded as ``fmt``, each with its own bytes. A file a
     streaming codec reads (``Codec.stream``) is decoded piece by piece, whatever its size
-    (bounded memory, the first unit at once); other inputs are read whole."""
-    from mqtool.io.inputs import HEAD, iter_chunks, open_input
-    from mqtool.io.undump import unit_bytes
+    (bounded memory, the first unit at once); other inputs (and dump text, recognised or
+    ``hex_text``) are read whole. ``window``: only those bytes of the input (offsets count
+    from the window's start). ``refuse_other``: input another codec recognises and
+    ``fmt``'s does not is refused (``refuse_other_format``)."""
+    from mqtool.io.inputs import HEAD, STDIN, iter_chunks, open_input
+    from mqtool.io.undump import is_dump_text, unit_bytes
     from mqtool.registry import codec, decode_blob
 
     c = codec(fmt)
-    if c.stream is None or hex_text:
-        return decode_blob(c.name, read_unit(path, hex_text, c.name), **options)
+    if window and (c.stream is None or hex_text or path == STDIN):
+        data = read_unit(path, hex_text, c.name, window)
+        if refuse_other:
+            refuse_other_format(c.name, data, path, claimed=True)
+        return decode_blob(c.name, data, **options)
+    if window:
+        head = unit_bytes(window_bytes(path, False, c.name, window, HEAD), False, path, c.name)
+        if refuse_other:
+            refuse_other_format(c.name, head, path, claimed=True, whole=False)
+        w = window.window
+        assert w is not None
+        return c.stream(iter_chunks(path, w.start, w.length), head, final=False, **options)
     with open_input(path) as inp:
         inp.refuse_directory()
-        if inp.is_stdin or inp.whole:
-            data = unit_bytes(inp.read(), False, path, c.name)
+        dump = hex_text or is_dump_text(inp.head)
+        if c.stream is None or dump or inp.is_stdin or inp.whole:
+            data = unit_bytes(inp.read(), dump, path, c.name)
+            if refuse_other:
+                refuse_other_format(c.name, data, path, claimed=True)
+            if c.stream is None:
+                return decode_blob(c.name, data, **options)
             return c.stream([data], data[:HEAD], final=True, **options)
         head = unit_bytes(inp.head, False, path, c.name)
+        if refuse_other:
+            refuse_other_format(c.name, head, path, claimed=True, whole=False)
     return c.stream(iter_chunks(path), head, final=False, **options)
+
+
+def unit_info(unit: Decoded, tz: tzinfo | None = None) -> str:
+    """A unit in one line, as Wireshark's Info column (``render.info.info_line``): the
+    fields its codec names (``Codec.info``), else its element chain or title."""
+    from mqtool.registry import CODECS
+    from mqtool.render.info import info_line
+
+    c = next((c for c in CODECS if unit.format in c.names), None)
+    return info_line(unit, c.info if c is not None else (), tz)
+
+
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False, whole: bool = True) -> None:
+    """Raise ``WrongFormatError`` (exit 2) when the detector of ``fmt`` does not recognise
+    ``data``, naming what ``registry.identify`` takes it for. ``claimed``: only when another
+    codec recognises it (a damaged unit of ``fmt`` that nothing else claims is decoded as
+    far as it goes); ``whole``: ``data`` is the whole input, not its head."""
+    from mqtool.errors import WrongFormatError
+    from mqtool.registry import codec, identify
+
+    mine = codec(fmt).detect(data)
+    if mine is not None and mine.confidence > 0:
+        return
+    name = codec(fmt).name
+    others = [d for d in identify(data) if d.format != name and d.confidence > 0]
+    if claimed and not others:
+        return
+    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
+           else "unknown (no codec recognises these bytes)")
+    what = f"these {len(data)} bytes" if whole else f"its first {len(data)} bytes"
+    raise WrongFormatError(name, 0, f"{source}: {what} are not {name}{hint}", who)
 
 
 @dataclass
@@ -149,14 +233,19 @@ QUEUE_DUMP_HEADING = ("format queue dump: each message decoded with the codec it
 
 
 def decode_auto(path: str, hex_text: bool = False,
-                say: Callable[[str], None] | None = None) -> Decoding:
+                say: Callable[[str], None] | None = None,
+                window: WindowRequest | None = None) -> Decoding:
     """Recognise what an input holds (``registry.identify``: every codec's detector, queue
     dumps, hex dump text), then decode it with the most confident codec: a queue dump
     message by message (``registry.decode_messages``), a large file a streaming codec
-    recognises by its head piece by piece, anything else whole."""
+    recognises by its head piece by piece, anything else whole. ``window``: only those
+    bytes of the input, recognised and decoded as one blob (offsets count from the
+    window's start)."""
     from mqtool.formats.mq.dumps.read import QueueDump, open_dump
     from mqtool.io.inputs import read_input
 
+    if window:
+        return _recognised(path, window_bytes(path, hex_text, "auto", window), hex_text)
     opened = None if hex_text else open_dump(path)
     if isinstance(opened, QueueDump):
         return Decoding(QUEUE_DUMP_HEADING, _dump_units(opened, path, say), dump=True)
@@ -456,13 +545,39 @@ def urb_write_file(path: str, writers: object, mode: str = "PERMISSIVE",
     return summary
 
 
-def write_summary(path: str, summary: Mapping[str, object]) -> None:
-    """A run's summary as indented JSON, written whole or not at all."""
+SUMMARY = "_summary.json"  # a bulk run's summary, beside its outputs
+
+
+def write_summary(path: str, summary: Mapping[str, object],
+                  inputs: Iterable[str] | None = None) -> None:
+    """A run's summary as indented JSON, written whole or not at all, with the run's chain
+    of custody under ``custody`` (``io.custody.run_record``): the inputs (``inputs``, else
+    the summary's ``files``) hashed, and for a ``_summary.json`` every file beside it and
+    under its directory as the run's outputs; the mqtool version, the command line, the
+    start and end of the run in UTC."""
     import json
 
+    from mqtool.io.custody import files_under, run_record
     from mqtool.io.outputs import write_file
 
-    write_file(path, (json.dumps(summary, indent=2) + "\n").encode("utf-8"), force=True)
+    p = Path(path)
+    outputs = files_under(p.parent, exclude=(p.name,)) if p.name == SUMMARY else []
+    named = summary.get("output")  # a run writing one file names it
+    if not outputs and isinstance(named, str) and named != "-" and Path(named).is_file():
+        outputs = [named]
+    record = run_record(summary_inputs(summary) if inputs is None else inputs, outputs, p.parent)
+    doc = {**summary, "custody": record.to_json()}
+    write_file(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), force=True)
+
+
+def summary_inputs(summary: Mapping[str, object]) -> list[str]:
+    """The input files a run's summary lists (``files``: names, or objects with ``file``;
+    else ``inputs``: names)."""
+    files = summary.get("files", summary.get("inputs"))
+    if not isinstance(files, list):
+        return []
+    return [str(f.get("file")) if isinstance(f, Mapping) else str(f) for f in files
+            if f is not None and (not isinstance(f, Mapping) or f.get("file"))]
 
 
 # --------------------------------------------------------------------------- layouts
@@ -607,18 +722,19 @@ def sender_hints(byte_order: str | None = None, long: int | None = None,
 
 def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: str = "auto",
                           part: str = "auto", text: bool = False, hints: Hints | None = None,
-                          say: Callable[[str], None] | None = None
-                          ) -> Iterator[tuple[Decoded, bytes]]:
+                          say: Callable[[str], None] | None = None,
+                          window: WindowRequest | None = None) -> Iterator[tuple[Decoded, bytes]]:
     """SAS attachment messages: one message body (``input_format`` ``message``, or what is
-    no queue dump), or every message of a queue dump in the role its header gives it. A
-    body of any size is decoded in bounded memory; one no attachment message fits says
-    what ``identify`` takes it for."""
+    no queue dump; the bytes of a ``window``), or every message of a queue dump in the
+    role its header gives it. A body of any size is decoded in bounded memory; one no
+    attachment message fits says what ``identify`` takes it for."""
     from mqtool.formats.mq.dumps.read import DumpProblemsError, QueueDump, open_dump
     from mqtool.io.inputs import open_input
+    from mqtool.io.undump import is_dump_text, unit_bytes
 
     hints = hints or sender_hints()
-    if hex_text:
-        data = read_unit(path, True, "sas-attachment")
+    if hex_text or window:
+        data = read_unit(path, hex_text, "sas-attachment", window)
         yield from _sas_body(io.BytesIO(data), hints, part, text)
         return
     opened = open_input(path) if input_format == "message" else open_dump(path, input_format)
@@ -630,19 +746,20 @@ def decode_sas_attachment(path: str, *, hex_text: bool = False, input_format: st
             raise DumpProblemsError(path, len(opened.errors))
         return
     with opened:
-        _sas_checked(opened, input_format)
+        _sas_checked(opened)
+        if is_dump_text(opened.head):  # as decode auto reads it
+            data = unit_bytes(opened.read(), True, path, "sas-attachment")
+            yield from _sas_body(io.BytesIO(data), hints, part, text)
+            return
         yield from _sas_body(opened.stream(), hints, part, text)
 
 
-def _sas_checked(inp: Input, input_format: str) -> None:
+def _sas_checked(inp: Input) -> None:
     from mqtool.errors import EmptyInputError
-    from mqtool.io.undump import unit_bytes
 
     inp.refuse_directory()
     if not inp.head:
         raise EmptyInputError("sas-attachment", inp.path)
-    if input_format == "auto":
-        unit_bytes(inp.head, False, inp.path, "sas-attachment")
 
 
 def _sas_body(f: IO[bytes], hints: Hints, part: str, text: bool) -> Iterator[tuple[Decoded, bytes]]:
@@ -678,13 +795,39 @@ def _identified(data: bytes, always: bool = True) -> str:
 
 
 def message_filters(msgtype: str | None = None, fmt: str | None = None,
-                    correlid: str | None = None, grep: str | None = None) -> MessageFilters:
+                    correlid: str | None = None, grep: str | None = None, *,
+                    msgid: str | None = None, appl: str | None = None, user: str | None = None,
+                    since: str | None = None, until: str | None = None,
+                    event: str | None = None, reason: str | None = None) -> MessageFilters:
     """Which messages of a queue dump to keep: MsgType (a number or request, reply, report,
-    datagram), MQMD or payload Format, CorrelId prefix in hex, text in the body (UTF-8,
-    EBCDIC or the MQMD's code page); ``ValueError`` names what is wrong."""
+    datagram), MQMD or payload Format, CorrelId or MsgId prefix in hex, text in the body
+    (UTF-8, EBCDIC or the MQMD's code page), PutApplName and UserIdentifier (``*``
+    wildcards), put time from ``since`` until before ``until`` (ISO-8601), event type and
+    reason (``MQRC_*`` name or number; dead-letter reasons too); ``ValueError`` names what
+    is wrong."""
     from mqtool.formats.mq.dumps.summary import filters
 
-    return filters(msgtype, fmt, correlid, grep)
+    return filters(msgtype, fmt, correlid, grep, msgid=msgid, appl=appl, user=user,
+                   since=since, until=until, event=event, reason=reason)
+
+
+def message_table(wide: bool = False, tz: tzinfo | None = None,
+                  clean: Callable[[str], str] = str) -> MessageTable:
+    """The ``messages`` table (``heading()``, ``row(summary)``): 120 columns with longer
+    values cut, or (``wide``) every column whole; put times in ``tz``; ``clean`` makes each
+    value safe for a terminal."""
+    from mqtool.formats.mq.dumps.summary import Table
+
+    return Table(wide, tz, clean)
+
+
+def mq_ports(ports: Iterable[int]) -> AbstractContextManager[None]:
+    """Inside: every pcap / pcapng capture read as a queue dump takes ``ports`` as IBM MQ's
+    TCP ports (none given: 1414); connections on other ports are still read when their data
+    starts with a TSH (``formats.mq.capture.read``)."""
+    from mqtool.formats.mq.capture.read import mq_ports as _mq_ports
+
+    return _mq_ports(ports)
 
 
 def summarize(message: Message) -> MessageSummary:
@@ -695,11 +838,32 @@ def summarize(message: Message) -> MessageSummary:
     return _summarize(message)
 
 
+CUSTODY = "custody.json"  # the chain of custody of messages -o, in (or beside) what it wrote
+
+
+def message_record(summary: MessageSummary) -> dict[str, object]:
+    """What ``--where`` and ``--fields`` see of a queue-dump message: its ``messages --json``
+    object, with each header's fields also under the header's type (``mqdlh.reason``,
+    ``mqdlh.reason_meaning``), as ``decode`` names them."""
+    doc = summary.to_json()
+    record: dict[str, object] = dict(doc)
+    for h in doc.get("headers") or []:
+        if isinstance(h, Mapping) and isinstance(h.get("fields"), Mapping):
+            meanings = h.get("meanings")
+            named = meanings.items() if isinstance(meanings, Mapping) else ()
+            fields = {**h["fields"], **{f"{k}_meaning": v for k, v in named}}
+            record.setdefault(str(h.get("type", "")).lower(), fields)
+    return record
+
+
 def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-dir", *,
-                   force: bool = False, stdout: IO[bytes] | None = None) -> int:
+                   force: bool = False, stdout: IO[bytes] | None = None,
+                   inputs: Iterable[str] | None = None) -> int:
     """Write queue-dump messages: an mqtool directory (``to`` ``mqtool-dir``: index.jsonl and
     the bodies; none is made when there is no message), or a dmpmqmsg file (``-``:
-    ``stdout``), whole or not at all. Returns how many were written."""
+    ``stdout``), whole or not at all. Returns how many were written. ``inputs``: the dumps
+    read, for the run's chain of custody (``custody.json`` in the directory, or
+    ``FILE.custody.json`` beside the file)."""
     import itertools
 
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
@@ -710,13 +874,38 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
         if output == "-" and stdout is not None:
             return write_dmpmqmsg(messages, stdout)
         with atomic_output(output, force) as f:
-            return write_dmpmqmsg(messages, f)  # type: ignore[arg-type]
+            n = write_dmpmqmsg(messages, f)  # type: ignore[arg-type]
+        if inputs is not None:
+            _custody_beside(output, list(inputs))
+        return n
     chosen = iter(messages)
     first = next(chosen, None)  # nothing readable: no directory is made
     if first is None:
         return 0
     with published(output, force) as local:  # an object-store URI: staged, uploaded at the end
-        return write_mqtool_dir(itertools.chain([first], chosen), OutputDir(local, force))
+        n = write_mqtool_dir(itertools.chain([first], chosen), OutputDir(local, force))
+        if inputs is not None:
+            _custody_json(Path(local) / CUSTODY, list(inputs), Path(local))
+        return n
+
+
+def _custody_beside(output: str, inputs: list[str]) -> None:
+    """``FILE.custody.json``: the record of a run that wrote one file."""
+    target = Path(output)
+    _custody_json(target.with_name(target.name + "." + CUSTODY), inputs, target.parent,
+                  [target])
+
+
+def _custody_json(path: Path, inputs: list[str], base: Path,
+                  outputs: list[Path] | None = None) -> None:
+    import json
+
+    from mqtool.io.custody import files_under, run_record
+    from mqtool.io.outputs import write_file
+
+    files = outputs if outputs is not None else files_under(base, (path.name,))
+    doc = {"custody": run_record(inputs, files, base).to_json()}
+    write_file(str(path), (json.dumps(doc, indent=1) + "\n").encode("utf-8"), force=True)
 
 
 def reassemble_attachments(dump: str, outdir: str | None = None, *,
@@ -943,6 +1132,7 @@ class ExtractRun:
     split_size: int | None = None
     force: bool = False
     summary_path: str | None = None  # checked before any work
+    selection: Selection | None = None  # --where (rows kept), --fields (columns on stdout)
 
 
 def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, *,
@@ -974,13 +1164,23 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
         target = output_root(str(target))
     elif target is not None:
         check_output(target, run.force)
+    sel = run.selection
+    if sel is not None and sel.columns:
+        if target is not None or fmt != "jsonl":
+            raise InputError("--fields prints columns on stdout: give it without -o and --to")
+        from mqtool.query import ColumnStream
+
+        stdout = ColumnStream(stdout, sel)  # type: ignore[assignment]
     try:
         with spooled(files) as spool:
             x.extract(spool.paths, target or stdout, fmt=fmt,
                       **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
+            stdout.flush()
     except Exception as e:
         e.summary = summary.to_json()  # type: ignore[attr-defined]
         raise
+    if sel is not None:
+        sel.check()
     info = summary.to_json()
     if to_dir:
         info["output"] = target
@@ -994,22 +1194,204 @@ def _extract_options(run: ExtractRun, summary: CsqSummary, names: dict[str, str]
     from mqtool.formats.csq1logp import extract as x
     from mqtool.formats.csq1logp.layout import MAX_SEGMENT
 
+    filters: object = run.filters
+    if run.selection is not None and run.selection.query is not None:
+        from mqtool.formats.csq1logp.extract import Filters
+        from mqtool.query import RowFilter
+
+        filters = RowFilter(run.filters or Filters(), run.selection)
     return {"framing": run.framing, "codepage": run.codepage, "mode": run.mode.upper(),
-            "filters": run.filters, "messages": run.messages,
+            "filters": filters, "messages": run.messages,
             "max_seg": run.max_segment or MAX_SEGMENT, "workers": run.workers,
             "split_size": run.split_size or x.SPLIT_SIZE, "progress": progress, "names": names,
             "summary": summary, "force": run.force}
 
 
+def extract_mq_stats(inputs: Iterable[str], output: str | None, *, to: str | None = None,
+                     force: bool = False, input_format: str | None = None,
+                     stdout: IO[bytes], say: Callable[[str], None] = _quiet,
+                     summary_path: str | None = None) -> dict[str, object]:
+    """IBM MQ accounting and statistics messages of queue dumps and captures (``inputs``)
+    as rows, one per queue / channel per interval (``formats.mq.stats``), to ``output``: a
+    file whose extension (or ``to``) names the format (Parquet, CSV, JSON lines), written
+    whole or not at all, or ``stdout`` (None or ``-``: JSON lines or CSV). Unreadable
+    messages and dumps without any are said (``say``) and counted; returns the summary."""
+    from mqtool.errors import InputError
+    from mqtool.formats.mq import stats
+    from mqtool.formats.mq.dumps.read import QueueDump
+    from mqtool.io.outputs import AtomicPath, check_output
+
+    if summary_path and summary_path != "-":
+        check_output(summary_path, True)
+    fmt = stats.output_format(output, to)
+    target = output if output and output != "-" else None
+    if target is None and fmt == "parquet":
+        raise InputError("Parquet needs a file: -o OUT.parquet")
+    if target is not None:
+        check_output(target, force)
+    done = stats.Extracted(list(inputs), output=target or "-", format=fmt)
+    dumps = (QueueDump(p, input_format) for p in done.inputs)
+    if target is None:
+        writer = stats.RowWriter(stdout, fmt)
+        stats.extract(dumps, writer, done, say)
+        writer.close()
+        return done.to_json()
+    with AtomicPath(target, force) as tmp, open(tmp, "wb") as f:
+        writer = stats.RowWriter(f, fmt)
+        stats.extract(dumps, writer, done, say)
+        writer.close()
+    return done.to_json()
+
+
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
                 force: bool = False, progress: Callable[[int], None] | None = None,
-                leap_seconds: int = 0) -> ExtractSummary:
+                leap_seconds: int = 0, names: Mapping[str, str] | None = None) -> ExtractSummary:
     """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
     in ``outdir``; returns the ``formats.urb.extract.Summary``. Inputs that are all empty
-    files are ``EmptyInputError``, before any output is made."""
+    files are ``EmptyInputError``, before any output is made. ``names``: what rows, the
+    summary and errors call a path (``io.inputs.Spooled.names``: stdin's copy is ``-``)."""
     from mqtool.formats.urb.extract import extract as _extract
     from mqtool.io.inputs import total_size
 
     total_size(paths, refuse_empty="urb")
     return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
-                    leap_seconds=leap_seconds)
+                    leap_seconds=leap_seconds, names=names)
+
+
+# --------------------------------------------------------------------------- selecting and counting
+
+
+def selection(where: str | None = None, fields: str | None = None,
+              header: bool = False, fields_option: str = "--fields") -> Selection:
+    """``--where EXPR`` / ``--fields A,B`` / ``--header`` as one object (``query.Selection``):
+    which units or rows to keep, the columns to print; both checked now (``QueryError``,
+    one line naming the fault; ``fields_option``: the option the field list came as)."""
+    from mqtool.query import Selection
+
+    return Selection(where, fields, header, fields_option)
+
+
+def field_list(text: str) -> list[str]:
+    """``a,b, c`` -> the field names (``QueryError`` for an empty or malformed one)."""
+    from mqtool.query import field_list as _field_list
+
+    return _field_list(text)
+
+
+def stats(records: Iterable[object], by: Sequence[str]) -> list[Count]:
+    """How many units or rows have each combination of values of the ``by`` fields, most
+    frequent first (``query.stats``)."""
+    from mqtool.query import stats as _stats
+
+    return _stats(records, by)
+
+
+def stats_table(counts: Sequence[Count], by: Sequence[str]) -> list[list[str]]:
+    """The rows of the ``stats`` table: a header row, then count and each field's value
+    with its meaning."""
+    from mqtool.query import stats_table as _stats_table
+
+    return _stats_table(counts, by)
+
+
+def units(path: str, fmt: str = "auto", hex_text: bool = False,
+          say: Callable[[str], None] | None = None,
+          window: WindowRequest | None = None) -> Iterator[Decoded]:
+    """Every unit of an input, as ``decode FORMAT`` gives them (``auto``: as ``decode auto``
+    does: a queue dump message by message, anything else by the codec that recognises
+    it); offsets absolute in the input when a ``window`` is read."""
+    from mqtool.model import shift_unit
+    from mqtool.registry import codec
+
+    if fmt == "auto":
+        pairs = decode_auto(path, hex_text, say, window).units
+    else:
+        pairs = decode_file(codec(fmt).name, path, hex_text, window)
+    for unit, _data in pairs:
+        if window and "payload_offset" not in unit.attrs:
+            shift_unit(unit, window.start)
+        yield unit
+
+
+# --------------------------------------------------------------------------- scanning images
+
+
+def scan_formats() -> tuple[str, ...]:
+    """What ``scan`` looks for: every codec with a carver (``Codec.carve``), and hex dump
+    text."""
+    from mqtool.scan import KNOWN
+
+    return tuple(KNOWN)
+
+
+def scan(path: str, *, window: WindowRequest | None = None,
+         formats: Sequence[str] | None = None, min_confidence: float = 0.0,
+         work: Work | None = None,
+         progress: Callable[[int], None] | None = None) -> Iterator[Found]:
+    """Every structure found in a file (``scan.scan``): confirmed by decoding, in offset
+    order, offsets absolute in the file; ``window``: only that part of it; ``progress``:
+    told how many bytes were searched so far."""
+    from mqtool.scan import scan as _scan
+
+    return _scan(path, offset=window.offset if window else None,
+                 length=window.length if window else None, formats=formats,
+                 min_confidence=min_confidence, work=work, progress=progress)
+
+
+def scan_window(path: str, window: WindowRequest | None = None) -> int:
+    """How many bytes of a file ``scan`` searches (its ``window``; refused at once when
+    the window does not fit)."""
+    import os
+
+    from mqtool.io.inputs import check_regular
+    from mqtool.io.window import WindowRequest
+
+    check_regular(path)
+    return (window or WindowRequest()).resolve(os.path.getsize(path)).length
+
+
+def carve_dir(outdir: str, *, force: bool = False, custody: Custody | None = None,
+              names: Mapping[str, str] | None = None) -> CarveDir:
+    """A directory to carve hits into (``scan.CarveDir``: ``add(image, hits)`` writes each
+    hit as a file, ``finish()`` the manifest with the ``custody`` record, ``discard()``
+    removes what a failed run carved); ``names``: spooled copies -> the name they stand
+    for (stdin)."""
+    from mqtool.scan import CarveDir
+
+    return CarveDir(outdir, force, custody, names)
+
+
+def scan_line(hit: Found) -> str:
+    """A hit in one line: offset (hex and decimal), length, format, confidence, summary."""
+    from mqtool.scan import summary_line
+
+    return summary_line(hit)
+
+
+def scan_heading() -> str:
+    """The heading of ``scan_line``'s columns."""
+    from mqtool.scan import summary_heading
+
+    return summary_heading()
+
+
+# --------------------------------------------------------------------------- chain of custody
+
+
+def custody(inputs: Iterable[str], argv: Sequence[str] | None = None,
+            stdin: bytes | None = None, names: Mapping[str, str] | None = None) -> Custody:
+    """Begin a run's custody record: every input's path, size, modification time and
+    SHA-256 now; the mqtool version, the command line (``argv``, default ``sys.argv``) and
+    the start time (``io.custody.Custody``: ``add_output``, ``finish``, ``to_json``).
+    ``names``: spooled copies of stdin -> ``-`` (recorded by their bytes)."""
+    from mqtool.io.custody import Custody
+
+    return Custody.start(inputs, argv, stdin, names)
+
+
+def verify(manifest: str) -> Verification:
+    """Re-hash the inputs and outputs a manifest's custody record names and say, file by
+    file, what changed (``io.custody.verify``)."""
+    from mqtool.io.custody import verify as _verify
+
+    return _verify(manifest)

@@ -2,9 +2,11 @@
 
 Each entry takes its layouts from the format's own factories for the default variant
 (``urb.layout.layouts()``, ``csq1logp.layout.layouts()``, ...) and adds what a reader needs
-around them: a title per record, the other variants, how records compose (element chain,
-framing, repeated members, parameters that size a field). No offset, size or type is
-written here: those are read from the ``Layout`` objects by ``mqtool.render.layouts``.
+around them: a title per record, the other variants, notes. No offset, size or type is
+written here: those are read from the ``Layout`` objects by ``mqtool.render.layouts``. How
+records compose is the format's ``mqtool.compose`` declaration (``composition=``), read by
+``render.layouts.composed`` (URB); formats not yet declared in that vocabulary still say
+their framing and repeated members here.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from mqtool.errors import InputError
-from mqtool.render.layouts import Elements, FormatDoc, Frame, Member, Part, RecordDoc
+from mqtool.render.layouts import Elements, FormatDoc, Frame, Member, Part, RecordDoc, composed
 
 # What the documents say each field holds, in a few words (names, offsets and sizes are the
 # declarations'; a test checks every name here is a declared field).
@@ -90,7 +92,7 @@ MQMD_TEXT = {
 
 
 def _urb() -> FormatDoc:
-    from mqtool.formats.urb.layout import DEFAULT_EBCDIC, ELEMENT_TYPES, layouts
+    from mqtool.formats.urb.layout import DEFAULT_EBCDIC, MESSAGE, layouts
 
     lay = layouts()
     titles = {
@@ -111,17 +113,10 @@ def _urb() -> FormatDoc:
         "URBG": "one field of a global format field table",
         "ELEMENT": "what every element starts with: eyecatcher and length",
     }
-    data = {"URBI": "urbidata", "URBS": "urbsdata", "URBD": "urbddata"}
-    members = {"URBF": (Member("urbg", "URBG", repeat="urbfcntg",
-                               doc="each urbfleng bytes long, from urbflenh"),)}
-    records = []
-    for name, title in titles.items():
-        layout = getattr(lay, name)
-        texts = {"URBH": URBH_TEXT, "URBI": URBI_TEXT}.get(name, {})
-        records.append(RecordDoc(name, layout, title, data=data.get(name, ""),
-                                 members=members.get(name, ()), descriptions=texts))
-    cases = {t: ("URBT112" if t == "URBT" else t) for t in ELEMENT_TYPES}
-    return FormatDoc(
+    texts = {"URBH": URBH_TEXT, "URBI": URBI_TEXT}
+    records = tuple(RecordDoc(name, getattr(lay, name), title, descriptions=texts.get(name, {}))
+                    for name, title in titles.items())
+    return composed(FormatDoc(
         name="urb", title="Adabas Event Replicator URB messages", big=True, both_orders=True,
         encoding=DEFAULT_EBCDIC,
         variants=("EBCDIC (code page 037; any EBCDIC page with --codepage) or ASCII "
@@ -134,22 +129,14 @@ def _urb() -> FormatDoc:
                "releases) are both read; the `.ksy` decodes a URBT as its first 112 bytes.",
                "Character fields are right-trimmed of blanks only; 1-byte flag fields are "
                "integers; STCK times are UTC."),
-        records=tuple(records),
-        elements=Elements("ELEMENT", cases,
+        records=records,
+        elements=Elements("ELEMENT", {},
                           "one element: eyecatcher, length (of the whole element), then the "
                           "rest of the record that eyecatcher names"),
         top=(Part("messages", "message", repeat="eos"),),
         commands=("decode urb", "build-request urb"),
-    )
-
-
-def _urb_message_types(fmt: FormatDoc) -> dict[str, object]:
-    """The ``message`` type of urb.ksy: URBH, then its elements up to urbhlent."""
-    return {"message": {
-        "doc": "one message: URBH, then elements up to urbhlent bytes from its start",
-        "seq": [{"id": "urbh", "type": "urbh"},
-                {"id": "elements", "type": "elements", "size": "urbh.urbhlent - urbh.urbhlen"}],
-    }}
+        composition=MESSAGE, resolve=lay.layout,
+    ))
 
 
 def _csq1logp() -> FormatDoc:
@@ -461,7 +448,6 @@ FORMATS: dict[str, Callable[[], FormatDoc]] = {
     "matqmsg": _matqmsg,
     "mq": _mq,
 }
-EXTRA_TYPES = {"urb": _urb_message_types}  # Kaitai types a format needs besides its records
 
 
 @cache
@@ -496,6 +482,4 @@ def ksy(name: str) -> str:
     """The ``.ksy`` of a format, with the Kaitai types its top level needs."""
     from mqtool.render.layouts import ksy as render_ksy
 
-    fmt = format_doc(name)
-    extra = EXTRA_TYPES.get(fmt.name)
-    return render_ksy(fmt, extra(fmt) if extra else None)
+    return render_ksy(format_doc(name))

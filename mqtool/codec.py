@@ -69,6 +69,40 @@ class MessageDecoder(Protocol):
     def decode(self, msg: Any, /) -> tuple[Decoded, bytes]: ...
 
 
+class Carver(Protocol):
+    """A format's ``carve`` module as ``mqtool scan`` reads it (``io.carving`` describes
+    the protocol): the signatures every structure carries, how far before its signature a
+    structure starts, and ``confirm`` -- a structure decoded where a signature was seen."""
+
+    SIGNATURES: tuple[bytes, ...]
+    PATTERNS: tuple[bytes, ...]
+    BEFORE: int
+
+    def confirm(self, view: memoryview, at: int, final: bool, work: Any, /) -> Any: ...
+
+
+class LaterModule:
+    """The module ``name``, imported at its first attribute access (a format's ``carve``
+    module: ``mqtool --help`` and listing the formats import none)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._module: Any = None
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if self._module is None:
+            self._module = importlib.import_module(self.name)
+        return getattr(self._module, attr)
+
+    def __repr__(self) -> str:
+        return f"LaterModule({self.name!r})"
+
+
+ELEMENTS = "<elements>"  # in ``Codec.info``: the unit's element types (URBH URBT URBR×3 ...)
+
+
 class Later:
     """The function ``module:name``, imported at its first call."""
 
@@ -98,6 +132,9 @@ class Codec:
     decode: Decoder
     detect: Detector
     aliases: tuple[str, ...] = ()  # other names ``layouts`` and ``--decode-as`` take
+    # the fields that say what a unit is in one line (``view``'s Info column, as
+    # Wireshark's), in the order shown; ``ELEMENTS``: the chain of its element types
+    info: tuple[str, ...] = ()
     build: Builder | None = None
     build_title: str = ""  # what ``build-request NAME`` builds, in one line
     stream: StreamDecoder | None = None  # large inputs decoded piece by piece
@@ -108,6 +145,7 @@ class Codec:
     dump_kinds: Mapping[str, str] = field(default_factory=dict)  # queue-dump producer -> words
     sniff_dump: Callable[[bytes], str | None] | None = None  # which of ``dump_kinds`` a head is
     dump_reader: Callable[[Callable[[str], None]], QueueDumps] | None = None  # their messages
+    carve: Carver | LaterModule | None = None  # finds the format's structures inside any bytes
 
     @property
     def names(self) -> tuple[str, ...]:

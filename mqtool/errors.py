@@ -1,4 +1,5 @@
-"""Error types and exit statuses shared by every mqtool command (CONTRACTS.md)."""
+"""Error types and exit statuses shared by every mqtool command; the optional extras
+and the message a missing one gives."""
 
 from __future__ import annotations
 
@@ -76,10 +77,11 @@ class EmptyInputError(DecodeError):
 
 
 class NoMessagesError(DecodeError):
-    """A queue dump that holds no message."""
+    """A queue dump that holds no message (``why``: what its reader knows of it)."""
 
-    def __init__(self, source: str, dump_format: str) -> None:
-        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump")
+    def __init__(self, source: str, dump_format: str, why: str = "") -> None:
+        super().__init__("queue-dump", "", 0, f"{source}: no messages in this {dump_format} dump"
+                                              + (f": {why}" if why else ""))
 
 
 class WrongFormatError(DecodeError):
@@ -104,3 +106,52 @@ class UndumpError(DecodeError):
 
     def describe(self) -> str:
         return f"dump text: line {self.line}, column {self.column}: {self.reason}"
+
+
+# --------------------------------------------------------------------------- optional extras
+
+# the extra of pyproject.toml that installs each optional module (the first one named is
+# the one the message gives; pandas comes with both spark and sas)
+EXTRAS = {
+    "pyspark": ("spark",), "py4j": ("spark",), "pandas": ("sas", "spark"),
+    "textual": ("view",), "pyreadstat": ("sas",), "dpkt": ("pcap",), "pcapng": ("pcap",),
+}
+FOR_EXTRA = {"spark": "spark-extract", "view": "mqtool view", "sas": "writing SAS transport "
+             "(.xpt) files", "pcap": "reading pcap / pcapng captures"}
+
+
+class MissingExtraError(EnvError):
+    """An optional dependency is not installed: one line naming the extra that installs it."""
+
+    def __init__(self, module: str, extra: str) -> None:
+        self.module, self.extra = module, extra
+        super().__init__(f"{FOR_EXTRA[extra]} needs {module}, which is not installed: "
+                         f"pip install 'mqtool[{extra}]'")
+
+
+def missing_extra(e: BaseException, command: str = "") -> MissingExtraError | None:
+    """``MissingExtraError`` for an ``ImportError`` of a module an extra installs (its top
+    package named by ``e.name``), else None. ``command``: the words of the command run,
+    which decide between extras that share a module (``spark-extract`` needs pandas from
+    ``spark``)."""
+    if not isinstance(e, ImportError) or not e.name:
+        return None
+    top = e.name.split(".")[0]
+    extras = EXTRAS.get(top)
+    if extras is None:
+        return None
+    extra = next((x for x in extras if x in command), extras[0])
+    return MissingExtraError(top, extra)
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """Raise ``MissingExtraError`` before any work when a module of ``extra`` is missing."""
+    import importlib.util
+
+    for m in modules:
+        try:
+            found = importlib.util.find_spec(m) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise MissingExtraError(m, extra)

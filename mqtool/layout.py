@@ -390,7 +390,7 @@ class Layout:
         append = el.spans.append
         for f, v, s, n in zip(self.fields, values, starts, sizes, strict=False):
             a = offset + s
-            m = _meaning(f.meaning, v, by_name) if f.meaning is not None else ""
+            m = meaning_of(f.meaning, v, by_name) if f.meaning is not None else ""
             append(Span(dot + f.name, a, a + n, v, m, f.kind, f.note, bytes(buf[a:a + n])))
 
     def _parse_interpreted(self, el: Element, buf: bytes, offset: int, end: int, prefix: str,
@@ -549,7 +549,8 @@ def dsect(name: str, *fields: Renamed) -> Layout:
     return Layout(name, *fields)
 
 
-def _meaning(table: Meaning | None, value: Any, fields: Mapping[str, Any]) -> str:
+def meaning_of(table: Meaning | None, value: Any, fields: Mapping[str, Any]) -> str:
+    """The meaning ``table`` (dict, or ``f(value, fields)``) gives ``value``; "" for none."""
     if table is None:
         return ""
     if callable(table):

@@ -2,10 +2,17 @@
 
 Everything downstream (listing, annotated hex, JSON lines, rows, error messages) reads this
 one model. Paths are dotted (``urbr[1].urbrisn``) and are the public key everywhere.
+
+A unit is a tree, as hachoir's field sets and Kaitai Struct's ``_debug`` positions are: a
+``Decoded`` holds its top-level ``Element``s, each element its fields (``Span``s) and the
+elements nested in it (``children``: the URBGs of a URBF, the MQMD inside an MQXQH), every
+offset absolute. Siblings never overlap and a child lies inside its parent
+(``tree_faults``); renderers read the nesting, never re-derive it from paths.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -73,6 +80,41 @@ class Element:
     title: str = ""  # listing heading; default "<TYPE> element at offset X'nnnn'"
     data_name: str = "data"  # listing label of ``data`` (e.g. ``urbddata``)
     data_codepage: str | None = None  # character column of the data's dump; None: the unit's
+    children: list[Element] = field(default_factory=list)  # elements nested in this one
+    path: str = ""  # the element's own path (``urbf[0]``); empty: its fields' common prefix
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.length
+
+    def walk(self) -> Iterator[Element]:
+        """This element and every element nested in it, depth first (document order)."""
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+    def spans_deep(self) -> Iterator[Span]:
+        """The fields of this element and of every element nested in it, in document order."""
+        for el in self.walk():
+            yield from el.spans
+
+    def own_path(self) -> str:
+        """The element's path: given by its decoder, else the prefix its fields share."""
+        if self.path or not self.spans:
+            return self.path
+        parts = [s.path.split(".")[:-1] for s in self.spans]
+        common = parts[0]
+        for p in parts[1:]:
+            n = 0
+            while n < min(len(common), len(p)) and common[n] == p[n]:
+                n += 1
+            common = common[:n]
+        return ".".join(common)
+
+    @property
+    def shows_data(self) -> bool:
+        """Whether renderers show ``data`` as bytes: not when child elements interpret it."""
+        return self.data is not None and not self.children
 
     def value(self, name: str, default: object = None) -> object:
         for s in self.spans:
@@ -111,8 +153,14 @@ class Decoded:
     def ok(self) -> bool:
         return not self.errors
 
-    def spans(self) -> Iterator[Span]:
+    def walk(self) -> Iterator[Element]:
+        """Every element of the unit, nested ones included, depth first."""
         for el in self.elements:
+            yield from el.walk()
+
+    def spans(self) -> Iterator[Span]:
+        """Every field of the unit, nested elements' included, in document order."""
+        for el in self.walk():
             yield from el.spans
 
     def to_json(self, raw: bool = False) -> dict[str, object]:
@@ -120,7 +168,7 @@ class Decoded:
 
 
 def json_value(span: Span) -> object:
-    """The JSON form of one span's value (CONTRACTS.md: hex upper-case, STCK ISO UTC)."""
+    """The JSON form of one span's value: bytes as upper-case hex, STCK as ISO-8601 UTC."""
     v = span.value
     if span.kind == STCK:
         return v.iso() if isinstance(v, Tod) else v
@@ -148,6 +196,7 @@ def fields_json(spans: list[Span], raw: bool = False) -> dict[str, object]:
 
 
 def element_json(el: Element, raw: bool = False) -> dict[str, object]:
+    """One element as ``--json`` shows it; nested elements under ``children``."""
     d: dict[str, object] = {
         "type": el.type,
         "offset": el.offset,
@@ -163,7 +212,26 @@ def element_json(el: Element, raw: bool = False) -> dict[str, object]:
     if el.data is not None:
         d["data"] = el.data.hex().upper()
     d.update(el.extra)
+    if el.children:
+        d["children"] = [element_json(c, raw) for c in el.children]
     return d
+
+
+def tree_faults(elements: list[Element], within: tuple[int, int] | None = None) -> list[str]:
+    """What breaks the tree's rule, in words: two siblings that overlap, a child outside its
+    parent. Empty for a well-formed tree (the tests run it over every decoded unit)."""
+    faults: list[str] = []
+    ordered = sorted(elements, key=lambda e: (e.offset, e.end))
+    for a, b in itertools.pairwise(ordered):
+        if b.offset < a.end and a.length and b.length:
+            faults.append(f"{a.type} {a.offset}..{a.end} overlaps its sibling "
+                          f"{b.type} {b.offset}..{b.end}")
+    for el in elements:
+        if within is not None and (el.offset < within[0] or el.end > within[1]):
+            faults.append(f"{el.type} {el.offset}..{el.end} lies outside its parent "
+                          f"{within[0]}..{within[1]}")
+        faults += tree_faults(el.children, (el.offset, el.end))
+    return faults
 
 
 def unit_json(unit: Decoded, raw: bool = False) -> dict[str, object]:

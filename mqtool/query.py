@@ -474,11 +474,11 @@ def _syntax(text: str, e: UnexpectedInput) -> str:
     return f"--where: unexpected {what} at column {col} of {text!r}"
 
 
-def unknown_field(name: str, candidates: Iterable[str]) -> str:
+def unknown_field(name: str, candidates: Iterable[str], option: str = "--where") -> str:
     """``unknown field 'x'; close names: a, b`` (difflib's closest, one line)."""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=CLOSE, cutoff=0.6)
     hint = f"; close names: {', '.join(close)}" if close else ""
-    return f"--where: unknown field {name!r}{hint}"
+    return f"{option}: unknown field {name!r}{hint}"
 
 
 def where(records: Iterable[Any], text: str | None, known: Iterable[str] | None = None
@@ -496,34 +496,25 @@ def where(records: Iterable[Any], text: str | None, known: Iterable[str] | None 
 # --------------------------------------------------------------------------- columns
 
 
-def field_list(text: str) -> list[str]:
-    """``a,b, c`` -> ``["a", "b", "c"]``; an empty name is refused."""
+def field_list(text: str, option: str = "--fields") -> list[str]:
+    """``a,b, c`` -> ``["a", "b", "c"]``; an empty name is refused (the error names
+    ``option``)."""
     names = [n.strip() for n in text.split(",")]
     if not names or any(not n for n in names):
-        raise QueryError(f"--fields: {text!r}: give field names separated by commas")
+        raise QueryError(f"{option}: {text!r}: give field names separated by commas")
     bad = next((n for n in names if not re.fullmatch(r"[A-Za-z_][\w\[\].\/-]*", n)), None)
     if bad is not None:
-        raise QueryError(f"--fields: {bad!r} is not a field path")
+        raise QueryError(f"{option}: {bad!r} is not a field path")
     return names
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def cell(values: Sequence[Any]) -> str:
     """One column's text: the values joined by ``AGGREGATOR``; tabs, line ends and other
-    control or bidi characters escaped (``\\t``, ``\\n``, ``\\x1b``) so input text never
-    steers a terminal or splits a line."""
-    text = AGGREGATOR.join(_text(v) for v in values)
-    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+    control or bidi characters escaped (``\\t``, ``\\n``, ``\\x1b``: ``render.terminal``)
+    so input text never steers a terminal or splits a line."""
+    from mqtool.render.terminal import escape
 
-
-def _escape(m: re.Match[str]) -> str:
-    c = m.group()
-    named = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-    if c in named:
-        return named[c]
-    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    return escape(AGGREGATOR.join(_text(v) for v in values))
 
 
 def columns(records: Iterable[Any], names: Sequence[str], header: bool = False) -> Iterator[str]:
@@ -533,6 +524,146 @@ def columns(records: Iterable[Any], names: Sequence[str], header: bool = False) 
     for r in records:
         f = fields_of(r)
         yield SEPARATOR.join(cell(f.values(n)) for n in names)
+
+
+# --------------------------------------------------------------------------- selection
+
+SAMPLE = 256  # records whose names are kept for the close names of an unknown field
+
+
+class Selection:
+    """What ``--where``, ``--fields`` and ``--header`` ask of a command's units or rows:
+    which to keep (``kept``) and, with ``--fields``, the columns printed instead of the
+    command's own output (``heading``, ``row``). Every expression and field list is
+    checked when the selection is made; a name that no record had is refused once the
+    records were seen (``check``), with the closest names they did have."""
+
+    def __init__(self, where: str | None = None, fields: str | None = None,
+                 header: bool = False, fields_option: str = "--fields") -> None:
+        self.query = Query(where) if where else None
+        self.names = field_list(fields, fields_option) if fields is not None else None
+        if header and self.names is None:
+            raise QueryError("--header goes with --fields (it names the columns)")
+        self.header = header
+        used = [("--where", n) for n in (self.query.used if self.query else [])]
+        used += [(fields_option, n) for n in self.names or []]
+        self._pending = dict.fromkeys(used)  # (option, name) not yet seen in any record
+        self._seen: set[str] = set()  # names of the first SAMPLE records
+        self.records = 0
+        self.last: Fields | None = None  # the fields of the record ``match`` kept last
+
+    def __bool__(self) -> bool:
+        return self.query is not None or self.names is not None
+
+    @property
+    def columns(self) -> bool:
+        """``--fields``: the command prints these columns instead of its own output."""
+        return self.names is not None
+
+    def kept(self, records: Iterable[Any], key: Callable[[Any], Any] | None = None
+             ) -> Iterator[tuple[Any, Fields]]:
+        """Each record ``--where`` keeps (all without it), with its fields; ``key`` gives
+        the unit or row of an item (``(unit, bytes)`` pairs: the unit)."""
+        for item in records:
+            f = self.match(key(item) if key is not None else item)
+            if f is not None:
+                yield item, f
+
+    def match(self, record: Any) -> Fields | None:
+        """The fields of ``record`` when ``--where`` keeps it (always without it), else None."""
+        f = fields_of(record)
+        self._see(f)
+        self.last = f if self.query is None or self.query.match(f) else None
+        return self.last
+
+    def heading(self) -> str | None:
+        """The header line of ``--fields --header`` (None without ``--header``)."""
+        return SEPARATOR.join(self.names) if self.header and self.names else None
+
+    def row(self, f: Fields | None = None) -> str:
+        """One tab-separated line of the ``--fields`` columns (tshark ``-T fields``) of
+        ``f`` (default: the record ``match`` kept last)."""
+        g = f if f is not None else self.last or Fields()
+        return SEPARATOR.join(cell(g.values(n)) for n in self.names or ())
+
+    def _see(self, f: Fields) -> None:
+        self.records += 1
+        if not self._pending:
+            return
+        if self.records <= SAMPLE:
+            self._seen.update(f.names())
+        for key in [k for k in self._pending if _has(f, k[1])]:
+            del self._pending[key]
+
+    def check(self) -> None:
+        """Refuse (``QueryError``) the first name no record had, naming the close names."""
+        if not self.records or not self._pending:
+            return
+        option, name = next(iter(self._pending))
+        candidates = self._seen | (set(constants()) if name.isupper() else set())
+        raise QueryError(unknown_field(name, candidates, option))
+
+
+def _has(f: Fields, name: str) -> bool:
+    base = name[:-len(MEANING)] if name.endswith(MEANING) else name
+    return f.exists(name) or f.exists(base) or f.exists(plain(base))
+
+
+class RowFilter:
+    """``--where`` over Arrow tables of rows, after a format's own row filters (``base``:
+    an object with ``apply(table) -> table``); rows that record a bad span (``_error``
+    set) are always kept: bad input is never dropped silently."""
+
+    ERROR = "_error"
+
+    def __init__(self, base: Any, selection: Selection) -> None:
+        self.base, self.selection = base, selection
+
+    def __bool__(self) -> bool:
+        return True
+
+    def apply(self, table: Any) -> Any:
+        import pyarrow as pa
+
+        table = self.base.apply(table) if self.base else table
+        if table.num_rows == 0:
+            return table
+        keep = [bool(row.get(self.ERROR)) or self.selection.match(row) is not None
+                for row in table.to_pylist()]
+        return table.filter(pa.array(keep, pa.bool_()))
+
+
+class ColumnStream:
+    """A binary stream that JSON lines are written to, passing on each row's ``--fields``
+    columns instead (the header line first with ``--header``)."""
+
+    def __init__(self, out: Any, selection: Selection) -> None:
+        self.out, self.selection = out, selection
+        self.pending = b""
+        self.headed = False
+
+    def write(self, data: bytes) -> int:
+        import json
+
+        lines = (self.pending + bytes(data)).split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            if not line.strip():
+                continue
+            f = self.selection.match(json.loads(line))
+            if f is None:
+                continue
+            heading = None if self.headed else self.selection.heading()
+            self.headed = True
+            text = self.selection.row(f) + "\n"
+            self.out.write(((heading + "\n") if heading else "").encode("utf-8") +
+                           text.encode("utf-8"))
+        return len(data)
+
+    def flush(self) -> None:
+        if self.pending.strip():
+            self.write(b"\n")
+        self.out.flush()
 
 
 # --------------------------------------------------------------------------- stats

@@ -45,7 +45,12 @@ def codec(name: str) -> Codec:
     """The codec of a format name or alias; a clear error for unknown names."""
     found = next((c for c in CODECS if name.lower() in c.names), None)
     if found is None:
-        raise InputError(f"unknown format {name!r}; known: {', '.join(names())}")
+        import difflib
+
+        every = {n: c.name for c in CODECS for n in c.names}
+        close = dict.fromkeys(every[n] for n in difflib.get_close_matches(name.lower(), every))
+        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        raise InputError(f"unknown format {name!r}; {hint}known: {', '.join(names())}")
     return found
 
 
@@ -93,8 +98,8 @@ def identify(data: bytes, *, text_kinds: bool = True) -> list[Detection]:
             d = Detection(c.name, 0.0, f"detector failed: {type(e).__name__}: {e}")
         if d is not None:
             found.append(d)
-    found = [_with_payload(d, data) if d.format == MQ.name and d.confidence > 0 else d
-             for d in found]
+    found = [_with_payload(d, data) if d.format == MQ.name and d.confidence > 0 and
+             "mqmd" not in d.options else d for d in found]  # a PCF body is its own payload
     if text_kinds:
         found += text_detections(data)
     return sorted(found, key=lambda d: -d.confidence)
@@ -207,8 +212,8 @@ def decode_messages(messages: Iterable[Message]) -> Iterator[tuple[Decoded, byte
 
             chain, unit = headers
             yield label_unit(unit, msg), msg.body
-            if chain.errors or not chain.payload_length:
-                continue
+            if chain.errors or not chain.payload_length or chain.pcf is not None:
+                continue  # a PCF payload: decoded with the headers
             msg = payload_message(replace(msg, problems=[]), chain)
         owner = msgtype_codec(msg.msgtype)
         if owner is not None and owner.message_decoder is not None:
@@ -225,9 +230,14 @@ def _recognised(msg: Message, said: bool) -> Iterator[tuple[Decoded, bytes]]:
     from mqtool.formats.mq.dumps.message import label_unit
 
     body = msg.body
-    choice = best_codec([d for d in identify(body, text_kinds=False) if d.format != MQ.name])
+    choice = best_codec([d for d in identify(body, text_kinds=False)
+                         if d.format != MQ.name or "mqmd" in d.options])  # a PCF body
     if choice is None:
         if said:
+            return
+        text = _text_unit(msg)
+        if text is not None:  # Format MQSTR: its text, in its CCSID
+            yield label_unit(text, msg, "text"), body
             return
         unit = Decoded("unknown", 0, len(body))
         unit.problems.append(Problem("", 0, f"no codec recognises this {len(body)}-byte body"))
@@ -236,6 +246,17 @@ def _recognised(msg: Message, said: bool) -> Iterator[tuple[Decoded, bytes]]:
     for unit in codec(choice.format).decode(body, **choice.options):
         yield (label_unit(unit, msg, f"{choice.format} ({choice.confidence:.2f})"),
                body[unit.offset:unit.offset + unit.length])
+
+
+def _text_unit(msg: Message) -> Decoded | None:
+    """The MQ unit of a character message (MQMD Format ``MQSTR``): its payload as text."""
+    from mqtool.formats.mq.chain import walk
+    from mqtool.formats.mq.decode import unit_of
+
+    chain = walk(msg.body, msg.mqmd)
+    if chain.elements or chain.errors or chain.payload_text(msg.body) is None:
+        return None
+    return unit_of(msg.body, msg.mqmd, chain)
 
 
 def _header_chain(msg: Message) -> tuple[Chain, Decoded] | None:

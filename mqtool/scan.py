@@ -2,12 +2,12 @@
 memory dump, a spool file, a trace) and carving each one out.
 
 The signatures come from each format's ``carve`` module (``io.carving`` describes the
-protocol), which derives them from its declarations: URBH prefixes, MQ StrucIds, the MQCFH
-StrucLength/Version pair, SAS file specifications, the OSB eyecatcher, the CSQ1LOGP record
-date; MATQMSG templates are looked for on 16-byte boundaries; hex dump text by its first
-line. All signatures are searched in one pass with Hyperscan (Intel's multi-pattern
-matcher); each candidate is confirmed by decoding it (``confirm``), never by the signature
-alone.
+protocol; the registry's ``Codec.carve`` names it), which derives them from its
+declarations: URBH prefixes, MQ StrucIds, the MQCFH StrucLength/Version pair, SAS file
+specifications, the OSB eyecatcher, the CSQ1LOGP record date; MATQMSG templates are looked
+for on 16-byte boundaries; hex dump text by its first line. All signatures are searched in
+one pass with Hyperscan (Intel's multi-pattern matcher); each candidate is confirmed by
+decoding it (``confirm``), never by the signature alone.
 
 The input streams through in windows: each window's own ``chunk`` bytes are searched, with
 ``BEFORE`` bytes kept before them and ``max_length`` bytes of look-ahead after, so memory is
@@ -20,31 +20,34 @@ whatever it holds (``Work`` counts it).
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import io
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from types import ModuleType
 from typing import IO, Any
 
+from mqtool.codec import Carver as Carving
+from mqtool.codec import LaterModule
 from mqtool.errors import InputError
 from mqtool.io.carving import LONGEST, Found, Work
 from mqtool.io.custody import Custody, Hasher
 from mqtool.io.window import Window, resolve
 
-CARVERS: dict[str, str] = {
-    "urb": "mqtool.formats.urb.carve",
-    "mq": "mqtool.formats.mq.carve",
-    "csq1logp": "mqtool.formats.csq1logp.carve",
-    "sas-attachment": "mqtool.formats.sas.carve",
-    "redolog": "mqtool.formats.osb.carve",
-    "matqmsg": "mqtool.formats.matqmsg.carve",
-}
+
+def _carvers() -> dict[str, Carving | LaterModule]:
+    """Format name -> its carve module, for every codec of ``registry.CODECS`` that has one
+    (``Codec.carve``)."""
+    from mqtool.registry import CODECS
+
+    return {c.name: c.carve for c in CODECS if c.carve is not None}
+
+
+CARVERS = _carvers()
 DUMP = "dump"  # hex dump text: found here, read back by io.undump
 KNOWN = (*CARVERS, DUMP)
 CHUNK = 16 << 20  # bytes searched per window
@@ -60,7 +63,7 @@ class Carver:
     """One format's carve module, as the scanner uses it."""
 
     name: str
-    module: ModuleType | None  # None: the hex dump text finder below
+    module: Carving | LaterModule | None  # None: the hex dump text finder below
     signatures: tuple[bytes, ...]
     patterns: tuple[bytes, ...]
     before: int
@@ -100,7 +103,7 @@ def carvers(formats: Iterable[str] | None = None) -> list[Carver]:
         if name == DUMP:
             out.append(Carver(DUMP, None, (), DumpText.PATTERNS, 0, 0))
             continue
-        mod = importlib.import_module(CARVERS[name])
+        mod: Any = CARVERS[name]
         out.append(Carver(name, mod, tuple(mod.SIGNATURES), tuple(mod.PATTERNS), int(mod.BEFORE),
                           int(getattr(mod, "ALIGN", 0))))
     return out
@@ -228,6 +231,7 @@ class Scan:
     chunk: int = CHUNK
     max_length: int = MAX_LENGTH
     work: Work = field(default_factory=Work)
+    progress: Callable[[int], None] | None = None  # told the bytes searched so far
 
     def __post_init__(self) -> None:
         if self.chunk <= 0 or self.max_length <= 0:
@@ -280,6 +284,8 @@ class Scan:
                 cursor = found.offset + found.length
                 if found.confidence >= self.min_confidence:
                     yield found
+            if self.progress is not None:
+                self.progress(own_end - window.start)
             own = own_end
 
     def _window(self, view: memoryview, base: int, own: int, own_end: int, final: bool,
@@ -330,11 +336,13 @@ class Scan:
 def scan(source: str | bytes, *, offset: str | int | None = None,
          length: str | int | None = None, formats: Sequence[str] | None = None,
          min_confidence: float = 0.0, chunk: int = CHUNK, max_length: int = MAX_LENGTH,
-         work: Work | None = None) -> Iterator[Found]:
+         work: Work | None = None,
+         progress: Callable[[int], None] | None = None) -> Iterator[Found]:
     """Every structure found in ``source`` (a file path, or bytes), best-effort and in
     offset order; offsets absolute in the input. ``offset``/``length``: the window (xxd
-    ``-s``/``-l`` meaning, ``io.window``). ``work``: counts what the scan spent."""
-    options = Scan(formats, min_confidence, chunk, max_length, work or Work())
+    ``-s``/``-l`` meaning, ``io.window``). ``work``: counts what the scan spent;
+    ``progress``: told how many bytes of the window were searched, after each piece."""
+    options = Scan(formats, min_confidence, chunk, max_length, work or Work(), progress)
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source)
         yield from options.stream(io.BytesIO(data), resolve(len(data), offset, length))
@@ -354,15 +362,20 @@ def scan(source: str | bytes, *, offset: str | int | None = None,
 
 @dataclass(frozen=True)
 class Carved:
-    """One hit written out: the hit, its file (relative to the directory), size, SHA-256."""
+    """One hit written out: the hit, its file (relative to the directory), size, SHA-256,
+    and the image it was carved from."""
 
     hit: Found
     file: str
     size: int
     sha256: str
+    source: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {**self.hit.to_json(), "file": self.file, "size": self.size, "sha256": self.sha256}
+
+
+_CARVED = re.compile(r"[0-9]{6,}-[0-9a-f]{10,}-[a-z0-9-]+\.[a-z0-9]+")  # what file_name makes
 
 
 def file_name(index: int, hit: Found) -> str:
@@ -372,44 +385,124 @@ def file_name(index: int, hit: Found) -> str:
     return f"{index:06d}-{hit.offset:010x}-{slug}.{ext}"
 
 
+class CarveDir:
+    """A directory the hits of one or more images are carved into: each hit its own file,
+    written whole (``add``); then ``manifest.json`` (``finish``: every hit with its image,
+    file, size and SHA-256, and the custody record, which gets the files as outputs).
+    Names come from the hit's order, offset and format only, so nothing can leave the
+    directory. A run that fails before ``finish`` removes the files it carved (``discard``):
+    no set of carved files is left without its manifest."""
+
+    def __init__(self, outdir: str, force: bool = False, custody: Custody | None = None,
+                 names: Mapping[str, str] | None = None) -> None:
+        from mqtool.io.outputs import OutputDir
+
+        self.out = OutputDir(outdir, force)
+        self.created = not Path(outdir).exists()
+        self._previous(force)
+        self.custody = custody
+        self.names = dict(names or {})  # a spooled copy -> the name it stands for (stdin)
+        self.sources: list[str] = []
+        self.written: list[Carved] = []
+
+    def _previous(self, force: bool) -> None:
+        """A directory that holds a carve already: refused at once without ``force``; with
+        it, the files its manifest lists go (a new carve is never mixed with an old one)."""
+        from mqtool.io.outputs import OutputExistsError
+
+        old = self.out.root / MANIFEST
+        if not old.is_file():
+            return
+        if not force:
+            raise OutputExistsError(f"{old} exists: {self.out.root} holds a carve already "
+                                    "(--force replaces it)")
+        try:
+            hits = json.loads(old.read_text(encoding="utf-8")).get("hits") or []
+        except (OSError, ValueError, AttributeError):
+            hits = []
+        for h in hits:
+            name = h.get("file") if isinstance(h, Mapping) else None
+            if isinstance(name, str) and _CARVED.fullmatch(name):
+                with contextlib.suppress(OSError):
+                    (self.out.root / name).unlink()
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+    def add(self, source: str, hits: Iterable[Found],
+            progress: Callable[[Carved], None] | None = None) -> Iterator[Carved]:
+        """Carve each hit of the image ``source`` (a file) as it comes; yields what was
+        written."""
+        from mqtool.io.inputs import open_regular
+
+        name = self.names.get(source, source)
+        self.sources.append(name)
+        with open_regular(source) as f:
+            for hit in hits:
+                carved = self._one(f, hit, name)
+                self.written.append(carved)
+                if self.custody is not None:
+                    self.custody.add_output(carved.file, carved.size, carved.sha256)
+                if progress is not None:
+                    progress(carved)
+                yield carved
+
+    def _one(self, f: IO[bytes], hit: Found, source: str) -> Carved:
+        name = file_name(len(self.written) + 1, hit)
+        h = Hasher()
+        with self.out.create(name) as dst:
+            f.seek(hit.offset)
+            left = hit.length
+            while left > 0:
+                block = f.read(min(left, 1 << 20))
+                if not block:
+                    break
+                h.update(block)
+                dst.write(block)
+                left -= len(block)
+        return Carved(hit, name, h.size, h.hexdigest(), source)
+
+    def finish(self) -> list[Carved]:
+        """Write ``manifest.json`` (whole or not at all); returns every hit carved."""
+        several = len(self.sources) > 1
+        doc: dict[str, Any] = ({"sources": self.sources} if several else
+                               {"source": self.sources[0] if self.sources else ""})
+        doc["hits"] = [{**({"source": c.source} if several else {}), **c.to_json()}
+                       for c in self.written]
+        if self.custody is not None:
+            doc["custody"] = self.custody.finish().to_json()
+        with self.out.create(MANIFEST, binary=False) as m:
+            m.write(json.dumps(doc, indent=1) + "\n")
+        return self.written
+
+    def discard(self) -> None:
+        """Remove the files this run carved (and the directory, when it made it)."""
+        for c in self.written:
+            with contextlib.suppress(OSError):
+                (self.out.root / c.file).unlink()
+        if self.created:
+            with contextlib.suppress(OSError):
+                self.out.root.rmdir()
+
+
 def carve(source: str, outdir: str, hits: Iterable[Found], *, force: bool = False,
           custody: Custody | None = None,
           progress: Callable[[Carved], None] | None = None) -> list[Carved]:
     """Write each hit of ``source`` (a file) into ``outdir`` as its own file, whole or not at
-    all, then ``manifest.json`` (every hit with its file, size and SHA-256, and the custody
-    record, which gets the files as outputs). Names come from the hit's order, offset and
-    format only, so nothing can leave the directory. Returns what was written."""
-    from mqtool.io.inputs import open_regular
-    from mqtool.io.outputs import OutputDir
+    all, then ``manifest.json`` (``CarveDir``). Returns what was written."""
+    out = CarveDir(outdir, force, custody)
+    try:
+        for _carved in out.add(source, hits, progress):
+            pass
+        return out.finish()
+    except BaseException:
+        out.discard()
+        raise
 
-    out = OutputDir(outdir, force)
-    written: list[Carved] = []
-    with open_regular(source) as f:
-        for k, hit in enumerate(hits, 1):
-            name = file_name(k, hit)
-            h = Hasher()
-            with out.create(name) as dst:
-                f.seek(hit.offset)
-                left = hit.length
-                while left > 0:
-                    block = f.read(min(left, 1 << 20))
-                    if not block:
-                        break
-                    h.update(block)
-                    dst.write(block)
-                    left -= len(block)
-            carved = Carved(hit, name, h.size, h.hexdigest())
-            written.append(carved)
-            if custody is not None:
-                custody.add_output(name, h.size, carved.sha256)
-            if progress is not None:
-                progress(carved)
-    doc: dict[str, Any] = {"source": source, "hits": [c.to_json() for c in written]}
-    if custody is not None:
-        doc["custody"] = custody.finish().to_json()
-    with out.create(MANIFEST, binary=False) as m:
-        m.write(json.dumps(doc, indent=1) + "\n")
-    return written
+
+def summary_heading() -> str:
+    """The heading of ``summary_line``'s columns."""
+    return (f"{'offset':<12} {'(decimal)':>12} {'length':>9} {'format':<14} {'conf':<4}  "
+            "summary")
 
 
 def summary_line(hit: Found) -> str:

@@ -32,7 +32,7 @@ def in_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # Every test that needs Java and pyspark (besides pytest.param marks where one command of
 # a parametrized test needs them: tests/cli/test_exit_contract.py).
-SPARK = ("tests/spark/",)
+SPARK = ("tests/spark/", "tests/cli/test_signals.py::test_spark_extract")
 
 # The costly tests outside Spark, measured with --durations on 2 cores (docs/testing.md):
 # each costs 3 s or more, or builds something outside Python (a wheel). The fast loop
@@ -58,6 +58,12 @@ SLOW = (
     "tests/view/test_app.py::test_export_writes_the_selection",
     "tests/view/test_app.py::test_the_readme_screenshot_is_generated_from_the_app",
     "tests/view/test_app.py::test_next_and_previous_unit_and_go_to_another_units_offset",
+    "tests/view/test_app.py::test_the_panes_give_way_in_order_and_the_field_tree_keeps_its_room",
+    "tests/cli/test_signals.py::test_while_reading_stdin",  # a process per command and signal
+    "tests/cli/test_signals.py::test_while_writing_to_a_full_pipe",  # 24 MB of CSQ1LOGP made
+    "tests/cli/test_signals.py::test_a_part_file_holding_bytes_is_removed",
+    "tests/cli/test_signals.py::test_extract_with_workers",  # worker pools started and stopped
+    "tests/cli/test_signals.py::test_spark_extract",  # a JVM per signal
 )
 
 

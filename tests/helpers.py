@@ -7,6 +7,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -36,6 +37,17 @@ def mq(*args: object, input: bytes | str | None = None, env: dict[str, str] | No
         sys.stdout.flush()
         sys.stderr.flush()
         return Result(status, out.getvalue(), err.getvalue().decode("utf-8", "replace"))
+
+
+def load_testdata_script(relpath: str) -> Any:
+    """A generator script of testdata/ (``mq/generate.py``), loaded as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(Path(relpath).stem, TESTDATA / relpath)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def seed_text(relpath: str) -> str:

@@ -166,9 +166,13 @@ def test_ksy_types_sizes_enums_and_chains() -> None:
     assert cases['"URBT"'] == "urbt112_body" and cases['"URBS"'] == "urbs_body"
     assert urb["types"]["element"]["seq"][-1]["size"] == "len - 8"
     assert urb["enums"]["urbsu_urbsutyp"][0x44] == {"id": "delete_file", "doc": "delete file"}
-    urbf = urb["types"]["urbf_body"]["seq"]
-    assert urbf[-1] == {"id": "urbg", "type": "urbg", "repeat": "expr", "repeat-expr": "urbfcntg",
-                        "doc": "each urbfleng bytes long, from urbflenh"}
+    urbf = urb["types"]["urbf_body"]["seq"]  # the URBGs: urbfcntg of them, urbfleng bytes each
+    assert urbf[-1] == {"id": "urbg", "type": "urbg", "size": "urbfleng", "repeat": "expr",
+                        "repeat-expr": "urbfcntg", "doc": "each urbfleng bytes long, from urbflenh"}
+    urbd = {i["id"]: i for i in urb["types"]["urbd_body"]["seq"]}
+    assert urbd["urbddata"] == {"id": "urbddata", "size": "urbdlend"}  # the image: urbdlend bytes
+    message = urb["types"]["message"]["seq"]
+    assert message[1] == {"id": "elements", "type": "elements", "size": "urbh.urbhlent - urbh.urbhlen"}
     csq = _ksy("csq1logp")
     logd = {i["id"]: i for i in csq["types"]["csq4logd"]["seq"]}
     assert logd["csbora"]["if"] == "_io.size == 200 + ldatalen"

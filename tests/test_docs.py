@@ -14,7 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from mqtool.cli import BUILD, DECODE, REASSEMBLE, TOP, cli, run
+from mqtool.cli import BUILD, DECODE, EXTRACT, REASSEMBLE, TOP, cli, run
 from mqtool.cli.manpage import pages
 from tests.helpers import ROOT, Step, matches, parse_transcript, run_step
 
@@ -47,7 +47,7 @@ def test_every_help_option_is_in_its_man_page() -> None:
 def _command_path(parts: list[str]) -> list[str]:
     """Page name parts -> command names (names may contain dashes: build-request)."""
     names, i = [], 0
-    known = set(TOP) | set(DECODE) | set(BUILD) | set(REASSEMBLE)
+    known = set(TOP) | set(DECODE) | set(BUILD) | set(REASSEMBLE) | set(EXTRACT)
     while i < len(parts):
         for j in range(len(parts), i, -1):
             cand = "-".join(parts[i:j])
@@ -174,10 +174,12 @@ def in_a_shell(command: str) -> list[str]:
     return done.stdout.splitlines()
 
 
-@pytest.mark.parametrize(("where", "line", "step", "spark"), _transcripts())
+# the flag is not called ``spark``: a parameter of that name would read as the Spark fixture
+# (tests/conftest.py marks every test using it ``spark``) and leave the fast loop every block
+@pytest.mark.parametrize(("where", "line", "step", "in_shell"), _transcripts())
 def test_console_blocks_show_what_a_terminal_shows(in_root: None, where: str, line: int,
-                                                   step: Step, spark: bool) -> None:
-    actual = in_a_shell(step.command) if spark else as_a_terminal_shows(step.command)
+                                                   step: Step, in_shell: bool) -> None:
+    actual = in_a_shell(step.command) if in_shell else as_a_terminal_shows(step.command)
     assert matches(step.expected, actual), (
         f"{where}:{line}: $ {step.command}\n--- expected\n" + "\n".join(step.expected)
         + "\n--- actual\n" + "\n".join(actual))

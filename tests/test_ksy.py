@@ -169,6 +169,29 @@ def test_urb_message_chain(parsers: dict[str, Any]) -> None:
     assert items[2].body.urbddata == unit.elements[3].data  # the record image
 
 
+def test_urb_format_table_with_its_urbgs(parsers: dict[str, Any]) -> None:
+    """A URBF and its URBGs (nested under it by mqtool, ``repeat-expr: urbfcntg`` of
+    ``urbfleng`` bytes in the .ksy), and a status with data: the same values both ways."""
+    from mqtool.formats.urb.compose import Message, Part, build_message
+
+    urbgs = [Part("URBG", {"urbgidx": k, "urbgfid": f, "urbgflen": n, "urbgfnam": long})
+             for k, (f, n, long) in enumerate([("AA", 8, "PERSONNEL-ID"), ("AE", 20, "NAME")])]
+    data = build_message(Message(elements=[
+        Part("URBF", {"urbfgfid": "EMPLTEL", "urbfdbid": 10006, "urbffnr": 9, "urbffnam": "EMPLOYEES"},
+             path="urbf[0]", items=urbgs),
+        Part("URBS", {"urbsst": "INIT"}, b"\x01\x02\x03\x04", path="urbs[0]")]))
+    (unit,) = api.decode("urb", data)
+    assert not unit.errors and not unit.problems
+    (msg,) = parsers["urb"].Urb(False, _stream(data)).messages
+    f_item, s_item = msg.elements.items
+    urbf, urbs = unit.elements[1:]
+    assert same_values(f_item.body, urbf) == 14  # all but the eyecatcher and length (the head)
+    assert len(f_item.body.urbg) == len(urbf.children) == 2
+    for g, el in zip(f_item.body.urbg, urbf.children, strict=True):
+        assert same_values(g, el) == 17  # every field but the two reserved ones
+    assert same_values(s_item.body, urbs) == 20 and s_item.body.urbsdata == urbs.data == b"\x01\x02\x03\x04"
+
+
 def test_csq1logp_record_and_the_199_200_rule(parsers: dict[str, Any]) -> None:
     data = seed_bytes("csq1logp/mqput-rdw.dump")
     (unit,) = api.decode("csq1logp", data)

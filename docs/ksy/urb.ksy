@@ -159,7 +159,9 @@ types:
       size: 16
       doc: reserved, binary zero
     - id: urbidata
-      size-eos: true
+      size: urbilend
+      doc: 'items to the end: ISNRANGE when urbiirange is 4294967295, else ISN; when the format''s judgement
+        (urbi_data) says so'
   isn:
     doc: 'ISN: one ISN of the ISN list after an INST request'
     seq:
@@ -359,7 +361,8 @@ types:
       size: 8
       doc: reserved, binary zero
     - id: urbsdata
-      size-eos: true
+      size: urbslend
+      doc: 'when urbsst is AUTI: a URBSU, then a record chosen by urbsutyp (12 declared)'
   urbsu:
     doc: 'URBSU: Adabas utility detail header in the status data of an AUTI status'
     seq:
@@ -696,7 +699,7 @@ types:
       size: 11
       doc: reserved, binary zero
     - id: urbddata
-      size-eos: true
+      size: urbdlend
   urbe:
     doc: 'URBE: end of transaction'
     seq:
@@ -844,6 +847,7 @@ types:
       doc: reserved, binary zero
     - id: urbg
       type: urbg
+      size: urbfleng
       repeat: expr
       repeat-expr: urbfcntg
       doc: each urbfleng bytes long, from urbflenh
@@ -1032,7 +1036,9 @@ types:
       size: 16
       doc: reserved, binary zero
     - id: urbidata
-      size-eos: true
+      size: urbilend
+      doc: 'items to the end: ISNRANGE when urbiirange is 4294967295, else ISN; when the format''s judgement
+        (urbi_data) says so'
   urbs_body:
     doc: URBS after its 2 head fields
     seq:
@@ -1209,7 +1215,8 @@ types:
       size: 8
       doc: reserved, binary zero
     - id: urbsdata
-      size-eos: true
+      size: urbslend
+      doc: 'when urbsst is AUTI: a URBSU, then a record chosen by urbsutyp (12 declared)'
   urbt112_body:
     doc: URBT112 after its 2 head fields
     seq:
@@ -1394,7 +1401,7 @@ types:
       size: 11
       doc: reserved, binary zero
     - id: urbddata
-      size-eos: true
+      size: urbdlend
   urbe_body:
     doc: URBE after its 2 head fields
     seq:
@@ -1510,6 +1517,7 @@ types:
       doc: reserved, binary zero
     - id: urbg
       type: urbg
+      size: urbfleng
       repeat: expr
       repeat-expr: urbfcntg
       doc: each urbfleng bytes long, from urbflenh

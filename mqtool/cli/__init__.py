@@ -80,6 +80,8 @@ EXTRACT = {
     "csq1logp": ("mqtool.cli.csq1logp:extract",
                  "Bulk-extract CSQ1LOGP records to JSON lines, CSV or Parquet (no JVM)."),
     "urb": ("mqtool.cli.urb:extract_urb", "Bulk-extract Event Replicator URB messages."),
+    "mq-stats": ("mqtool.cli.mqstats:extract_mq_stats",
+                 "IBM MQ accounting and statistics messages as rows (Parquet, CSV, JSON lines)."),
 }
 SPARK_EXTRACT = {
     "csq1logp": ("mqtool.cli.csq1logp:spark_extract",
@@ -102,14 +104,25 @@ TOP = {
     "layouts": ("mqtool.cli.layouts:layouts",
                 "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),
     "messages": ("mqtool.cli.messages:messages",
-                 "List the messages of queue dumps; filter; convert."),
+                 "List the messages of queue dumps and captures; filter; convert."),
     "view": ("mqtool.cli.view:view",
              "Explore units interactively: unit list, field tree, linked hex."),
+    "scan": ("mqtool.cli.scan:scan",
+             "Find the structures mqtool knows inside any bytes; carve them out."),
+    "stats": ("mqtool.cli.stats:stats", "Count units or rows by the values of fields."),
+    "verify": ("mqtool.cli.verify:verify",
+               "Check the files a manifest's chain of custody names: what changed."),
+    "man": ("mqtool.cli.man:man", "Show the manual page of mqtool or of a command."),
 }
 
 
 class StdoutClosedError(Exception):
     """The reader of our stdout pipe has gone (``mqtool dump big.bin | head``)."""
+
+
+class StoppedError(BaseException):
+    """SIGINT or SIGTERM stopped the command (``KeyboardInterrupt`` carried past click,
+    which would print an empty line first)."""
 
 
 class LazyGroup(click.Group):
@@ -141,17 +154,56 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
 
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as e:
+            raise click.exceptions.NoSuchCommand(
+                e.command_name, did_you_mean(ctx, e.command_name, self.list_commands(ctx),
+                                             args[1:]), ctx=ctx) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except BrokenPipeError as e:  # before click's own handler (exit 1): see run()
             raise StdoutClosedError() from e
+        except KeyboardInterrupt as e:  # before click's own handler: see run()
+            raise StoppedError() from e
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, self.table[n][1]) for n in self.list_commands(ctx)]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def did_you_mean(ctx: click.Context, name: str, commands: list[str], rest: list[str]) -> str:
+    """The message for a name no command of the group has: a file given where a command
+    (a format) is expected gets the command line that reads it (``decode auto FILE``); a
+    misspelt name the close ones (formats by their names and aliases)."""
+    import difflib
+    import shlex
+
+    said = f"No such command {name!r}."
+    if (name == "-" or os.path.exists(name)) and name not in commands:
+        what = "- is stdin:" if name == "-" else f"{name} is a file:"
+        auto = "auto" if "auto" in commands else commands[0] if len(commands) == 1 else None
+        if auto is None:
+            return f"{said} {what} name the format first ({', '.join(commands)})."
+        line = shlex.join(["mqtool", *ctx.command_path.split()[1:], auto, name, *rest])
+        return f"{said} {what} did you mean '{line}'?"
+    names = {c: c for c in commands}
+    if ctx.info_name in ("decode", "build-request"):  # formats: their aliases too
+        from mqtool import registry
+
+        names.update({a: c.name for c in registry.CODECS for a in c.aliases
+                      if c.name in commands})
+    close = difflib.get_close_matches(name.lower(), list(names), n=3, cutoff=0.6)
+    picked = list(dict.fromkeys(names[c] for c in close))
+    if not picked:
+        return said
+    return f"{said} Did you mean {' or '.join(repr(p) for p in picked)}?"
 
 
 # groups whose first argument may be left out: ``mqtool extract FILE...`` is
@@ -187,8 +239,15 @@ def cli() -> None:
     """
 
 
+ARGV: list[str] = []  # the arguments of the running command line (custody records name them)
+
+
 def run(argv: list[str] | None = None) -> int:
     """Run mqtool; returns the exit status instead of exiting (tests call this)."""
+    ARGV[:] = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    from mqtool.io.custody import begin_run
+
+    begin_run(["mqtool", *ARGV])
     try:
         rv = cli.main(args=argv, prog_name="mqtool", standalone_mode=False)
         return int(rv or 0)
@@ -198,35 +257,68 @@ def run(argv: list[str] | None = None) -> int:
         click.echo(e.ctx.get_help(), err=True)
         return USAGE
     except click.ClickException as e:
-        e.show()
+        _show_click(e)
         return USAGE
-    except click.Abort:
-        _error("aborted")
-        return 130
+    except (click.Abort, KeyboardInterrupt, StoppedError):
+        return _stopped()
     except (BrokenPipeError, StdoutClosedError):  # `mqtool dump big.bin | head` ends quietly
         _quiet_stdout()
         return 0
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:
-        from mqtool.errors import MqtoolError
+    except Exception as e:  # noqa: BLE001 - every failure gets a status and one line
+        return _failed(e)
 
-        if isinstance(e, MqtoolError):
-            if isinstance(e.__context__, BrokenPipeError):
-                _quiet_stdout()
-                return 0
-            _error(str(e))
-            return int(e.status)
-        if isinstance(e, OSError) and e.errno is not None and not os.environ.get("MQTOOL_DEBUG"):
-            # the system refused a file (missing directory, permission, disk full): the
-            # environment, not a bug
-            where = f"{e.filename}: " if e.filename else ""
-            _error(f"{where}{e.strerror or e}")
-            return ENVIRONMENT
-        if os.environ.get("MQTOOL_DEBUG"):
-            raise
-        _error(f"internal error: {type(e).__name__}: {e} (MQTOOL_DEBUG=1 shows the traceback)")
-        return INTERNAL_ERROR
+
+def _failed(e: Exception) -> int:
+    """The status (and the one line on stderr) for an exception that ended a command."""
+    from mqtool.errors import MqtoolError, missing_extra
+
+    if isinstance(e, MqtoolError):
+        if isinstance(e.__context__, BrokenPipeError):
+            _quiet_stdout()
+            return 0
+        _error(str(e))
+        return int(e.status)
+    extra = missing_extra(e, _command_path())
+    if extra is not None:  # an optional dependency is not installed: the environment
+        _error(str(extra))
+        return int(extra.status)
+    if isinstance(e, OSError) and e.errno is not None and not os.environ.get("MQTOOL_DEBUG"):
+        # the system refused a file (missing directory, permission, disk full): the
+        # environment, not a bug
+        where = f"{e.filename}: " if e.filename else ""
+        _error(f"{where}{e.strerror or e}")
+        return ENVIRONMENT
+    if os.environ.get("MQTOOL_DEBUG"):
+        raise e
+    _error(f"internal error: {type(e).__name__}: {e} (MQTOOL_DEBUG=1 shows the traceback)")
+    return INTERNAL_ERROR
+
+
+def _command_path() -> str:
+    """The words of the command being run (``spark-extract urb``), from ``sys.argv``."""
+    return " ".join(a for a in sys.argv[1:3] if not a.startswith("-"))
+
+
+def _show_click(e: click.ClickException) -> None:
+    """Click's usage error (usage line, hint, ``Error: ...``), escaped: the values it
+    quotes come from the command line."""
+    import io
+
+    from mqtool.render.terminal import escape_lines
+
+    buf = io.StringIO()
+    e.show(file=buf)
+    sys.stderr.write(escape_lines(buf.getvalue()))
+    sys.stderr.flush()
+
+
+def _stopped() -> int:
+    """One line for a run stopped by a signal (SIGTERM, or SIGINT: Ctrl-C), its status."""
+    from mqtool.io.signals import stopped_by
+
+    status, word = stopped_by()
+    _error(word)
+    return status
 
 
 def _quiet_stdout() -> None:
@@ -239,22 +331,19 @@ def _quiet_stdout() -> None:
         pass
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
-
-
-def printable(message: str) -> str:
-    """A message for a terminal: control characters from the input (an escape sequence, a
-    carriage return, a record separator) shown as ``\\xNN``, never acted on."""
-    return message.translate(_CONTROL)
-
-
 def _error(message: str) -> None:
-    sys.stderr.write(f"mqtool: {printable(message)}\n")
+    from mqtool.render.terminal import error_lines
+
+    sys.stderr.write(error_lines(message))
     sys.stderr.flush()
 
 
 def main() -> None:
-    """Console-script entry point; a stdout pipe closed by the reader ends quietly."""
+    """Console-script entry point; a stdout pipe closed by the reader ends quietly; SIGINT
+    and SIGTERM end the run with one line, status 130 / 143, no partial output."""
+    from mqtool.io.signals import handle_signals
+
+    handle_signals()
     status = run()
     try:
         sys.stdout.flush()

@@ -6,6 +6,7 @@ A command parses its options, calls one library function, hands the result to
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -16,13 +17,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from mqtool.errors import ExitStatus, InputError, WrongFormatError
-from mqtool.model import Decoded
+from mqtool.errors import ExitStatus, InputError
+from mqtool.model import Decoded, shift_unit
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from mqtool.api import Selection
     from mqtool.io.inputs import Source
+    from mqtool.io.window import WindowRequest
 
 
 @dataclass
@@ -51,33 +54,50 @@ class Env:
         return self.stdout_isatty
 
     def write(self, text: str) -> None:
-        self.stdout.write(text.encode("utf-8"))
+        """Lines of text on stdout, each escaped (``render.terminal``)."""
+        from mqtool.render.terminal import escape_lines
+
+        self.stdout.write(escape_lines(text).encode("utf-8"))
 
     def line(self, text: str = "") -> None:
         self.write(text + "\n")
 
+    def cells_line(self, text: str) -> None:
+        """A ``--fields`` line on stdout: its cells escaped already (``query.cell``), the
+        tabs between them kept."""
+        self.stdout.write((text + "\n").encode("utf-8"))
+
+    def json_line(self, obj: Any) -> None:
+        """One JSON line on stdout (``render.terminal.json_text``)."""
+        from mqtool.render.terminal import json_text
+
+        self.stdout.write(json_text(obj).encode("utf-8") + b"\n")
+
     def console(self) -> Console:
-        """A rich console on stdout that colours only when ``color`` says so."""
-        from rich.console import Console
+        """A rich console on stdout that colours only when ``color`` says so and never reads
+        markup (``render.terminal.console``)."""
+        from mqtool.render.terminal import console
 
-        class _Console(Console):
-            def on_broken_pipe(self) -> None:  # rich exits 1 here; mqtool ends quietly (run)
-                raise BrokenPipeError(32, "Broken pipe")
+        c = console(_TextOut(self.stdout), color=self.color, soft_wrap=True,  # type: ignore[arg-type]
+                    width=400 if not self.stdout_isatty else None)
 
-        return _Console(file=_TextOut(self.stdout), force_terminal=self.color,  # type: ignore[arg-type]
-                       no_color=not self.color, highlight=False, soft_wrap=True,
-                       width=400 if not self.stdout_isatty else None)
+        def on_broken_pipe() -> None:  # rich exits 1 here; mqtool ends quietly (run)
+            raise BrokenPipeError(32, "Broken pipe")
+
+        c.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]
+        return c
 
     def console_err(self) -> Console:
         """A rich console on stderr (summaries and progress bars for a person watching)."""
-        from rich.console import Console
+        from mqtool.render.terminal import console
 
-        return Console(file=self.stderr, highlight=False)
+        return console(self.stderr)
 
     def error(self, message: str) -> None:
-        from mqtool.cli import printable
+        """``mqtool: MESSAGE`` on stderr, escaped (``render.terminal.error_lines``)."""
+        from mqtool.render.terminal import error_lines
 
-        self.stderr.write(f"mqtool: {printable(message)}\n")
+        self.stderr.write(error_lines(message))
         self.stderr.flush()
 
     def refuse_binary_to_terminal(self) -> None:
@@ -119,6 +139,14 @@ def refuse_binary_to_terminal(env: Env) -> None:
     raise InputError(f"refusing to write binary data to a terminal: {how}")
 
 
+def command_line() -> list[str]:
+    """The command line of this run, as typed: ``mqtool`` and its arguments (for custody
+    records)."""
+    from mqtool.cli import ARGV
+
+    return ["mqtool", *ARGV]
+
+
 def get_env() -> Env:
     ctx = click.get_current_context()
     env = ctx.find_object(Env)
@@ -134,8 +162,8 @@ def input_argument(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def hex_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--hex", "hex_text", is_flag=True,
-                        help="Input is hex dump text (document style, xxd, hexdump -C), "
-                             "not binary.")(f)
+                        help="Input is hex dump text (document style, xxd, hexdump -C), not "
+                             "binary; dump text is recognised without it, --hex forces it.")(f)
 
 
 def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -150,7 +178,14 @@ def raw_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--annotate", is_flag=True,
-                        help="Hex dump with each field's bytes coloured and labelled.")(f)
+                        help="Hex dump with each field's bytes coloured and labelled (not with "
+                             "--json).")(f)
+
+
+def strict_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--strict", is_flag=True,
+                        help="Problems count as errors: each is said on stderr, and the exit "
+                             "status is 2.")(f)
 
 
 def _tz(ctx: click.Context, param: click.Parameter, value: str | None) -> tzinfo | None:
@@ -198,6 +233,24 @@ def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         default="auto", show_default=True, expose_value=False,
                         callback=set_color, is_eager=True,
                         help="Colour output (only on a terminal with auto; NO_COLOR honoured).")(f)
+
+
+def port_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--port N`` (repeatable) of every command that reads queue dumps: the TCP ports of
+    IBM MQ traffic in the pcap / pcapng captures it reads (``api.mq_ports``, held while the
+    command runs)."""
+
+    def enter(ctx: click.Context, param: click.Parameter, value: tuple[int, ...]) -> None:
+        if value:
+            from mqtool import api
+
+            ctx.with_resource(api.mq_ports(value))
+
+    return click.option("--port", "ports", type=click.IntRange(1, 65535), multiple=True,
+                        metavar="PORT", expose_value=False, callback=enter,
+                        help="In pcap / pcapng captures: IBM MQ traffic is on this TCP port "
+                             "(repeatable; default 1414). Connections on other ports are read "
+                             "too when their data starts with a TSH.")(f)
 
 
 class CodepageParam(click.ParamType):  # type: ignore[type-arg]
@@ -258,12 +311,126 @@ def codepage_option(help_text: str, default: str | None = None, *extra: str,
                         show_default=default is not None, help=help_text)
 
 
+# --------------------------------------------------------------------------- windows and selections
+
+WINDOW = "mqtool.window"  # ctx.meta: the --offset/--length of the running command
+SELECTION = "mqtool.selection"  # ctx.meta: its --where/--fields/--header
+
+
+def window_options(f: Callable[..., Any] | None = None, *, short: bool = False
+                   ) -> Callable[..., Any]:
+    """``--offset`` / ``--length`` (xxd's ``-s`` / ``-l``; ``short``: those letters too):
+    the command reads that window of its input, and the offsets it reports stay absolute
+    in the input. The numbers are checked at once; the window is kept for ``window()``."""
+    def add(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def windowed(*args: Any, window_offset: str | None = None,
+                     window_length: str | None = None, **kwargs: Any) -> Any:
+            from mqtool.io.window import WindowRequest
+
+            request = WindowRequest(window_offset, window_length).check()
+            click.get_current_context().meta[WINDOW] = request
+            return f(*args, **kwargs)
+
+        run: Callable[..., Any] = windowed
+
+        names = (("-s",) if short else ()), (("-l",) if short else ())
+        for opt in (click.option(*names[1], "--length", "window_length", metavar="N",
+                                 help="Read N bytes of the input only (xxd -l; decimal, 0x.. or "
+                                      "X'..')."),
+                    click.option(*names[0], "--offset", "window_offset", metavar="N",
+                                 help="Start at byte N of the input (xxd -s; decimal, 0x.. or "
+                                      "X'..'; negative: from the end). Reported offsets stay "
+                                      "those of the input.")):
+            run = opt(run)
+        return run
+
+    return add(f) if f is not None else add
+
+
+def window() -> WindowRequest:
+    """The ``--offset`` / ``--length`` of the running command (empty without them)."""
+    from mqtool.io.window import WindowRequest
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(WINDOW) if ctx is not None else None
+    return found if found is not None else WindowRequest()
+
+
+def where_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--where EXPR`` alone (``stats``); ``select_options`` has it with the others."""
+    return click.option("--where", "select_where", metavar="EXPR",
+                        help="Only units or rows whose decoded fields satisfy EXPR: "
+                             "== != < <= > >=, in {..}, contains, matches, and, or, not; "
+                             "constants by name (MQRC_Q_FULL); a bare field: it exists.")(f)
+
+
+def select_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--where``, ``--fields``, ``--header``: the one mechanism by which every command that
+    prints units or rows selects them and picks their columns (``api.selection``). The
+    expression and field list are checked at once; the selection is kept for
+    ``selection()``, which ``emit_units`` and the row printers read."""
+    @functools.wraps(f)
+    def chosen(*args: Any, select_where: str | None = None, select_fields: str | None = None,
+            select_header: bool = False, **kwargs: Any) -> Any:
+        from mqtool import api
+
+        made = api.selection(select_where, select_fields, select_header)
+        click.get_current_context().meta[SELECTION] = made
+        return f(*args, **kwargs)
+
+    run: Callable[..., Any] = chosen
+
+    for opt in (click.option("--header", "select_header", is_flag=True,
+                             help="With --fields: a first line naming the columns."),
+                click.option("--fields", "select_fields", metavar="A,B,...",
+                             help="Print these fields, tab-separated, one line per unit or row "
+                                  "(tshark -T fields): a repeated field's values joined by ',', "
+                                  "a missing one empty."),
+                where_option):
+        run = opt(run)
+    return run
+
+
+def selection() -> Selection:
+    """The ``--where`` / ``--fields`` / ``--header`` of the running command (empty without)."""
+    from mqtool import api
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(SELECTION) if ctx is not None else None
+    return found if found is not None else api.selection()
+
+
+def column_lines() -> Callable[[object], str]:
+    """For a command printing rows: the ``--fields`` line of the record ``selection()``
+    kept last (the header line first, once, with ``--header``)."""
+    sel = selection()
+    headed = False
+
+    def line(_record: object) -> str:
+        nonlocal headed
+        heading = None if headed else sel.heading()
+        headed = True
+        return sel.row() if heading is None else heading + "\n" + sel.row()
+
+    return line
+
+
 def decoder_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The options every ``decode`` subcommand has, in one place."""
-    for opt in (color_option, tz_option, annotate_option, raw_option, json_option, hex_option,
-                input_argument):
-        f = opt(f)
-    return f
+    """The options every ``decode`` subcommand has, in one place; ``--json`` with
+    ``--annotate`` (two outputs) is refused before the input is read."""
+
+    @functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("json_out") and kwargs.get("annotate"):
+            raise click.UsageError("--json and --annotate are two ways to print: give one")
+        return f(*args, **kwargs)
+
+    command: Callable[..., Any] = checked
+    for opt in (color_option, tz_option, strict_option, annotate_option, raw_option, json_option,
+                select_options, window_options, hex_option, input_argument):
+        command = opt(command)
+    return command
 
 
 def command_format() -> str:
@@ -276,34 +443,51 @@ def command_format() -> str:
 
 def read_unit(file: str, hex_text: bool) -> bytes:
     """The bytes to decode: binary, or the bytes of dump text with ``--hex``
-    (``api.read_unit``, named for the running command's format)."""
+    (``api.read_unit``, named for the running command's format); the ``--offset`` /
+    ``--length`` window of them."""
     from mqtool import api
 
-    return api.read_unit(file, hex_text, command_format())
+    return api.read_unit(file, hex_text, command_format(), window=window())
 
 
 def read_sources(file: str, hex_text: bool) -> Iterator[Source]:
     """The input as decoders see it (``api.sources``): each message body of a queue dump,
-    or one blob; an unreadable message is said on stderr."""
+    or one blob (the ``--offset`` / ``--length`` window of the input: always a blob); an
+    unreadable message is said on stderr."""
     from mqtool import api
 
-    return api.sources(file, hex_text, command_format(), get_env().error)
+    return api.sources(file, hex_text, command_format(), get_env().error, window=window())
 
 
-def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "") -> None:
-    """Raise ``WrongFormatError`` (exit 2) when ``fmt``'s own detector does not recognise
-    ``data``, saying what ``identify`` thinks it is. For a decoder's automatic mode: an
-    explicit choice (``--part``) decodes whatever it is given."""
-    from mqtool import registry
+def decode_sources(file: str, hex_text: bool,
+                   decode: Callable[[bytes], Iterable[Decoded]]) -> Iterator[tuple[Decoded, bytes]]:
+    """Each unit ``decode`` makes of the input as ``read_sources`` gives it (each message of
+    a queue dump or of a directory of dumps and bodies, or the one blob), labelled with its
+    message; a message the decoder refuses (``DecodeError``) becomes a unit with that error
+    and the others are still decoded (a lone blob's refusal is raised as it is)."""
+    from mqtool.errors import DecodeError
+    from mqtool.model import Problem
 
-    detect = getattr(registry.codec(fmt), "detect", None)
-    mine = detect(data) if detect is not None else None
-    if mine is not None and mine.confidence > 0:
-        return
-    others = [d for d in registry.identify(data) if d.format != fmt and d.confidence > 0]
-    who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
-           else "unknown (no codec recognises these bytes)")
-    raise WrongFormatError(fmt, 0, f"{source}: these {len(data)} bytes are not {fmt}{hint}", who)
+    for src in read_sources(file, hex_text):
+        try:
+            for unit in decode(src.data):
+                yield src.label(unit), src.data[unit.offset:unit.offset + unit.length]
+        except DecodeError as e:
+            if src.message is None:
+                raise
+            failed = Decoded(e.format, 0, len(src.data), title="not decoded")
+            failed.errors.append(Problem(e.path, e.offset, e.reason))
+            yield src.label(failed), src.data
+
+
+def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+                        claimed: bool = False) -> None:
+    """``api.refuse_other_format``: input of another format refused (exit 2), naming what
+    ``identify`` takes it for. For a decoder's automatic mode: an explicit choice
+    (``--part``, ``--format``) decodes whatever it is given."""
+    from mqtool import api
+
+    api.refuse_other_format(fmt, data, source, hint, claimed=claimed)
 
 
 # --------------------------------------------------------------------------- output
@@ -318,11 +502,18 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
 
     ``units`` yields each unit with its own bytes (a unit may carry its listing ``lines``).
-    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Returns
-    DECODE when any unit has errors (its partial output was printed first), or when
-    ``strict_problems`` and any problem.
+    ``fast``: JSON encoded by orjson (the same bytes as ``json.dumps``, faster). Each
+    error is said once, on stderr (the listing on stdout is the partial result); with
+    ``strict_problems`` (``--strict``) each problem too. Returns DECODE when any unit has
+    errors (its partial output was printed first), or when ``strict_problems`` and any
+    problem.
     """
-    if json_out:
+    sel, win = selection(), window()
+    if sel.columns and (json_out or annotate):
+        raise InputError("--fields prints columns: give it without --json and --annotate")
+    if sel.columns:
+        write = _columns_writer(env)
+    elif json_out:
         write = _json_writer(env, raw, fast)
     elif annotate:
         write = _annotated_writer(env)
@@ -331,30 +522,53 @@ def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bo
     status = ExitStatus.OK
     first = True
     for unit, data in units:
-        write(unit, data, first)
-        first = False
+        if win.start and "payload_offset" not in unit.attrs:  # a payload's count from it
+            shift_unit(unit, win.start)
+        if not sel or sel.match(unit) is not None:
+            write(unit, data, first)
+            first = False
         where = (f"message {unit.attrs['message']} ({unit.attrs.get('source', '')}): "
                  if "message" in unit.attrs else "")
         for p in unit.errors:
             env.error(f"{unit.format}: {where}{p.describe()}")
+        if strict_problems:
+            for p in unit.problems:
+                env.error(f"{unit.format}: {where}problem (--strict): {p.describe()}")
         if unit.errors or (strict_problems and unit.problems):
             status = ExitStatus.DECODE
     env.stdout.flush()
+    sel.check()
     return status
 
 
+def _columns_writer(env: Env) -> Writer:
+    """``--fields``: one tab-separated line per unit (``--header``: the names first)."""
+    sel = selection()
+    write = env.stdout.write
+
+    def one(unit: Decoded, data: bytes, first: bool) -> None:
+        heading = sel.heading() if first else None
+        if heading is not None:
+            write((heading + "\n").encode("utf-8"))
+        write((sel.row() + "\n").encode("utf-8"))
+
+    return one
+
+
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    from mqtool.render.terminal import json_bytes_safe
+
     dumps = _fast_dumps() if fast else _dumps
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        write(dumps(unit.to_json(raw)) + b"\n")
+        write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
 
     return one
 
 
 def _dumps(obj: object) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 def _fast_dumps() -> Callable[[object], bytes]:
@@ -374,13 +588,12 @@ def _fast_dumps() -> Callable[[object], bytes]:
 
 
 def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
-    from mqtool.render.listing import unit_lines
+    from mqtool.render.listing import unit_text
 
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        lines = getattr(unit, "lines", None) or list(unit_lines(unit, tz))
-        text = "".join(line + "\n" for line in lines)
+        text = unit_text(unit, tz, errors=False)
         write((text if first else "\n" + text).encode("utf-8"))
 
     return one
@@ -388,6 +601,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
 
 def _annotated_writer(env: Env) -> Writer:
     from mqtool.render.annotate import annotate_unit
+    from mqtool.render.terminal import text
 
     console = env.console()
 
@@ -395,11 +609,11 @@ def _annotated_writer(env: Env) -> Writer:
         if not first:
             env.line()
         if unit.title:
-            console.print(unit.title)
-        for text in annotate_unit(unit, data):
-            console.print(text)
+            console.print(text(unit.title))
+        for line in annotate_unit(unit, data):
+            console.print(line)
         for p in unit.problems:
-            console.print(f"problem: {p.describe()}")
+            console.print(text(f"problem: {p.describe()}"))
 
     return one
 
@@ -416,7 +630,9 @@ def summary_option(f: Callable[..., Any]) -> Callable[..., Any]:
 def write_summary(env: Env, path: str, info: dict[str, Any]) -> None:
     """The summary of ``--summary FILE``; ``-`` prints it on stdout."""
     if path == "-":
-        env.line(json.dumps(info, indent=2))
+        from mqtool.render.terminal import json_text
+
+        env.line(json_text(info, indent=2))
         env.stdout.flush()
         return
     from mqtool import api

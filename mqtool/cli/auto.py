@@ -3,13 +3,21 @@ own detector, plus queue dumps and hex dump text), then decode it or say so."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import tzinfo
 
 import click
 
-from mqtool.cli._common import Env, decoder_options, emit_units, get_env
+from mqtool.cli._common import (
+    Env,
+    decoder_options,
+    emit_units,
+    get_env,
+    port_option,
+    selection,
+    window,
+    window_options,
+)
 from mqtool.errors import ExitStatus, MqtoolError
 from mqtool.model import Decoded
 
@@ -19,7 +27,7 @@ TEXT_HEAD = 256 << 10  # of larger dump text: some 60 KB of bytes once read back
 
 @click.command(short_help="Recognise the format, then decode with it.")
 @decoder_options
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
+@port_option
 def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                 tz: tzinfo | None, strict: bool) -> int:
     """Recognise which format FILE holds — each codec judges the bytes itself (eyecatchers,
@@ -31,9 +39,9 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     from mqtool import api
 
     env = get_env()
-    decoding = api.decode_auto(file, hex_text, env.error)
+    decoding = api.decode_auto(file, hex_text, env.error, window())
     units = decoding.units
-    if not json_out:
+    if not (json_out or selection().columns):
         units = _headed(env, decoding.heading, units, eager=not decoding.dump)
     return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK
@@ -56,6 +64,7 @@ def _headed(env: Env, heading: str, units: Iterator[tuple[Decoded, bytes]],
 @click.option("--json", "json_out", is_flag=True,
               help='JSON lines: {"file", "format", "confidence", "reason", "candidates"}.')
 @click.option("--all", "show_all", is_flag=True, help="Also list the other candidates.")
+@window_options
 def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     """Say which format each FILE holds, one line each:
 
@@ -70,13 +79,12 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
     be read is reported on stderr (status 1), and the other files are still identified.
     """
     from mqtool import registry
-    from mqtool.io.inputs import read_head
 
     env = get_env()
     status = ExitStatus.OK
     for file in files:
         try:
-            data, size = read_head(file, HEAD, TEXT_HEAD)
+            data, size = _head(file)
         except MqtoolError as e:
             env.error(str(e))
             status = max(status, e.status)
@@ -92,9 +100,8 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
         if size > len(data):
             reason += f" (judged on the first {len(data):,} of {size:,} bytes)"
         if json_out:
-            env.line(json.dumps({"file": file, "format": fmt, "confidence": conf, "reason": reason,
-                                 "candidates": [d.to_json() for d in found]},
-                                ensure_ascii=False, separators=(",", ":")))
+            env.json_line({"file": file, "format": fmt, "confidence": conf, "reason": reason,
+                           "candidates": [d.to_json() for d in found]})
             continue
         env.line(f"{file}: {fmt or 'unknown'} ({conf:.2f}) {reason}")
         if show_all:
@@ -102,3 +109,17 @@ def identify(files: tuple[str, ...], json_out: bool, show_all: bool) -> int:
                 env.line(f"  also {d.format} ({d.confidence:.2f}) {d.reason}")
     env.stdout.flush()
     return status
+
+
+def _head(file: str) -> tuple[bytes, int]:
+    """What ``identify`` judges of a file (its head, or that of its ``--offset`` /
+    ``--length`` window) and the size of what was asked for."""
+    from mqtool import api
+    from mqtool.io.inputs import read_head
+
+    req = window()
+    if not req:
+        return read_head(file, HEAD, TEXT_HEAD)
+    data = api.window_bytes(file, False, "identify", req, HEAD)
+    w = req.window
+    return data, (w.length if w is not None and w.length >= 0 else len(data))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,11 +12,15 @@ from mqtool.cli._common import (
     Env,
     Progress,
     codepage_option,
+    decode_sources,
     decoder_options,
     emit_units,
     get_env,
+    select_options,
+    selection,
     spark_conf,
     summary_option,
+    window,
     write_summary,
 )
 from mqtool.cli._spark import remote_option, report_spark_run, session_target, verbose_option
@@ -64,7 +69,7 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int 
               metavar="N", help="Subtract N seconds from STCK times (TOD steered to include leap "
                                 "seconds; 27 since 2017).")
 def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-                    tz: Any, framing: str, codepage: str, leap_seconds: int) -> int:
+                    tz: Any, strict: bool, framing: str, codepage: str, leap_seconds: int) -> int:
     """Decode the records of a CSQ1LOGP EXTRACT(YES) data set (CSQBACK, CSQCMT, CSQBOTH,
     CSQINFLT, CSQOBJS) as copied off z/OS: every field of the CSQ4LOGD layout with its byte
     span, STCK times in UTC (--tz for listings), csrecorddate parsed (z/OS local time, kept
@@ -72,14 +77,17 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
 
     The framing is detected (RDW, BDW+RDW or none) unless --framing says; each record's
     heading says whether its fixed part is 199 or 200 bytes (csbora present) and why. A bad
-    span is reported with its offset and decoding resumes at the next record (exit 2).
+    span is reported with its offset and decoding resumes at the next record (exit 2). A
+    directory of extracts (or of dumps and message bodies) is decoded file by file.
     """
     from mqtool import api
     from mqtool.errors import DecodeError
 
     env = get_env()
-    units = api.decode_file("csq1logp", file, hex_text, framing=framing, codepage=codepage,
-                            leap_seconds=leap_seconds)
+    options = {"framing": framing, "codepage": codepage, "leap_seconds": leap_seconds}
+    units = (decode_sources(file, hex_text, lambda data: api.decode("csq1logp", data, **options))
+             if os.path.isdir(file) else api.decode_file("csq1logp", file, hex_text, window(),
+                                                         **options))
     seen = 0
 
     def counted() -> Iterator[Any]:
@@ -88,7 +96,8 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
             seen += 1
             yield item
 
-    status = emit_units(env, counted(), json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+    status = emit_units(env, counted(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                        strict_problems=strict)
     if not seen:
         raise DecodeError("csq1logp", "", 0, "empty input, no records")
     return status
@@ -129,6 +138,7 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
               help="Cut files larger than two splits at record boundaries into SIZE pieces.")
 @summary_option
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@select_options
 def extract(files: tuple[str, ...], output: str | None, to: str | None, framing: str,
             codepage: str, mode: str, queue: tuple[str, ...], verb: tuple[str, ...],
             urid: tuple[str, ...], qmgr: tuple[str, ...], since: str | None, until: str | None,
@@ -149,7 +159,8 @@ def extract(files: tuple[str, ...], output: str | None, to: str | None, framing:
     env = get_env()
     run = api.ExtractRun(to, framing, codepage, mode, _filters(queue, verb, urid, qmgr, since,
                                                                until, status),
-                         messages, max_segment, workers, split_size, force, summary_path)
+                         messages, max_segment, workers, split_size, force, summary_path,
+                         selection())
     try:
         with Progress(env, "extract", total_size(files), steps=True) as advance:
             info = api.extract_csq1logp(files, output, run, stdout=env.stdout, progress=advance)
@@ -194,29 +205,30 @@ def _status(env: Env, info: dict[str, Any]) -> int:
 
 
 def print_summary(env: Env, info: dict[str, Any]) -> None:
-    """The rich summary on stderr."""
-    from rich.console import Console
+    """The rich summary on stderr (values escaped: ``render.terminal``)."""
     from rich.table import Table
 
-    console = Console(file=env.stderr, highlight=False)
+    from mqtool.render.terminal import text
+
+    console = env.console_err()
     t = Table(title="CSQ1LOGP extract", show_header=False, box=None)
     t.add_row("files", str(len(info["files"])))
     t.add_row("bytes", f"{info['bytes']:,}")
     t.add_row("records", f"{info['records']:,}")
     t.add_row("bad spans", f"{info['bad_spans']:,}" + (f" ({info['mode']})" if info["bad_spans"] else ""))
     for reason, n in info["errors_by_reason"].items():
-        t.add_row(f"  {reason}", f"{n:,}")
+        t.add_row(text(f"  {reason}"), f"{n:,}")
     for name, n in info["corrupt_fields"].items():
-        t.add_row(f"  corrupt {name}", f"{n:,}")
+        t.add_row(text(f"  corrupt {name}"), f"{n:,}")
     if "messages" in info:
         m = info["messages"]
         t.add_row("messages", f"{m['total']:,} ({m['incomplete']:,} incomplete)")
         for reason, n in m["problems"].items():
-            t.add_row(f"  {reason}", f"{n:,}")
+            t.add_row(text(f"  {reason}"), f"{n:,}")
     t.add_row("rows written", f"{info['rows_written']:,}")
     for k in ("output", "elapsed_s", "master"):
         if k in info:
-            t.add_row(k.replace("_s", " (s)"), str(info[k]))
+            t.add_row(k.replace("_s", " (s)"), text(info[k]))
     console.print(t)
 
 
@@ -353,12 +365,11 @@ class _task_progress:  # noqa: N801 (a context manager used like a function)
     def __enter__(self) -> Callable[[int, int, int], None] | None:
         if not self.env.stderr_isatty:
             return None
-        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
         self.bar = Progress("spark-extract", BarColumn(), MofNCompleteColumn(), "tasks",
                             "{task.fields[read]}", TimeElapsedColumn(),
-                            console=Console(file=self.env.stderr), transient=True)
+                            console=self.env.console_err(), transient=True)
         self.bar.start()
         task = self.bar.add_task("spark-extract", total=None, read="")
 

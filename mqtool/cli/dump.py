@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
-from mqtool.cli._common import Env, codepage_option, color_option, get_env
-from mqtool.errors import ExitStatus, InputError
+from mqtool.cli._common import Env, codepage_option, color_option, get_env, window, window_options
+from mqtool.errors import ExitStatus
 from mqtool.render.hexdump import STYLES, DumpOptions
+
+if TYPE_CHECKING:
+    from mqtool.io.undump import Hole
 
 
 def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
@@ -26,9 +30,7 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 
 @click.command(short_help="Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back.")
 @click.argument("file", default="-", metavar="[FILE|-]", type=click.Path(allow_dash=True))
-@click.option("-s", "--seek", callback=_int, metavar="N",
-              help="Start at byte N (negative: from the end of the file).")
-@click.option("-l", "--length", callback=_int, metavar="N", help="Dump N bytes only.")
+@window_options(short=True)
 @click.option("-c", "--cols", type=click.IntRange(0, 256), default=None,
               help="Bytes per line (16; xxd -b 6, -i 12, -p 30).")
 @click.option("-g", "--group", type=click.IntRange(0, 256), default=None,
@@ -56,7 +58,7 @@ def _int(ctx: click.Context, param: click.Parameter, value: str | None) -> int |
 @click.option("-o", "--output", metavar="FILE", type=click.Path(), help="Write to FILE instead of stdout.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @color_option
-def dump(file: str, seek: int | None, length: int | None, cols: int | None, group: int | None,
+def dump(file: str, cols: int | None, group: int | None,
          upper: bool | None, style: str, codepage: str | None, dual: bool, no_squeeze: bool,
          autoskip: bool, plain: bool, include: bool, bits: bool, little: bool,
          base: int | None, reverse: bool, output: str | None, force: bool) -> int:
@@ -76,15 +78,14 @@ def dump(file: str, seek: int | None, length: int | None, cols: int | None, grou
     env = get_env()
     if reverse:
         return _reverse(env, file, output, force)
-    if length is not None and length < 0:
-        raise click.BadParameter("must not be negative", param_hint="--length")
+    seek, length = _window(file, style == "xxd")
     mode = ("include" if include else "plain" if plain else "little" if little
             else "bits" if bits else "normal")
     if mode != "normal" or autoskip:
         if style not in ("document", "xxd") or base is not None or dual:
             raise click.UsageError("-a, -p, -i, -b and -e are xxd options: they go with "
                                    "--style xxd only (no --base, --dual)")
-        return _xxd(env, file, seek or 0, length, output, force, mode, cols, group,
+        return _xxd(env, file, seek, length, output, force, mode, cols, group,
                     bool(upper), autoskip)
     try:
         opts = DumpOptions(style=style, cols=cols or 16, group=group, upper=upper,
@@ -95,18 +96,28 @@ def dump(file: str, seek: int | None, length: int | None, cols: int | None, grou
         single_byte_codec(opts.codepage or "cp037")
     except (ValueError, LookupError) as e:
         raise click.BadParameter(str(e).strip("'\""), param_hint="--codepage") from None
-    return _dump(env, file, opts, seek or 0, length, output, force)
+    return _dump(env, file, opts, seek, length, output, force)
+
+
+def _window(file: str, xxd: bool = False) -> tuple[int, int | None]:
+    """Where ``-s``/``-l`` start and how many bytes they take (None: to the end; stdin's
+    size is not known)."""
+    from mqtool.io.inputs import check_regular, size_of
+
+    req = window()
+    if file != "-":
+        check_regular(file)
+    w = req.resolve(size_of(file), past_end=xxd)  # --style xxd, as xxd -s: nothing to dump
+    return w.start, (w.length if w.length >= 0 else None)
 
 
 def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None, force: bool,
          mode: str, cols: int | None, group: int | None, upper: bool, autoskip: bool) -> int:
-    from mqtool.io.inputs import iter_chunks, size_of
+    from mqtool.io.inputs import iter_chunks
     from mqtool.render.xxd import XxdOptions, xxd
 
     opts = XxdOptions(mode, cols, group, upper, autoskip, None if file == "-" else file).resolved()
-    size = size_of(file)
-    start = seek if seek >= 0 or size is None else max(0, size + seek)
-    blocks = xxd(iter_chunks(file, seek, length), opts, start=start)
+    blocks = xxd(iter_chunks(file, seek, length), opts, start=seek)
     if output and output != "-":
         from mqtool.io.outputs import atomic_output
 
@@ -123,17 +134,10 @@ def _xxd(env: Env, file: str, seek: int, length: int | None, output: str | None,
 
 def _dump(env: Env, file: str, opts: DumpOptions, seek: int, length: int | None,
           output: str | None, force: bool) -> int:
-    from mqtool.io.inputs import iter_chunks, size_of
+    from mqtool.io.inputs import iter_chunks
     from mqtool.render.hexdump import dump as dump_blocks
 
-    size = size_of(file)
-    start = seek if seek >= 0 or size is None else max(0, size + seek)
-    total = None
-    if size is not None:
-        total = max(0, size - start)
-        if length is not None:
-            total = min(total, length)
-    blocks = dump_blocks(iter_chunks(file, seek, length), opts, start=start, total=total)
+    blocks = dump_blocks(iter_chunks(file, seek, length), opts, start=seek, total=length)
     if output and output != "-":
         from mqtool.io.outputs import atomic_output
 
@@ -165,119 +169,45 @@ def _colored(env: Env, blocks, opts: DumpOptions) -> None:  # type: ignore[no-un
 
 
 def _reverse(env: Env, file: str, output: str | None, force: bool) -> int:
-    """Dump text back to bytes. Line styles (xxd, hexdump -C, amqsbcg, plain hex, X'..')
-    stream; the documents' style is read whole (its lines may run together)."""
-    import io
-    import sys
+    """Dump text back to bytes, streamed (``io.undump.read_back``)."""
+    from mqtool.io.inputs import STDIN, open_regular, stdin
+    from mqtool.io.undump import read_back
 
-    from mqtool.io.undump import SCAN, detect_lines, iter_undump, undump
-
-    raw = _open_input(file)
-    try:
-        text = io.TextIOWrapper(raw if raw is not sys.stdin.buffer else _Unclosed(raw),
-                                encoding="utf-8", errors="replace", newline=None)
-        head: list[str] = []
-        for line in text:
-            head.append(line)
-            if len(head) >= SCAN:
-                break
-        if not "".join(head).strip():
-            raise InputError(f"{file}: empty input, no dump to read")
-        kind = detect_lines([h.rstrip("\n") for h in head])
-        if kind == "document" and file != "-":
-            chunks: Any = _document_chunks(file, _chain(head, text))
-        elif kind == "document":
-            chunks = iter([undump("".join(head) + text.read())])
-        else:
-            ended = [True]
-
-            def lines() -> Any:
-                for ln in _chain(head, text):
-                    ended[0] = ln.endswith("\n")
-                    yield ln.rstrip("\n")
-
-            chunks = iter_undump(lines(), kind, cut=lambda: not ended[0])
-        _write_chunks(env, chunks, output, force)
-    finally:
-        if raw is not sys.stdin.buffer:
-            raw.close()
+    if file == STDIN:
+        _write_chunks(env, read_back(stdin(), "-"), output, force)
+        return ExitStatus.OK
+    with open_regular(file) as raw:  # a FIFO or a device is refused, never opened
+        _write_chunks(env, read_back(raw, file, reopen=lambda: open_regular(file)), output, force)
     return ExitStatus.OK
 
 
-def _open_input(file: str) -> Any:
-    import sys
-    from pathlib import Path
-
-    if file == "-":
-        return sys.stdin.buffer
-    p = Path(file)
-    if not p.exists():
-        raise InputError(f"{file}: no such file")
-    if p.is_dir():
-        raise InputError(f"{file}: is a directory")
-    try:
-        return p.open("rb")
-    except OSError as e:
-        raise InputError(f"{file}: {e.strerror}") from None
-
-
-class _Unclosed:
-    """stdin for a TextIOWrapper that must not close it."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.raw, name)
-
-    def close(self) -> None:
-        pass
-
-    @property
-    def closed(self) -> bool:
-        return False
-
-
-def _document_chunks(file: str, lines: Any) -> Any:
-    """A document-style file: streamed while its lines are one plain dump; otherwise read
-    whole (its lines run together, hold several dumps, ...) and the rest written."""
-    import hashlib
-
-    from mqtool.errors import UndumpError
-    from mqtool.io.inputs import read_text
-    from mqtool.io.undump import NotPlainError, iter_document, undump
-
-    done = hashlib.sha256()
-    n = 0
-    try:
-        for chunk in iter_document(line.rstrip("\n") for line in lines):
-            done.update(chunk)
-            n += len(chunk)
-            yield chunk
-    except NotPlainError:
-        full = undump(read_text(file))
-        if hashlib.sha256(full[:n]).digest() != done.digest():
-            raise UndumpError(1, 1, "the text reads differently as a whole than line by line; "
-                                    "nothing after the first bytes written is certain") from None
-        yield full[n:]
-
-
-def _chain(head: list[str], rest: Any) -> Any:
-    yield from head
-    yield from rest
-
-
-def _write_chunks(env: Env, chunks: Any, output: str | None, force: bool) -> None:
+def _write_chunks(env: Env, chunks: Iterator[bytes | Hole], output: str | None,
+                  force: bool) -> None:
     """Stream to stdout (what was read stays written when an error follows), or to FILE
-    through a temporary file renamed at the end (no half-written FILE)."""
+    through a temporary file renamed at the end (no half-written FILE). A run of zeros the
+    text skips is a hole in FILE (sparse where the file system allows)."""
+    import os
+
     from mqtool.io.outputs import atomic_output
+    from mqtool.io.undump import Hole
 
     if not output or output == "-":
         env.refuse_binary_to_terminal()
         for c in chunks:
-            env.stdout.write(c)
+            for part in c.pieces() if isinstance(c, Hole) else (c,):
+                env.stdout.write(part)
         env.stdout.flush()
         return
     with atomic_output(output, force) as f:
+        end = 0
         for c in chunks:
-            f.write(c)
+            if isinstance(c, Hole) and c.pattern == b"\0":
+                f.flush()
+                end = os.lseek(f.fileno(), c.size, os.SEEK_CUR)
+                continue
+            for part in c.pieces() if isinstance(c, Hole) else (c,):
+                f.write(part)
+            end = 0
+        if end:  # the text ends with a hole: the file's size says so
+            f.flush()
+            os.ftruncate(f.fileno(), end)

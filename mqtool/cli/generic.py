@@ -3,15 +3,18 @@ own: the options every decoder has, and a builder that takes its request from a 
 
 from __future__ import annotations
 
+import os
 from datetime import tzinfo
 
 import click
 
 from mqtool.cli._common import (
     build_output_options,
+    decode_sources,
     decoder_options,
     emit_units,
     get_env,
+    window,
     write_built,
 )
 
@@ -28,11 +31,14 @@ def _decode_command(name: str, title: str) -> click.Command:
     @click.command(name=name, short_help=title, help=f"Decode {title[0].lower()}{title[1:]}")
     @decoder_options
     def decode(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-               tz: tzinfo | None) -> int:
+               tz: tzinfo | None, strict: bool) -> int:
         from mqtool import api
 
-        return int(emit_units(get_env(), api.decode_file(name, file, hex_text),
-                              json_out=json_out, raw=raw, annotate=annotate, tz=tz))
+        units = (decode_sources(file, hex_text, lambda data: api.decode(name, data))
+                 if os.path.isdir(file) else api.decode_file(name, file, hex_text, window()))
+        return int(emit_units(get_env(), units, json_out=json_out, raw=raw, annotate=annotate,
+                              tz=tz,
+                              strict_problems=strict))
 
     return decode
 

@@ -3,11 +3,17 @@
 ``python -m mqtool.cli.manpage man/`` writes ``mqtool.1`` and one page per (sub)command
 (``mqtool-decode-urb.1``). ``man/examples/<page>.txt`` transcripts (``$ mqtool ...`` lines
 followed by their output, checked by the test suite) become the EXAMPLES section.
+
+``mqtool man [COMMAND]`` finds a page where an install put it (``find_page``: a wheel's
+``share/man/man1``, the checkout an editable install runs from) or generates it, and
+shows it through ``man -l``, or as plain text (``plain``) where there is no ``man``.
 """
 
 from __future__ import annotations
 
+import re
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -137,6 +143,94 @@ def pages(examples_dir: Path | None = None) -> dict[str, str]:
                     subs.append((sub, c.get_short_help_str(limit=200)))
         result[f"{name}.1"] = render(path, cmd, ctx, ex, subs, see_also(path, every))
     return result
+
+
+def page_names() -> list[str]:
+    """The name of every page (``mqtool``, ``mqtool-decode-urb``, ...)."""
+    from mqtool.cli import cli
+
+    return [page_name(path) for path, _, _ in _walk(cli, [], cli.make_context(
+        "mqtool", [], resilient_parsing=True))]
+
+
+def find_page(name: str) -> tuple[str, Path | None]:
+    """The roff text of page ``name`` (``mqtool-decode-urb``) and the file it is in: the
+    page a wheel install put in ``<prefix>/share/man/man1``, else the checkout's ``man/``
+    (an editable install: ``pip install -e .`` installs no data files), else the page
+    generated from the commands (file None; EXAMPLES from the checkout's transcripts when
+    there are any). ``KeyError`` for a name no command has."""
+    checkout = Path(__file__).resolve().parents[2] / "man"
+    for where in (Path(sys.prefix) / "share" / "man" / "man1", checkout):
+        f = where / f"{name}.1"
+        if f.is_file():
+            return f.read_text(encoding="utf-8"), f
+    examples = checkout / "examples"
+    return pages(examples if examples.is_dir() else None)[f"{name}.1"], None
+
+
+def _unescape(text: str) -> str:
+    r"""roff text as it reads: ``\-`` a hyphen, ``\e`` a backslash, ``\&`` and ``\%``
+    nothing, ``name (1)`` of ``.BR`` as ``name(1)``."""
+    text = re.sub(r" \((\d)\)", r"(\1)", text)
+    return text.replace("\\-", "-").replace("\\&", "").replace("\\%", "").replace("\\e", "\\")
+
+
+class _Plain:
+    """``plain``'s layout: paragraphs wrapped and indented as man indents them."""
+
+    BODY, TAGGED = 7, 14
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.out: list[str] = []
+        self.para: list[str] = []
+        self.indent, self.want_tag, self.pre = self.BODY, False, False
+
+    def flush(self) -> None:
+        if self.para:
+            pad = " " * self.indent
+            self.out += textwrap.wrap(" ".join(self.para), self.width,
+                                      initial_indent=pad, subsequent_indent=pad,
+                                      break_on_hyphens=False)
+            self.para = []
+
+    def gap(self) -> None:
+        if self.out and self.out[-1] and not self.out[-1][:1].isalpha():  # not after a heading
+            self.out.append("")
+
+    def line(self, line: str) -> None:
+        request, _, rest = line.partition(" ") if line.startswith(".") else ("", "", line)
+        if self.pre and request != ".fi":
+            self.out.append(" " * self.BODY + _unescape(line))
+        elif request == ".TH":
+            title, middle = f"{rest.split()[0]}(1)", "mqtool manual"
+            gap = max(self.width - 2 * len(title) - len(middle), 2)
+            self.out += [title + " " * (gap // 2) + middle + " " * (gap - gap // 2) + title, ""]
+        elif request == ".SH":
+            self.flush()
+            self.out += ["", _unescape(rest)] if len(self.out) > 2 else [_unescape(rest)]
+            self.indent = self.BODY
+        elif request in (".PP", ".TP", ".nf", ".fi"):
+            self.flush()
+            if request != ".fi":
+                self.gap()
+            self.indent = self.BODY if request == ".PP" else self.indent
+            self.want_tag, self.pre = request == ".TP", request == ".nf"
+        elif request == ".B" and self.want_tag:
+            self.out.append(" " * self.BODY + _unescape(rest))
+            self.indent, self.want_tag = self.TAGGED, False
+        else:
+            self.para.append(_unescape(rest if request in (".B", ".BR") else line))
+
+
+def plain(roff: str, width: int = 78) -> str:
+    """A page as plain text, for a machine without ``man``: the requests ``render``
+    writes (.TH .SH .PP .TP .B .BR .nf .fi) laid out as man lays them out."""
+    layout = _Plain(width)
+    for line in roff.splitlines():
+        layout.line(line)
+    layout.flush()
+    return "\n".join(ln.rstrip() for ln in layout.out).strip("\n") + "\n"
 
 
 def write(outdir: Path) -> list[Path]:

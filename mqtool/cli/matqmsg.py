@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 from datetime import tzinfo
+from typing import Any
 
 import click
 
 from mqtool.cli._common import (
     build_output_options,
     codepage_option,
+    decode_sources,
     decoder_options,
     emit_units,
     get_env,
-    read_unit,
     refuse_other_format,
     write_built,
 )
@@ -38,8 +39,6 @@ from mqtool.errors import BuildError, ExitStatus
               help="Selection: the queue's key size (0: not keyed); the key is N bytes.")
 @codepage_option("Code page of keys and message text (037, 1047, 500, ascii, ...), or binary "
                  "for hex.", "037", "binary")
-@click.option("--strict", is_flag=True,
-              help="Exit with status 2 when problems (template violations) were found.")
 def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
                    tz: tzinfo | None,
                    part: str, key_bytes: int | None, text_bytes: int | None,
@@ -60,27 +59,31 @@ def decode_matqmsg(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     Template values the machine would refuse (lengths not multiples of 16, K > 256,
     T > 65,536, keyed selection without a key or on a non-keyed queue, reserved bits on,
     bytes provided < 8) are listed as problems with the MI exception code; the exit status
-    stays 0 unless --strict. Bytes that are neither template (with --part auto) are refused
-    with what 'mqtool identify' thinks they are, exit status 2.
+    stays 0 unless --strict (then each is said on stderr). Bytes that are neither template
+    (with --part auto) are refused with what 'mqtool identify' thinks they are, exit status
+    2.
     """
     from mqtool import api
 
     env = get_env()
-    data = read_unit(file, hex_text)
-    if part == "auto":
-        refuse_other_format("matqmsg", data, file,
-                            " (neither a selection template nor a receiver whose header adds "
-                            "up; --part receiver or --part selection decodes it anyway)")
     from mqtool.io.inputs import read_binary_or_dump
 
     selection = read_binary_or_dump(selection_file) if selection_file else None
     if selection is not None and (key_bytes is not None or text_bytes is not None):
         raise click.UsageError("give --selection-template or --key-bytes/--text-bytes, not both")
-    units = api.decode("matqmsg", data, part=part, key_bytes=key_bytes, text_bytes=text_bytes,
-                       selection=selection, key_size=key_size, codepage=codepage)
-    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
-                      json_out=json_out, raw=raw, annotate=annotate, tz=tz,
-                      strict_problems=strict) or ExitStatus.OK
+
+    def one(data: bytes) -> list[Any]:
+        if part == "auto":
+            refuse_other_format("matqmsg", data, file,
+                                " (neither a selection template nor a receiver whose header "
+                                "adds up; --part receiver or --part selection decodes it "
+                                "anyway)")
+        return api.decode("matqmsg", data, part=part, key_bytes=key_bytes,
+                          text_bytes=text_bytes, selection=selection, key_size=key_size,
+                          codepage=codepage)
+
+    return emit_units(env, decode_sources(file, hex_text, one), json_out=json_out, raw=raw,
+                      annotate=annotate, tz=tz, strict_problems=strict) or ExitStatus.OK
 
 
 @click.command(short_help="IBM i MATQMSG message selection template.")

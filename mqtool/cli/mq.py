@@ -10,7 +10,15 @@ from typing import Any
 import click
 
 from mqtool.cli import BUILD, DECODE
-from mqtool.cli._common import decoder_options, emit_units, get_env, read_sources, write_built
+from mqtool.cli._common import (
+    decoder_options,
+    emit_units,
+    get_env,
+    port_option,
+    read_sources,
+    refuse_other_format,
+    write_built,
+)
 from mqtool.errors import ExitStatus
 from mqtool.model import Decoded
 
@@ -25,7 +33,7 @@ from mqtool.model import Decoded
                    "z/OS).")
 @click.option("--ccsid", type=int, metavar="N",
               help="With --format: the MQMD CodedCharSetId (819, 1208, 500, 1047, ...).")
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
+@port_option
 def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
               tz: tzinfo | None,
               mq_format: str | None, encoding: int | None, ccsid: int | None,
@@ -58,8 +66,10 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
 
     def units() -> Iterator[tuple[Decoded, bytes]]:
         for src in read_sources(file, hex_text):
+            if src.message is None and given is None:
+                refuse_other_format("mq", src.data, file, claimed=True)
             mqmd = given or (src.message.mqmd if src.message is not None else None)
-            (unit,) = api.decode("mq", src.data, mqmd=mqmd, require_header=src.message is None)
+            (unit,) = api.decode("mq", src.data, mqmd=mqmd, require_header=not mqmd)
             yield src.label(unit), src.data
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,

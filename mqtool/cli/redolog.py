@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import click
 
-from mqtool.cli._common import codepage_option, decoder_options, emit_units, get_env, read_unit
+from mqtool.cli._common import (
+    codepage_option,
+    decode_sources,
+    decoder_options,
+    emit_units,
+    get_env,
+    refuse_other_format,
+)
 from mqtool.errors import ExitStatus
+
+if TYPE_CHECKING:
+    from mqtool.model import Decoded
 
 PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
 
@@ -23,12 +36,11 @@ PARTS = ("auto", "parmlist", "header", "intent", "usrextpl", "parmset")
                    "table name first); output says synthetic: true.")
 @click.option("--params", type=click.IntRange(0), metavar="P",
               help="Format 1: the table has P parameters (guides the segment scan).")
-@click.option("--fields", type=click.IntRange(1), metavar="N",
+@click.option("--field-count", "fields", type=click.IntRange(1), metavar="N",
               help="Format 1: the table has N fields (guides the segment scan).")
 @click.option("--map", "names", metavar="NAME,...",
               help="USREXTPL field map, one name per fullword (default shared_storage@, "
                    "exit_1@, exit_2@, ...; a name containing 'init' is the Initialization exit).")
-@click.option("--strict", is_flag=True, help="Exit with status 2 when problems were found.")
 def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz,  # type: ignore[no-untyped-def]
                    part: str, codepage: str, synthetic: bool, params: int | None,
                    fields: int | None, names: str | None, strict: bool) -> int:
@@ -43,15 +55,20 @@ def decode_redolog(file: str, hex_text: bool, json_out: bool, raw: bool, annotat
     from the manual's dumps say (inferred); words of unknown meaning are named by their
     offset (unk_0c) and say (unknown). Consecutive headers are checked against each other:
     RLSEQ# gaps are reported as information, a log offset that does not follow the
-    previous entry as a problem.
+    previous entry as a problem. A queue dump, or a directory of dumps and message bodies,
+    is decoded message by message.
     """
     from mqtool import api
 
     env = get_env()
-    data = read_unit(file, hex_text)
     map_names = [n.strip() for n in names.split(",") if n.strip()] if names else None
-    units = api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
-                       params=params, fields=fields, names=map_names)
-    return emit_units(env, ((u, data[u.offset:u.offset + u.length]) for u in units),
-                      json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+
+    def one(data: bytes) -> Iterable[Decoded]:
+        if part == "auto":
+            refuse_other_format("redolog", data, file, claimed=True)
+        return api.decode("redolog", data, part=part, codepage=codepage, synthetic=synthetic,
+                          params=params, fields=fields, names=map_names)
+
+    units = decode_sources(file, hex_text, one)
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK

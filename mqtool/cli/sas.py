@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import codecs
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,8 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    port_option,
+    window,
 )
 from mqtool.errors import ExitStatus
 from mqtool.io.inputs import size_of
@@ -99,8 +100,9 @@ def _hints(long_size: str | None, byte_order: str | None, codepage: str | None,
               help="Strings are (not) followed by a NUL byte (default: detected).")
 @click.option("--text-records", "text", is_flag=True,
               help="With --part records: the records are text.")
+@port_option
 def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool, tz: Any,
-               part: str, input_format: str, long_size: str | None, byte_order: str | None,
+               strict: bool, part: str, input_format: str, long_size: str | None, byte_order: str | None,
                codepage: str | None, float_format: str | None, nul: bool | None,
                text: bool) -> int:
     """Decode SAS attachment messages: the attachment header (MsgType 100000) or any
@@ -124,8 +126,10 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     env = get_env()
     hints = _hints(long_size, byte_order, codepage, float_format, nul)
     units = api.decode_sas_attachment(file, hex_text=hex_text, input_format=input_format,
-                                      part=part, text=text, hints=hints, say=env.error)
-    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz)
+                                      part=part, text=text, hints=hints, say=env.error,
+                                      window=window())
+    return emit_units(env, units, json_out=json_out, raw=raw, annotate=annotate, tz=tz,
+                      strict_problems=strict)
 
 
 # --------------------------------------------------------------------------- reassemble
@@ -159,6 +163,7 @@ def decode_sas(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
               help="Print each header's manifest as a JSON line, then a summary line.")
 @click.option("-q", "--quiet", is_flag=True, help="No table; errors only.")
 @color_option
+@port_option
 def reassemble_attachment(dump: str, outdir: str | None, list_only: bool, input_format: str,
                           force: bool, partial: bool, keep_orphans: bool, encoding: str,
                           newline: str, long_size: str | None, byte_order: str | None,
@@ -195,7 +200,7 @@ def reassemble_attachment(dump: str, outdir: str | None, list_only: bool, input_
     said = api.reassembly_report(report)
     if json_out:
         for obj in said.json_lines():
-            env.line(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+            env.json_line(obj)
     elif not quiet:
         _report_table(env, said, outdir)
     for line in said.errors():
@@ -207,11 +212,13 @@ def _report_table(env: Env, said: Any, outdir: str | None) -> None:
     from rich import box
     from rich.table import Table
 
+    from mqtool.render.terminal import text
+
     console = env.console()
     for hs in said.report.headers:
         s = hs.header.settings
         where = f"{outdir.rstrip('/')}/{hs.folder}/" if outdir else hs.folder
-        console.print(f"{where}  (header: dump message {hs.position}; {s.describe()})")
+        console.print(text(f"{where}  (header: dump message {hs.position}; {s.describe()})"))
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         for col, just in (("#", "right"), ("type", "left"), ("sender's name", "left"),
                           ("output", "left"), ("size", "right"), ("status", "left")):
@@ -221,16 +228,17 @@ def _report_table(env: Env, said: Any, outdir: str | None) -> None:
                       "present" if hs.app_position else "missing")
         for a in hs.attachments:
             size = f"{a.rows} obs" if a.rows is not None else str(a.size)
-            table.add_row(str(a.entry.index), a.entry.type_name, a.entry.qualifier2,
-                          a.output or ("-" if outdir else ""), size, said.status_of(a))
+            table.add_row(str(a.entry.index), text(a.entry.type_name), text(a.entry.qualifier2),
+                          text(a.output or ("-" if outdir else "")), size,
+                          text(said.status_of(a)))
         console.print(table)
         for a in hs.attachments:
             for note in a.anomalies:
-                console.print(f"  attachment {a.entry.index}: {note}")
+                console.print(text(f"  attachment {a.entry.index}: {note}"))
         for note in hs.anomalies:
-            console.print(f"  header: {note}")
+            console.print(text(f"  header: {note}"))
         console.print()
-    console.print(said.summary_line())
+    console.print(text(said.summary_line()))
 
 
 # --------------------------------------------------------------------------- build

@@ -18,9 +18,13 @@ from mqtool.cli._common import (
     decoder_options,
     emit_units,
     get_env,
+    port_option,
     read_sources,
+    refuse_other_format,
+    selection,
     spark_conf,
     summary_option,
+    window,
     write_built,
     write_summary,
 )
@@ -42,9 +46,10 @@ from mqtool.model import Decoded
 @click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True, metavar="N",
               help="Show STCK times N seconds earlier (a TOD clock steered to include leap seconds; "
                    "27 since 2017); the raw values (JSON <field>_hex) are unchanged.")
+@port_option
 def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bool,
-               tz: tzinfo | None, codepage: str | None, byte_order: str, urbi_data: str,
-               leap_seconds: int) -> int:
+               tz: tzinfo | None, strict: bool, codepage: str | None, byte_order: str,
+               urbi_data: str, leap_seconds: int) -> int:
     """Decode Event Replicator for Adabas messages: input requests (URBH + URBI with
     selection data or ISN list), status messages (URBS) and data messages (URBT, URBR,
     URBD with its record image, URBE), URBC, URBU, URBF/URBG.
@@ -62,10 +67,12 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     # a stream with nothing forced: JSON or the listing straight from the declarations
     plain = (not raw and codepage is None and byte_order == "auto" and urbi_data == "auto"
              and not leap_seconds)
-    fast = plain and (json_out or not annotate)
+    fast = plain and (json_out or not annotate) and not (window() or selection())
 
     def units() -> Iterator[tuple[Decoded, bytes]]:
         for src in read_sources(file, hex_text):
+            if src.message is None and codepage is None and byte_order == "auto":
+                refuse_other_format("urb", src.data, file, claimed=True)
             decoded = (api.decode_fast("urb", src.data, listing=not json_out, tz=tz)
                        if fast and src.message is None else None)
             if decoded is None:
@@ -76,7 +83,7 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
                 yield src.label(u), data
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
-                      fast=fast)
+                      strict_problems=strict, fast=fast)
 
 
 TYPES = ("open", "close", "inst", "tran", "stat", "reply", "data")
@@ -205,6 +212,7 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
               help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds; 27 "
                    "since 2017); the <field>_raw columns are unchanged.")
 @click.option("--force", is_flag=True, help="Overwrite existing table files in OUTDIR.")
+@port_option
 def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
                 summary_path: str | None, leap_seconds: int, force: bool) -> int:
     """Decode every URB message of the inputs into tables: raw streams of back-to-back
@@ -233,7 +241,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     env = get_env()
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
-                                 progress=advance, leap_seconds=leap_seconds)
+                                 progress=advance, leap_seconds=leap_seconds, names=spool.names)
     info = result.to_json()
     api.write_summary(join(outdir, "_summary.json"), info)
     mark_complete(outdir)
@@ -244,6 +252,9 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     if result.errors:
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")
+        return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # a queue dump with no messages: nothing decoded
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
         return ExitStatus.DECODE
     return ExitStatus.OK
 

@@ -7,10 +7,10 @@ import sys
 import click
 
 from mqtool.cli import INTERNAL_ERROR
-from mqtool.cli._common import codepage_option, hex_option
+from mqtool.cli._common import codepage_option, hex_option, port_option, window, window_options
 from mqtool.errors import EnvError, ExitStatus
 
-INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
+INSTALL = "view needs Textual: pip install 'mqtool[view]'"  # said after "mqtool: "
 
 
 @click.command(short_help="Explore units interactively: unit list, field tree, linked hex.")
@@ -22,6 +22,8 @@ INSTALL = "mqtool view needs Textual: pip install 'mqtool[view]'"
 @click.option("--framing", type=click.Choice(["auto", "rdw", "bdw", "none"]), default="auto",
               show_default=True, help="CSQ1LOGP record framing.")
 @codepage_option("Code page of CSQ1LOGP character fields.", "037")
+@port_option
+@window_options
 def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> int:
     """Explore FILE in the terminal: the list of its units (messages of a queue dump,
     records of a CSQ1LOGP extract, the units of a message), the field tree of the unit
@@ -52,13 +54,14 @@ def view(file: str, hex_text: bool, fmt: str, framing: str, codepage: str) -> in
     from mqtool.view.app import ViewApp
     from mqtool.view.sources import open_source
 
-    source = open_source(file, hex_text=hex_text, fmt=fmt, framing=framing, codepage=codepage)
+    source = open_source(file, hex_text=hex_text, fmt=fmt, framing=framing, codepage=codepage,
+                         window=window())
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         close = getattr(source, "close", None)
         if close is not None:
             close()
-        raise click.UsageError("mqtool view is interactive: run it in a terminal (for a "
-                               "pipeline use decode --json or decode --annotate)")
+        raise click.UsageError("view is interactive: run it in a terminal (for a pipeline use "
+                               "decode --json or decode --annotate)")
     app = ViewApp(source)
     try:
         result = app.run()

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +32,8 @@ KEY = "custody"  # the key under which manifests embed the record
 STDIN = "-"
 
 OK, MISSING, SIZE, MTIME, SHA256, UNREADABLE = "ok", "missing", "size", "mtime", "sha256", "unreadable"
+UNCHECKED = "unchecked"  # standard input, a URI: what was read cannot be read again here
+RUN: dict[str, Any] = {}  # the running command: when it started, its command line (begin_run)
 
 
 def utc_now() -> str:
@@ -74,6 +76,8 @@ class FileRecord:
         d: dict[str, Any] = {"path": self.path}
         if self.resolved:
             d["resolved"] = self.resolved
+        if self.size < 0:  # not read here (record_unread)
+            return d
         d["size"] = self.size
         if self.mtime:
             d["mtime"] = self.mtime
@@ -83,6 +87,8 @@ class FileRecord:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> FileRecord:
         try:
+            if "size" not in d and "sha256" not in d:
+                return cls(str(d["path"]), -1, "", "", str(d.get("resolved") or ""))
             return cls(str(d["path"]), int(d["size"]), str(d["sha256"]),
                        str(d.get("mtime") or ""), str(d.get("resolved") or ""))
         except (KeyError, TypeError, ValueError) as e:
@@ -108,6 +114,70 @@ def record_input(path: str) -> FileRecord:
 def record_bytes(name: str, data: bytes) -> FileRecord:
     """An input that is no file (stdin): its size and SHA-256, no time."""
     return FileRecord(name, len(data), hashlib.sha256(data).hexdigest())
+
+
+def record_unread(name: str) -> FileRecord:
+    """An input that cannot be hashed here (a URI, stdin already read): its name only."""
+    return FileRecord(name, -1, "")
+
+
+def begin_run(argv: Sequence[str]) -> None:
+    """Note the start of a command (its time in UTC, its command line) for the records its
+    outputs will carry (``run_record``)."""
+    RUN.clear()
+    RUN.update(started=utc_now(), command=list(argv))
+
+
+def run_record(inputs: Iterable[str], outputs: Iterable[str | os.PathLike[str]] = (),
+               base: str | os.PathLike[str] = ".") -> Custody:
+    """The record of the running command (``begin_run``; else a run starting now) as it
+    ends: ``inputs`` (a directory: the files in it) hashed now, local files only (a URI or
+    a file gone by now is named without a digest); ``outputs`` hashed and named relative
+    to ``base`` (absolute when not under it)."""
+    from mqtool import __version__
+
+    records = [_input_now(p) for p in _expanded(inputs)]
+    rec = Custody(records, list(RUN.get("command") or sys.argv), str(RUN.get("started") or
+                                                                     utc_now()),
+                  version=__version__)
+    root = Path(base)
+    for out in outputs:
+        digest, size = sha256_file(out)
+        rec.add_output(_relative(Path(out), root), size, digest)
+    return rec.finish()
+
+
+def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it is under it, else absolute (``verify`` finds
+    it from anywhere)."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
+
+
+def files_under(directory: str | os.PathLike[str], exclude: Iterable[str] = ()) -> list[Path]:
+    """The regular files under ``directory`` (sorted; hidden ones, a scratch directory and
+    ``exclude``d names left out): a run's outputs."""
+    root, skip = Path(directory), set(exclude)
+    found = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()
+             and not any(part.startswith(".") for part in p.relative_to(root).parts)
+             and p.name not in skip]
+    return sorted(found)
+
+
+def _expanded(inputs: Iterable[str]) -> Iterator[str]:
+    for p in inputs:
+        if p != STDIN and os.path.isdir(p):
+            yield from (str(f) for f in files_under(p))
+        else:
+            yield p
+
+
+def _input_now(path: str) -> FileRecord:
+    if path == STDIN or "://" in path or not os.path.isfile(path):
+        return record_unread(path)
+    return record_input(path)
 
 
 class Hasher:
@@ -140,8 +210,9 @@ class Custody:
 
     @classmethod
     def start(cls, inputs: Iterable[str], argv: Sequence[str] | None = None,
-              stdin: bytes | None = None) -> Custody:
-        """Begin a record: every input hashed now (``-`` is ``stdin``, given as bytes)."""
+              stdin: bytes | None = None, names: Mapping[str, str] | None = None) -> Custody:
+        """Begin a record: every input hashed now (``-`` is ``stdin``, given as bytes;
+        ``names``: a copy spooled from stdin -> ``-``, recorded by its bytes)."""
         from mqtool import __version__
 
         started = utc_now()
@@ -149,6 +220,9 @@ class Custody:
         for p in inputs:
             if p == STDIN:
                 records.append(record_bytes(STDIN, stdin or b""))
+            elif names and p in names:
+                spooled = record_input(p)
+                records.append(FileRecord(names[p], spooled.size, spooled.sha256))
             else:
                 records.append(record_input(p))
         return cls(records, list(sys.argv if argv is None else argv), started, version=__version__)
@@ -170,6 +244,9 @@ class Custody:
     def from_json(cls, d: Mapping[str, Any]) -> Custody:
         if not isinstance(d, Mapping) or not isinstance(d.get("inputs"), list):
             raise InputError("custody record: no 'inputs' list")
+        for r in (*d["inputs"], *(d.get("outputs") or [])):
+            if not isinstance(r, Mapping):
+                raise InputError(f"custody record: a file entry is not an object: {r!r:.60}")
         return cls([FileRecord.from_json(r) for r in d["inputs"]],
                    [str(a) for a in d.get("command") or []], str(d.get("started") or ""),
                    str(d.get("finished") or ""),
@@ -200,9 +277,10 @@ class Check:
 
 @dataclass(frozen=True)
 class Verification:
-    """Every file's verdict. ``status``: ``verified`` (every file as recorded), ``touched``
-    (contents the same, a modification time differs) or ``changed`` (a file is missing,
-    unreadable or its size or SHA-256 differs)."""
+    """Every file's verdict. ``status``: ``verified`` (every file as recorded; standard
+    input, which cannot be read again, is ``unchecked``), ``touched`` (contents the same, a
+    modification time differs) or ``changed`` (a file is missing, unreadable or its size or
+    SHA-256 differs)."""
 
     manifest: str
     checks: tuple[Check, ...]
@@ -210,9 +288,9 @@ class Verification:
     @property
     def status(self) -> str:
         states = {c.status for c in self.checks}
-        if states <= {OK}:
+        if states <= {OK, UNCHECKED}:
             return "verified"
-        if states <= {OK, MTIME}:
+        if states <= {OK, MTIME, UNCHECKED}:
             return "touched"
         return "changed"
 
@@ -226,21 +304,34 @@ class Verification:
                 "checks": [c.to_json() for c in self.checks]}
 
 
+class ManifestError(InputError):
+    """A file given as a manifest that holds no custody record (empty, not JSON, no
+    record): input of another kind, exit status 2."""
+
+    status = ExitStatus.DECODE
+
+
 def load_record(manifest_path: str) -> Custody:
     """The custody record of a manifest (top-level or under ``custody``)."""
+    from mqtool.io.inputs import read_bytes
+
+    data = read_bytes(manifest_path)
+    if not data.strip():
+        raise ManifestError(f"{manifest_path}: empty file, no custody record in it")
     try:
-        with open(manifest_path, "rb") as f:
-            doc = json.loads(f.read())
-    except OSError as e:
-        raise InputError(f"{manifest_path}: {e.strerror}") from None
+        doc = json.loads(data)
     except ValueError as e:
-        raise InputError(f"{manifest_path}: not JSON: {e}") from None
+        raise ManifestError(f"{manifest_path}: not JSON ({type(e).__name__}: "
+                            f"{str(e).splitlines()[0][:80]}), no custody record in it") from None
     if isinstance(doc, Mapping) and isinstance(doc.get(KEY), Mapping):
         doc = doc[KEY]
     if not isinstance(doc, Mapping) or "inputs" not in doc:
-        raise InputError(f"{manifest_path}: no custody record (a '{KEY}' object with "
-                         "'inputs') in this file")
-    return Custody.from_json(doc)
+        raise ManifestError(f"{manifest_path}: no custody record (a '{KEY}' object with "
+                            "'inputs') in this file")
+    try:
+        return Custody.from_json(doc)
+    except InputError as e:
+        raise ManifestError(f"{manifest_path}: {e}") from None
 
 
 def verify(manifest_path: str) -> Verification:
@@ -248,7 +339,7 @@ def verify(manifest_path: str) -> Verification:
 
     Inputs are looked up by their resolved path, then by the path as given (relative to
     the working directory); outputs relative to the manifest's directory. ``-`` (stdin)
-    cannot be re-read and is reported ``missing`` with that reason."""
+    cannot be re-read and is reported ``unchecked`` with that reason."""
     rec = load_record(manifest_path)
     base = Path(manifest_path).parent
     checks = [_check("input", r, _input_path(r)) for r in rec.inputs]
@@ -267,7 +358,10 @@ def _input_path(r: FileRecord) -> Path | None:
 
 def _check(role: str, r: FileRecord, p: Path | None) -> Check:
     if p is None:
-        return Check(role, r.path, MISSING, "standard input cannot be read again")
+        return Check(role, r.path, UNCHECKED, "standard input cannot be read again")
+    if r.size < 0:
+        return Check(role, r.path, UNCHECKED, "not a local file when the run ended: no digest "
+                                              "was recorded")
     try:
         st = os.stat(p)
     except FileNotFoundError:

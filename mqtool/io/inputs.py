@@ -41,13 +41,19 @@ def _refuse_special(path: str | os.PathLike[str], mode: int) -> None:
                          "into stdin and give '-')")
 
 
+def missing_input(path: str | os.PathLike[str]) -> InputError:
+    """The one error for an input that does not exist, in every command: ``PATH: no such
+    file``, exit status 1 (usage), said before any output is made."""
+    return InputError(f"{path}: no such file")
+
+
 def check_regular(path: str | os.PathLike[str]) -> None:
     """Refuse (``InputError``) what is not a regular file — missing, a directory, a FIFO, a
     device, a socket — without opening it (opening a FIFO waits for a writer forever)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        raise missing_input(path) from None
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}") from None
     _refuse_special(path, st.st_mode)
@@ -126,10 +132,21 @@ def read_binary_or_dump(path: str) -> bytes:
     return undump(data.decode("utf-8")) if is_dump_text(data) else data
 
 
+def is_missing(path: str) -> bool:
+    """A local input named on the command line that does not exist (stdin, URIs and globs
+    are looked at by their readers)."""
+    return not (path == STDIN or "://" in path or any(c in os.path.basename(path) for c in "*?[")
+                or os.path.lexists(path))
+
+
 def total_size(paths: Iterable[str], refuse_empty: str | None = None) -> int:
-    """The bytes of the regular files among ``paths``. ``refuse_empty`` (a format name):
-    when every input is an empty file, ``EmptyInputError`` — before any output is made."""
+    """The bytes of the regular files among ``paths``, before any work: a missing one is
+    refused (``missing_input``); ``refuse_empty`` (a format name): when every input is an
+    empty file, ``EmptyInputError`` — before any output is made."""
     given = list(paths)
+    gone = next((p for p in given if is_missing(p)), None)
+    if gone is not None:
+        raise missing_input(gone)
     sizes = [os.path.getsize(p) for p in given if os.path.isfile(p)]
     if refuse_empty and len(sizes) == len(given) and not any(sizes):
         from mqtool.errors import EmptyInputError

@@ -345,6 +345,19 @@ class AtomicFile:
     def tell(self) -> int:
         return self._file.tell()
 
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        """Move the write position; writing past the end leaves a hole (sparse where the
+        file system allows, zeros otherwise)."""
+        return self._file.seek(offset, whence)
+
+    def truncate(self, size: int) -> int:
+        """Cut or extend (with a hole) the file to ``size`` bytes. Errors are ``EnvError``."""
+        try:
+            return self._file.truncate(size)
+        except OSError as e:
+            self.discard()
+            raise EnvError(f"{self.path}: cannot write: {e.strerror}") from None
+
     def close(self) -> None:
         """Finish: flush and rename into place."""
         if self.closed:

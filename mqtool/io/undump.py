@@ -24,9 +24,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import IO, Any, TypeVar
 
 from mqtool.errors import ExitStatus, MqtoolError, UndumpError
 
+_T = TypeVar("_T")
 _HEX = re.compile(r"^[0-9A-Fa-f]+$")
 _HEXCHARS = re.compile(r"[0-9A-Fa-f]+")
 _OFFSET = re.compile(r"^[0-9A-Fa-f]{4,16}$")
@@ -41,6 +43,26 @@ _SUPPRESSED = re.compile(r"^(\d+) identical line\(s\) suppressed$", re.IGNORECAS
 AMQSBCG_MAX = 16 + 3  # a data line's bytes and a multi-byte character's overrun
 LINE_STYLES = ("xxd", "canonical", "plain", "amqsbcg", "literal")
 SCAN = 200  # lines looked at to find the first dump line
+GAP_LIMIT = 16 << 20  # the largest xxd offset jump filled with zeros in memory
+LINE_MAX = 64 << 10  # the longest line of a line style but plain hex (which may be one line)
+PIECE = 1 << 20  # characters of a long plain-hex line read at a time
+DOCUMENT_LIMIT = 8 << 20  # document text that is not one plain dump is read whole up to this
+
+
+@dataclass(frozen=True)
+class Hole:
+    """Bytes the text stands for without listing them: zeros an xxd dump skips (its
+    offsets jump; ``xxd -r`` fills them), or ``pattern`` repeated (``*``, ``N identical
+    line(s) suppressed``). Read at ``line``. A file gets zeros as a hole (sparse where the
+    file system allows); memory never holds more than a piece of either."""
+
+    size: int
+    line: int
+    pattern: bytes = b"\0"
+
+    def pieces(self) -> Iterator[bytes]:
+        """The bytes, a piece of about ``PIECE`` bytes at a time."""
+        return _repeated(self.pattern, self.size)
 
 
 @dataclass(frozen=True)
@@ -52,7 +74,7 @@ class Segment:
     line: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Tok:
     text: str
     line: int  # 1-based
@@ -75,18 +97,40 @@ def undump_segments(text: str, cols: int | None = None) -> list[Segment]:
         raise _hexdump_refused()
     if kind in LINE_STYLES:
         cut = bool(text) and not text.endswith(("\n", "\r"))
-        data = b"".join(iter_undump(_lines(text), kind, cut=cut))
+        data = _joined(iter_undump(_lines(text), kind, cut=cut, holes=True))
         first, address = _first_line(text, kind)
         return [Segment(address, data, first)]
     if cols is None and len(text) > _STREAM_FROM:
         try:
-            data = b"".join(iter_document(_lines(text)))
+            data = _joined(iter_document(_lines(text)))
         except NotPlainError:
             pass
         else:
             first, address = _first_line(text, kind)
             return [Segment(address, data, first)]
-    return _Document(_tokens(text), cols or _infer_cols(text)).read()
+    width, phase = _infer_cols(text)
+    return _Document(_tokens(text), cols or width, phase if cols is None else 0).read()
+
+
+def _joined(pieces: Iterable[bytes | Hole]) -> bytes:
+    """The bytes of ``pieces`` in memory: a hole larger than ``GAP_LIMIT`` is refused."""
+    out = bytearray()
+    for piece in pieces:
+        if isinstance(piece, Hole):
+            _check_fill(piece.size, piece.line)
+            for part in piece.pieces():
+                out += part
+        else:
+            out += piece
+    return bytes(out)
+
+
+def _check_fill(size: int, line: int) -> None:
+    """Refuse to hold more than ``GAP_LIMIT`` bytes that one line of text stands for."""
+    if size > GAP_LIMIT:
+        raise UndumpError(line, 1, f"this line stands for {size:,} bytes not written out (an "
+                          f"offset jump or repeated lines): more than are read back in memory "
+                          f"({GAP_LIMIT >> 20} MiB); 'mqtool dump -r -o FILE' writes them")
 
 
 _STREAM_FROM = 1 << 20  # smaller document texts take the token reader directly
@@ -175,8 +219,8 @@ _LOOK = 256 << 10
 
 
 def plain_text(text: str) -> bool:
-    """No control characters but tab and line ends."""
-    return not any(ord(c) < 0x20 and c not in "\t\r\n" for c in text)
+    """No control characters (C0, DEL, C1) but tab and line ends."""
+    return not any((ord(c) < 0x20 and c not in "\t\r\n") or 0x7F <= ord(c) < 0xA0 for c in text)
 
 
 def text_of(data: bytes) -> str:
@@ -194,24 +238,24 @@ def is_dump_text(data: bytes) -> bool:
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as e:
-        if e.start < len(head) - 3:  # not merely a character cut at the end
+        if e.start < len(head) - 3 or len(data) <= len(head):  # not a character we cut
             return False
         text = head[:e.start].decode("utf-8")
     return plain_text(text) and looks_like_dump(text)
 
 
 def unit_bytes(data: bytes, hex_text: bool, source: str, fmt: str = "input") -> bytes:
-    """The bytes of an input to decode as ``fmt``: ``data``, or (``hex_text``) those of the
-    dump text it holds. No bytes is ``EmptyInputError``; binary input that is really dump
-    text gets a hint instead of a confusing decode error."""
-    from mqtool.errors import EmptyInputError, InputError
+    """The bytes of an input to decode as ``fmt``: ``data``, or those of the dump text it
+    holds — with ``hex_text`` (``--hex``) always, else when ``is_dump_text`` recognises it,
+    as ``decode auto`` and ``identify`` do (binary input never reads as dump text: it is
+    not UTF-8 text free of control characters whose lines read back as dump lines). No
+    bytes is ``EmptyInputError``."""
+    from mqtool.errors import EmptyInputError
 
-    if hex_text:
+    if hex_text or is_dump_text(data):
         data = undump(text_of(data))
     if not data:
         raise EmptyInputError(fmt, source)
-    if not hex_text and is_dump_text(data):
-        raise InputError(f"{source}: this is hex dump text; add --hex to read it as a dump")
     return data
 
 
@@ -225,10 +269,13 @@ def _hexdump_refused() -> UndumpError:
 
 
 def iter_undump(lines: Iterable[str], kind: str | None = None,
-                cut: bool | Callable[[], bool] = False, first_line: int = 1) -> Iterator[bytes]:
+                cut: bool | Callable[[], bool] = False, first_line: int = 1,
+                holes: bool = False) -> Iterator[Any]:
     """Bytes of the dump text in ``lines`` (a line style), a line at a time. ``cut``: the
     text does not end with a line end (its last line may be incomplete); a callable is
-    asked when the last line comes (streams learn it late)."""
+    asked when the last line comes (streams learn it late). An xxd offset jump is yielded
+    as a ``Hole`` (``holes``) or as zero bytes a piece at a time; a ``*`` repeat a piece at
+    a time: memory does not grow with what the text stands for."""
     it = iter(lines)
     if kind is None:
         head: list[str] = []
@@ -244,10 +291,25 @@ def iter_undump(lines: Iterable[str], kind: str | None = None,
               "amqsbcg": _AmqsbcgReader, "literal": _LiteralReader}.get(kind)
     if reader is None:
         raise ValueError(f"{kind}: not a line style")
-    yield from reader(cut).read(_last_flagged(it), first_line)
+    for out in reader(cut).read(_last_flagged(it), first_line):
+        if holes or not isinstance(out, Hole):
+            yield out
+        else:
+            yield from out.pieces()
 
 
-def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
+def _repeated(pattern: bytes, size: int) -> Iterator[bytes]:
+    """``size`` bytes of ``pattern`` repeated, in pieces of about ``PIECE`` bytes."""
+    if not pattern or size <= 0:
+        return
+    unit = pattern * max(1, PIECE // len(pattern))
+    while size > 0:
+        piece = unit[:size]
+        size -= len(piece)
+        yield piece
+
+
+def _chain(head: list[_T], rest: Iterable[_T]) -> Iterator[_T]:
     yield from head
     yield from rest
 
@@ -274,8 +336,9 @@ class _LineReader:
         self.prev = b""
         self.repeat = False
         self.count = 0
+        self.fill: tuple[bytes, int] | None = None  # (pattern, bytes) before the next chunk
 
-    def read(self, lines: Iterator[tuple[str, bool]], first_line: int) -> Iterator[bytes]:
+    def read(self, lines: Iterator[tuple[str, bool]], first_line: int) -> Iterator[Any]:
         ln = first_line - 1
         for ln, (line, last) in enumerate(lines, first_line):
             if not line.strip():
@@ -288,6 +351,11 @@ class _LineReader:
                     raise UndumpError(e.line, e.column, f"{e.reason}; the text ends inside this "
                                       "line: it is cut") from None
                 raise
+            if self.fill is not None:
+                pattern, size = self.fill
+                self.fill = None
+                self.count += size
+                yield Hole(size, ln, pattern)
             if out:
                 self.count += len(out)
                 yield out
@@ -303,16 +371,14 @@ class _LineReader:
 
     def place(self, off: int, chunk: bytes, ln: int, fill_gaps: bool) -> bytes:
         """Bytes to write for ``chunk`` at address ``off`` (``*`` repeats, gaps)."""
-        out = b""
         if self.pos is None:
             self.pos = off
         if off > self.pos:
             gap = off - self.pos
             if self.repeat and self.prev:
-                reps, rest = divmod(gap, len(self.prev))
-                out = self.prev * reps + self.prev[:rest]
+                self.fill = (self.prev, gap)
             elif fill_gaps:
-                out = bytes(gap)  # as xxd -r: the bytes a gap skips are zero
+                self.fill = (b"\0", gap)  # as xxd -r: the bytes a gap skips are zero
             else:
                 raise UndumpError(ln, 1, f"offset {off:#x} where {self.pos:#x} was expected: "
                                   "lines are missing")
@@ -322,7 +388,7 @@ class _LineReader:
         self.pos = off + len(chunk)
         if chunk:
             self.prev = chunk
-        return out + chunk
+        return chunk
 
 
 class _XxdReader(_LineReader):
@@ -475,23 +541,41 @@ def _tokens(text: str) -> list[_Tok]:
     return toks
 
 
-def _infer_cols(text: str) -> int:
-    """Bytes per line from the offsets that start consecutive text lines (default 16)."""
-    starts = []
+def _infer_cols(text: str) -> tuple[int, int]:
+    """Bytes per line and the alignment of lines (their offset modulo that width): from the
+    offsets that start consecutive text lines when two or more steps agree, else from the
+    most bytes a line before a ``*...*`` column holds (a dump of a few lines, squeezed
+    lines); 16 by default. The
+    first line may be partial (a storage dump starting mid-line), the last short; ``dump
+    -s 5`` prints lines at 5, X'15', ..."""
+    starts, counts = [], []
     for line in text.splitlines():
         parts = line.split()
         if len(parts) >= 2 and _OFFSET.match(parts[0]) and _HEX.match(parts[1]):
             starts.append(int(parts[0], 16))
+            n = 0
+            for w in parts[1:]:
+                if w.startswith("*"):  # mqtool's character column: the words before it count
+                    counts.append(n)
+                    break
+                if not (_HEX.match(w) and len(w) % 2 == 0):
+                    break
+                n += len(w) // 2
     diffs = [b - a for a, b in pairwise(starts) if b > a]
     common = Counter(diffs[1:]).most_common(1)  # the first line may be partial
-    if common and common[0][0] in (4, 8, 16, 24, 32, 48, 64):
-        return common[0][0]
-    return 16
+    if common and common[0][1] >= 2 and 0 < common[0][0] <= 256:
+        cols = common[0][0]
+    elif counts and 0 < max(counts) <= 256:
+        cols = max(counts)
+    else:
+        cols = 16
+    phase = (starts[1] if len(starts) > 1 else starts[0]) % cols if starts else 0
+    return cols, phase
 
 
 class _Document:
-    def __init__(self, toks: list[_Tok], cols: int) -> None:
-        self.t, self.cols = toks, cols
+    def __init__(self, toks: list[_Tok], cols: int, phase: int = 0) -> None:
+        self.t, self.cols, self.phase = toks, cols, phase
         self.i = 0
         self.segments: list[Segment] = []
 
@@ -535,6 +619,7 @@ class _Document:
                 break
             found = self._next_line_start(address)
             while isinstance(found, int):  # N identical line(s) suppressed
+                _check_fill(len(line) * found, self.t[self.i - 1].line)
                 data += line * found
                 address += len(line) * found
                 found = self._next_line_start(address)
@@ -546,7 +631,7 @@ class _Document:
         """Read the hex words after the offset at ``self.i``. Returns the bytes and, when the
         line holds fewer bytes than it should, the index of the token that stopped it."""
         self.i += 1
-        room = self.cols - address % self.cols
+        room = self.cols - (address - self.phase) % self.cols
         out = bytearray()
         while room > 0 and self.i < len(self.t):
             tok = self.t[self.i]
@@ -594,7 +679,7 @@ class _Document:
         """A short line ends the dump, unless the next line of the same dump follows (its
         offset is where the short line stopped, or the next line boundary): then a line is
         damaged, and the error points at the bad word."""
-        next_line = line_addr - line_addr % self.cols + self.cols
+        next_line = line_addr - (line_addr - self.phase) % self.cols + self.cols
         for i in range(self.i, len(self.t)):
             tok = self.t[i]
             if not (tok.bol or self._is_line_start(i) or self._suppressed(i)):
@@ -613,7 +698,7 @@ class _Document:
             raise UndumpError(nxt.line, nxt.col, f"{nxt.text!r} is not a hex word")
         else:
             return
-        room = self.cols - line_addr % self.cols
+        room = self.cols - (line_addr - self.phase) % self.cols
         raise UndumpError(bad.line, bad.col, f"{bad.text!r} is not a hex word (the line at "
                                              f"X'{line_addr:X}' holds {len(line)} of {room} bytes)")
 
@@ -632,34 +717,37 @@ class NotPlainError(MqtoolError):
     status = ExitStatus.DECODE
 
 
-_DOC_COLS = (4, 8, 16, 24, 32, 48, 64)
-_DOC_REST = 2 * 64 + 4  # the longest character column(s): --dual, 64 bytes a line
+_MAX_COLS = 256  # mqtool dump -c
+_DOC_REST = 2 * _MAX_COLS + 4  # the longest character column(s): --dual
 _RUN_ON = re.compile(r"[0-9A-Fa-f]{4,16} +[0-9A-Fa-f]{2}")  # an offset and a word
 
 
-def iter_document(lines: Iterable[str]) -> Iterator[bytes]:
+def iter_document(lines: Iterable[str]) -> Iterator[Any]:
     """A document-style dump read a line at a time, when it is one well-formed dump (what
     ``mqtool dump`` prints, IPCS storage lines): offset, 4-byte words, a ``*...*`` column,
     ``N identical line(s) suppressed``. Anything else raises ``NotPlainError`` (read the whole
-    text with ``undump`` then); what was yielded before is the same as ``undump`` gives."""
+    text with ``undump`` then); what was yielded before is the same as ``undump`` gives.
+    Suppressed lines come as a ``Hole`` repeating the line before."""
     expected: int | None = None
     cols = 0
     prev = b""
     short = False  # a line shorter than the width: must be the last
     pending: list[bytes] = []  # held until the width is known (first two lines)
-    for line in lines:
+    for ln, line in enumerate(lines, 1):
         if not line.strip():
             continue
         m = _SUPPRESSED.match(line.strip())
         if m:
+            if not cols and len(pending) == 1 and prev:
+                # the line before the first note is whole: a partial first line (a
+                # storage dump starting mid-line) is never identical to a whole one
+                cols = len(prev)
+                yield pending.pop()
             if not cols or len(prev) != cols or short:
                 raise NotPlainError("a suppressed-lines note before the width is known")
-            out = prev * int(m.group(1))
-            expected = (expected or 0) + len(out)
-            if pending:
-                pending.append(out)
-            else:
-                yield out
+            fill = Hole(len(prev) * int(m.group(1)), ln, prev)
+            expected = (expected or 0) + fill.size
+            yield fill
             continue
         if short:
             raise NotPlainError("a short line that is not the last")
@@ -670,11 +758,11 @@ def iter_document(lines: Iterable[str]) -> Iterator[bytes]:
             pending.append(data)
         elif not cols:
             # the second line fixes the width: the first may start mid-line (storage)
-            cols = len(data)
-            if cols not in _DOC_COLS:
-                if len(data) < len(prev) or len(prev) not in _DOC_COLS:
-                    raise NotPlainError("no line width")
+            cols = len(data)  # or the first line's, when the second is short (the last)
+            if len(data) < len(prev):
                 cols, short = len(prev), True
+            if not 0 < cols <= _MAX_COLS:
+                raise NotPlainError("no line width")
             pending.append(data)
             yield b"".join(pending)
             pending = []
@@ -722,3 +810,276 @@ def _hex_tokens(area: str, ln: int, area_start: int) -> bytes:
                               "hex digits")
         out += bytes.fromhex(tok)
     return bytes(out)
+
+
+# --------------------------------------------------------------------------- dump -r, streamed
+
+
+def read_back(raw: IO[bytes], name: str, reopen: Callable[[], IO[bytes]] | None = None
+              ) -> Iterator[bytes | Hole]:
+    """The bytes of the dump text in ``raw`` (a file or stdin), streamed with bounded
+    memory whatever the text's shape: line styles a line at a time (plain hex a piece at a
+    time, so one long line is no problem), a document-style dump a line at a time while it
+    is one plain dump. Document text that is not (its lines run together, it holds several
+    dumps) is read whole, up to ``DOCUMENT_LIMIT`` characters: from ``reopen()`` when given
+    (a file), else from a copy kept while streaming. Holes and repeats come as ``Hole``.
+    Empty text is ``EmptyInputError``."""
+    text = io.TextIOWrapper(io.BufferedReader(_Borrowed(raw)), encoding="utf-8", errors="replace",
+                            newline=None)
+    pieces = _pieces(text)
+    head: list[tuple[str, int, int, bool]] = []
+    chars = 0
+    for piece in pieces:
+        head.append(piece)
+        chars += len(piece[0])
+        if len(head) >= SCAN or chars >= LINE_MAX:
+            break
+    if not any(p[0].strip() for p in head):
+        from mqtool.errors import EmptyInputError
+
+        raise EmptyInputError("dump", name)
+    kind = detect_lines(_head_lines(head))
+    if kind == "hexdump":
+        raise _hexdump_refused()
+    stream = _chain(head, pieces)
+    if kind in ("plain", "literal"):
+        yield from _plain_pieces(stream, kind)
+    elif kind == "document":
+        yield from _document_back(stream, reopen)
+    else:
+        ended = [True]
+
+        def lines() -> Iterator[str]:
+            for piece, ln, col, whole in stream:
+                if col > 1 or (not whole and len(piece) >= LINE_MAX):
+                    raise UndumpError(ln, LINE_MAX, f"a line longer than {LINE_MAX:,} "
+                                      f"characters is not a {kind} dump line")
+                ended[0] = piece.endswith("\n")
+                yield piece.rstrip("\n")
+
+        yield from iter_undump(lines(), kind, cut=lambda: not ended[0], holes=True)
+
+
+class _Borrowed(io.RawIOBase):
+    """A binary stream a text wrapper reads without closing it (stdin stays open)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.raw.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _pieces(text: IO[str]) -> Iterator[tuple[str, int, int, bool]]:
+    """The text as (piece, line number, column of its first character, the line ends in
+    it): whole lines, and lines longer than ``PIECE`` in pieces."""
+    ln, col = 1, 1
+    while True:
+        piece = text.readline(PIECE)
+        if not piece:
+            return
+        whole = piece.endswith("\n")
+        yield piece, ln, col, whole or len(piece) < PIECE
+        if whole:
+            ln, col = ln + 1, 1
+        else:
+            col += len(piece)
+
+
+def _head_lines(head: list[tuple[str, int, int, bool]]) -> list[str]:
+    """The first lines, for ``detect_lines``: a long line's first piece without its last
+    (perhaps cut) word."""
+    out: list[str] = []
+    for piece, _ln, col, whole in head:
+        if col > 1:
+            continue
+        line = piece.rstrip("\n")
+        if not whole:
+            line = line[:max(line.rfind(" "), line.rfind("\t"), 0)] or line
+        out.append(line)
+    return out
+
+
+_LIT_TOKEN = re.compile(r"X'|'|[^\s']+", re.IGNORECASE)
+
+
+def _plain_pieces(pieces: Iterable[tuple[str, int, int, bool]], kind: str) -> Iterator[bytes]:
+    """Plain hex (``xxd -p``, words of hex, one line of any length) or ``X'...'`` literals,
+    a piece at a time: a word cut between two pieces is carried into the next."""
+    read = _LiteralPieces() if kind == "literal" else _HexPieces()
+    count = 0
+    for piece, ln, col, whole in pieces:
+        out = read.piece(piece, ln, col, whole)
+        if out:
+            count += len(out)
+            yield out
+    out = read.end()
+    count += len(out)
+    if out:
+        yield out
+    if not count:
+        raise UndumpError(1, 1, f"no {'X.. literal' if kind == 'literal' else 'plain hex'} "
+                                "dump line found")
+
+
+class _HexPieces:
+    """Plain hex a piece at a time (``bytes.fromhex`` reads a piece whose words all have
+    an even number of digits; the word-by-word reader finds the one that does not)."""
+
+    def __init__(self) -> None:
+        self.carry, self.ln, self.col = "", 1, 1
+
+    def piece(self, piece: str, ln: int, col: int, whole: bool) -> bytes:
+        text, start = self.carry + piece, (self.col if self.carry else col)
+        self.carry = ""
+        if not whole and text and not text[-1].isspace():
+            cut = max(text.rfind(" "), text.rfind("\t")) + 1
+            if cut == 0:  # no blank in the piece: one long word; its odd digit carried
+                cut = len(text) - len(text) % 2
+            self.carry, self.ln, self.col = text[cut:], ln, start + cut
+            text = text[:cut]
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            return _hex_words(text, ln, start)
+
+    def end(self) -> bytes:
+        return _hex_words(self.carry, self.ln, self.col) if self.carry else b""
+
+
+def _hex_words(text: str, ln: int, start: int) -> bytes:
+    out = bytearray()
+    for m in re.finditer(r"\S+", text):
+        tok = m.group()
+        if not _HEX.match(tok):
+            raise UndumpError(ln, start + m.start(), f"{tok[:20]!r} is not hex")
+        if len(tok) % 2:
+            raise UndumpError(ln, start + m.start(), f"{tok[:20]!r} has an odd number of hex "
+                              f"digits ({len(tok)})")
+        out += bytes.fromhex(tok)
+    return bytes(out)
+
+
+class _LiteralPieces:
+    """``X'...'`` literals a piece at a time; a literal ends on its own line."""
+
+    def __init__(self) -> None:
+        self.carry, self.ln, self.col = "", 1, 1
+        self.inside = False
+        self.digits = ""  # of the open literal, not yet an even number
+        self.count = 0  # its digits
+        self.at = (1, 1)
+
+    def piece(self, piece: str, ln: int, col: int, whole: bool) -> bytes:
+        text, start = self.carry + piece, (self.col if self.carry else col)
+        self.carry = ""
+        if not whole and text and not text[-1].isspace() and text[-1] != "'":
+            cut = max(text.rfind(" "), text.rfind("\t"), text.rfind("'")) + 1
+            if cut == 0 or (self.inside and cut < len(text) - 1):
+                cut = len(text) - 1  # keep only what may start "X'" or a word
+            self.carry, self.ln, self.col = text[cut:], ln, start + cut
+            text = text[:cut]
+        out = bytearray()
+        for m in _LIT_TOKEN.finditer(text):
+            out += self._token(m.group(), ln, start + m.start())
+        if piece.endswith("\n") and self.inside:
+            raise UndumpError(*self.at, "an X'...' literal with no closing quote")
+        return bytes(out)
+
+    def _token(self, tok: str, ln: int, at: int) -> bytes:
+        if not self.inside:
+            if tok.upper() != "X'":
+                raise UndumpError(ln, at, f"{tok[:20]!r} is not an X'...' literal")
+            self.inside, self.at, self.count = True, (ln, at), 0
+            return b""
+        if tok == "'":
+            if self.count % 2:
+                raise UndumpError(*self.at, f"an X'...' literal with an odd number of hex "
+                                  f"digits ({self.count})")
+            self.inside = False
+            return b""
+        if not _HEX.match(tok):
+            raise UndumpError(ln, at, f"{tok[:20]!r} is not hex (in an X'...' literal)")
+        self.count += len(tok)
+        self.digits += tok
+        even = len(self.digits) - len(self.digits) % 2
+        out, self.digits = bytes.fromhex(self.digits[:even]), self.digits[even:]
+        return out
+
+    def end(self) -> bytes:
+        out = b""
+        if self.carry:
+            out = self.piece("", self.ln, self.col, True)
+        if self.inside:
+            raise UndumpError(*self.at, "an X'...' literal with no closing quote")
+        return out
+
+
+def _document_back(pieces: Iterator[tuple[str, int, int, bool]],
+                   reopen: Callable[[], IO[bytes]] | None) -> Iterator[bytes | Hole]:
+    """A document-style dump streamed while it is one plain dump; otherwise the whole text
+    (``reopen()``, or the copy kept meanwhile) read by the token reader, and what was not
+    yet written written."""
+    import hashlib
+    import tempfile
+
+    copy = None if reopen is not None else tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+    done = hashlib.sha256()
+    n = 0
+
+    def lines() -> Iterator[str]:
+        for piece, _ln, col, whole in pieces:
+            if col > 1 or (not whole and len(piece) >= PIECE):
+                raise NotPlainError("a line too long to be a dump line")
+            if copy is not None:
+                copy.write(piece.encode("utf-8"))
+            yield piece.rstrip("\n")
+
+    try:
+        try:
+            for out in iter_document(lines()):
+                if isinstance(out, Hole):
+                    for part in out.pieces():
+                        done.update(part)
+                else:
+                    done.update(out)
+                n += out.size if isinstance(out, Hole) else len(out)
+                yield out
+        except NotPlainError:
+            full = _document_whole(copy, pieces, reopen)
+            if hashlib.sha256(full[:n]).digest() != done.digest():
+                raise UndumpError(1, 1, "the text reads differently as a whole than line by "
+                                        "line; nothing after the first bytes written is "
+                                        "certain") from None
+            yield full[n:]
+    finally:
+        if copy is not None:
+            copy.close()
+
+
+def _document_whole(copy: IO[bytes] | None, rest: Iterator[tuple[str, int, int, bool]],
+                    reopen: Callable[[], IO[bytes]] | None) -> bytes:
+    """The bytes of a whole document-style text (not more than ``DOCUMENT_LIMIT``)."""
+    def limited(f: IO[bytes]) -> bytes:
+        data = f.read(DOCUMENT_LIMIT + 1)
+        if len(data) > DOCUMENT_LIMIT:
+            raise UndumpError(1, 1, f"document-style text that is not one plain dump (its "
+                              f"lines run together, or it holds several dumps) is read whole, "
+                              f"and this is more than {DOCUMENT_LIMIT >> 20} MiB: split it")
+        return data
+
+    if reopen is not None:
+        with reopen() as f:
+            return undump(text_of(limited(f)))
+    assert copy is not None
+    for piece, *_ in rest:
+        copy.write(piece.encode("utf-8"))
+        if copy.tell() > DOCUMENT_LIMIT:
+            break
+    copy.seek(0)
+    return undump(text_of(limited(copy)))

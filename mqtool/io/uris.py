@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mqtool.errors import EnvError, InputError
+from mqtool.io.inputs import missing_input
 
 SCHEMES = ("file", "s3", "gs", "gcs", "hdfs")
 CHUNK = 4 << 20
@@ -173,7 +174,7 @@ def list_files(names: list[str], options: Mapping[str, str] | None = None) -> li
         except OSError as e:
             raise InputError(f"{name}: cannot list ({str(e).splitlines()[0]})") from None
         if info.type == pafs.FileType.NotFound:
-            raise InputError(f"{name}: no such file or directory")
+            raise missing_input(name)
         if info.type == pafs.FileType.File and not glob:
             out.append((name if is_uri(name) else path, info.size))
             continue

@@ -5,8 +5,10 @@ the end. Units decoded from the window keep absolute offsets (``model.shift_unit
 
 from __future__ import annotations
 
+import os
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import IO, NamedTuple
 
 from mqtool.errors import InputError
 
@@ -38,10 +40,11 @@ class Window(NamedTuple):
 
 
 def resolve(size: int | None, offset: str | int | None = None,
-            length: str | int | None = None) -> Window:
+            length: str | int | None = None, *, past_end: bool = False) -> Window:
     """The window ``offset``/``length`` select in an input of ``size`` bytes (None: not
-    known, stdin: a negative offset is refused). An offset past the end is an error; a
-    length running past the end is cut, as xxd does."""
+    known, stdin: a negative offset is refused). An offset past the end is an error (with
+    ``past_end``, as ``xxd -s`` takes it: an empty window at the end); a length running
+    past the end is cut, as xxd does."""
     start = parse_number(offset, "--offset") if offset is not None else 0
     n = parse_number(length, "--length") if length is not None else None
     if n is not None and n < 0:
@@ -52,6 +55,8 @@ def resolve(size: int | None, offset: str | int | None = None,
         if -start > size:
             raise InputError(f"--offset {offset!r}: the input has only {size} bytes")
         start += size
+    if size is not None and start > size and past_end:
+        start = size
     if size is not None and start > size:
         raise InputError(f"--offset {offset!r}: past the end of the input ({size} bytes)")
     avail = None if size is None else size - start
@@ -68,3 +73,67 @@ def cut(data: bytes, offset: str | int | None = None, length: str | int | None =
     for ``model.shift_unit``)."""
     w = resolve(len(data), offset, length)
     return data[w.start:w.end], w.start
+
+
+@dataclass
+class WindowRequest:
+    """``--offset`` / ``--length`` as given, and the window they select once the input's
+    size is known (``resolve``): ``start`` is what the units decoded from the window are
+    shifted by, so their offsets stay absolute in the input."""
+
+    offset: str | None = None
+    length: str | None = None
+    window: Window | None = None
+
+    def __bool__(self) -> bool:
+        return self.offset is not None or self.length is not None
+
+    @property
+    def start(self) -> int:
+        return self.window.start if self.window is not None else 0
+
+    def check(self) -> WindowRequest:
+        """Refuse bad numbers at once, before any input is read."""
+        if self.offset is not None:
+            parse_number(self.offset, "--offset")
+        if self.length is not None and parse_number(self.length, "--length") < 0:
+            raise InputError(f"--length {self.length!r}: must not be negative")
+        return self
+
+    def resolve(self, size: int | None, *, past_end: bool = False) -> Window:
+        self.window = resolve(size, self.offset, self.length, past_end=past_end)
+        return self.window
+
+    def cut(self, data: bytes) -> bytes:
+        """The window of bytes already read (``data`` is the whole input)."""
+        w = self.resolve(len(data))
+        return data[w.start:w.end]
+
+
+def read(path: str, request: WindowRequest, limit: int | None = None) -> tuple[bytes, int]:
+    """The bytes of ``request``'s window of a file (only those are read) or of stdin (read
+    up to the window's end; a negative offset needs a file), at most ``limit`` of them;
+    and the window's length (-1: stdin without ``--length``, not known)."""
+    from mqtool.io.inputs import STDIN, open_regular, stdin
+
+    if path == STDIN:
+        w = request.resolve(None)
+        f = stdin()
+        _skip(f, w.start)
+        want = w.length if w.length >= 0 else -1
+        if limit is not None:
+            want = limit if want < 0 else min(want, limit)
+        data = f.read(want) if want >= 0 else f.read()
+        return data, w.length
+    with open_regular(path) as f:
+        w = request.resolve(os.fstat(f.fileno()).st_size)
+        f.seek(w.start)
+        return f.read(w.length if limit is None else min(w.length, limit)), w.length
+
+
+def _skip(f: IO[bytes], n: int, chunk: int = 1 << 20) -> None:
+    while n > 0:
+        got = f.read(min(n, chunk))
+        if not got:
+            return
+        n -= len(got)

@@ -3,8 +3,10 @@ Markdown), JSON, and Kaitai Struct specs (``.ksy``).
 
 The model here (``FormatDoc`` > ``RecordDoc``, plus element chains and repeats) holds
 ``Layout`` objects, never copies of them: offsets, sizes, types and meaning tables are read
-from each declaration's ``FieldInfo`` table. ``mqtool.catalog`` fills the model for every
-format; this module knows no format.
+from each declaration's ``FieldInfo`` table, and a format's composition (its
+``mqtool.compose.Envelope``: element chain, trailing data, repeats, what selects what) from
+the declaration itself (``composed``). ``mqtool.catalog`` fills the model for every format;
+this module knows no format.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 import yaml
 from construct import Adapter, Bytes, Construct, FormatField, Renamed
 
+from mqtool.compose import Envelope, counted, key_text
+from mqtool.compose import describe as content_text
 from mqtool.layout import INT_CODES, Annotated, Eye, FieldInfo, Hex, HexInt, Layout, Reserved, Stck, Text
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT
 
@@ -35,6 +39,7 @@ class Member:
     repeat: str = ""
     when: str = ""
     doc: str = ""
+    size: str = ""  # a field holding each repetition's size
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class RecordDoc:
     data: str = ""  # name of the bytes after the fields, to the end of the unit
     members: tuple[Member, ...] = ()
     descriptions: Mapping[str, str] = field(default_factory=dict)  # field -> what it holds
+    data_size: str = ""  # the field holding the data's length (else: to the end)
+    data_doc: str = ""  # what the data holds
 
 
 @dataclass(frozen=True)
@@ -103,12 +110,55 @@ class FormatDoc:
     params: Mapping[str, str] = field(default_factory=dict)  # Kaitai params: name -> doc
     both_orders: bool = False  # big- and little-endian variants (Kaitai: the is_le param)
     commands: tuple[str, ...] = ()
+    composition: Envelope | None = None  # how records compose; ``composed`` reads it
+    resolve: Callable[[str], Layout] | None = None  # the composition's layout names
 
     def record(self, name: str) -> RecordDoc:
         for r in self.records:
             if r.name.lower() == name.lower():
                 return r
         raise KeyError(name)
+
+
+def composed(fmt: FormatDoc) -> FormatDoc:
+    """``fmt`` with what its composition declares filled in: each record's trailing data
+    (name, the field holding its length, what it holds) or counted members, the element
+    chain's cases (key -> record). Formats without a ``composition`` come back unchanged."""
+    env, resolve = fmt.composition, fmt.resolve
+    if env is None or resolve is None:
+        return fmt
+    chain, said = env.chain, {}
+    for rec in chain.records.values():
+        t = rec.trailing
+        if t is None:
+            continue
+        rep = counted(rec)
+        if rep is not None and isinstance(rep.item, str):
+            doc = f"each {rep.size} bytes long, from {t.start}" if rep.size else f"from {t.start}"
+            said[rec.layouts[0]] = {"members": (Member(rep.name, rep.item, repeat=rep.count or "",
+                                                       size=rep.size or "", doc=doc),)}
+        else:
+            said[rec.layouts[0]] = {"data": t.name, "data_size": t.length,
+                                    "data_doc": content_text(t.content)}
+    records = tuple(replace(r, **said.get(r.name, {})) for r in fmt.records)
+    cases = {str(key_text(rec, resolve)): rec.layouts[0] for rec in chain.records.values()}
+    doc = fmt.elements.doc if fmt.elements else ""
+    return replace(fmt, records=records, elements=Elements(chain.key.layout, cases, doc))
+
+
+def unit_types(fmt: FormatDoc) -> dict[str, Any]:
+    """The Kaitai type of one unit of an ``Envelope``: its header, then the element chain up
+    to the header's total length."""
+    env = fmt.composition
+    if env is None:
+        return {}
+    head = ksy_id(env.header)
+    return {"message": {
+        "doc": f"one {env.unit}: {env.header}, then elements up to {env.total} bytes from its start",
+        "seq": [{"id": head, "type": head},
+                {"id": "elements", "type": "elements",
+                 "size": f"{head}.{ksy_id(env.total)} - {head}.{ksy_id(env.size)}"}],
+    }}
 
 
 # --------------------------------------------------------------------------- one field
@@ -339,7 +389,9 @@ def _member_text(m: Member) -> str:
 def _composition_lines(fmt: FormatDoc, record: RecordDoc) -> list[str]:
     lines = [_member_text(m) for m in record.members]
     if record.data:
-        lines.append(f"then {record.data}: the rest of the unit")
+        size = f"{record.data_size} bytes" if record.data_size else "the rest of the unit"
+        holds = f": {record.data_doc}" if record.data_doc else ""
+        lines.append(f"then {record.data}: {size}{holds}")
     return lines
 
 
@@ -435,9 +487,12 @@ def record_json(record: RecordDoc) -> dict[str, Any]:
                            "fields": out}
     if record.data:
         rec["data"] = record.data
+        if record.data_size:
+            rec["data_size"] = record.data_size
     if record.members:
         rec["members"] = [{"name": m.name, "record": m.record, "repeat": m.repeat or None,
-                           "when": m.when or None} for m in record.members]
+                           "when": m.when or None, **({"size": m.size} if m.size else {})}
+                          for m in record.members]
     return rec
 
 
@@ -526,6 +581,8 @@ def _ksy_seq(fmt: FormatDoc, record: RecordDoc, enums: dict[str, Any], skip: int
                 item["size"] = re.sub(rf"\b{v}\b", f"{v}.value", item["size"])
     for m in record.members:
         item: dict[str, Any] = {"id": ksy_id(m.name), "type": ksy_id(m.record)}
+        if m.size:
+            item["size"] = ksy_id(m.size)
         if m.repeat == "eos":
             item["repeat"] = "eos"
         elif m.repeat:
@@ -536,7 +593,11 @@ def _ksy_seq(fmt: FormatDoc, record: RecordDoc, enums: dict[str, Any], skip: int
             item["doc"] = m.doc
         seq.append(item)
     if record.data:
-        seq.append({"id": ksy_id(record.data), "size-eos": True})
+        data: dict[str, Any] = {"id": ksy_id(record.data)}
+        data.update({"size": ksy_id(record.data_size)} if record.data_size else {"size-eos": True})
+        if record.data_doc:
+            data["doc"] = record.data_doc
+        seq.append(data)
     return seq
 
 
@@ -544,7 +605,7 @@ def ksy(fmt: FormatDoc, extra: Mapping[str, Any] | None = None) -> str:
     """The Kaitai Struct spec of a format (one ``.ksy``), from the same declarations;
     ``extra`` adds types the format's top level needs."""
     enums: dict[str, Any] = {}
-    types: dict[str, Any] = dict(extra or {})
+    types: dict[str, Any] = {**unit_types(fmt), **(extra or {})}
     for r in fmt.records:
         t: dict[str, Any] = {"doc": f"{r.name}: {r.title}"}
         t["seq"] = _ksy_seq(fmt, r, enums)

@@ -6,7 +6,8 @@
 
 One ``name = value  meaning`` line per field; strings quoted and right-trimmed, binary as
 numbers, flag bytes and opaque bytes as ``X'..'``, STCK as timestamps in ``tz``; inferred and
-unknown fields say so; trailing data as an indented document-style sub-dump.
+unknown fields say so; trailing data as an indented document-style sub-dump; elements nested
+in an element (``Element.children``) after it, indented one step deeper.
 """
 
 from __future__ import annotations
@@ -15,20 +16,14 @@ from collections.abc import Iterator
 from datetime import tzinfo
 
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded, Element, Span
+from mqtool.render.terminal import escape
 from mqtool.tod import Tod
 
 
 def quote(text: str) -> str:
-    """Double-quoted, control characters escaped (``\\x00``), nothing else changed."""
-    out = []
-    for ch in text:
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
-            out.append(f"\\x{ord(ch):02X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    """Double-quoted: ``"`` and ``\\`` escaped with a backslash, then every character that
+    is not printable shown by ``render.terminal.escape`` (``\\x00``, ``\\u202e``)."""
+    return '"' + escape(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def render_value(span: Span, tz: tzinfo | None = None) -> str:
@@ -45,7 +40,8 @@ def render_value(span: Span, tz: tzinfo | None = None) -> str:
     if span.kind == HEXINT:
         return f"X'{int(v):0{max(2, 2 * span.length)}X}'"  # type: ignore[call-overload]
     if span.kind in (HEX, RESERVED):
-        return "X'" + bytes(v).hex().upper() + "'"  # type: ignore[arg-type]
+        raw = v if isinstance(v, bytes | bytearray | memoryview) else span.raw
+        return "X'" + bytes(raw).hex().upper() + "'"
     return str(v)
 
 
@@ -65,20 +61,35 @@ def field_lines(spans: list[Span], tz: tzinfo | None = None, indent: str = "  ")
     return lines
 
 
-def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037") -> list[str]:
-    lines = [el.heading()]
-    lines += field_lines(el.spans, tz)
-    if el.data:
+def element_lines(el: Element, tz: tzinfo | None = None, codepage: str = "cp037",
+                  depth: int = 0) -> list[str]:
+    """An element's heading, its fields, its data (unless nested elements show it), then
+    each nested element, indented one step deeper."""
+    pad = "  " * depth
+    lines = [pad + el.heading()]
+    lines += field_lines(el.spans, tz, indent=pad + "  ")
+    if el.shows_data and el.data:
         from mqtool.render.hexdump import dump_bytes
 
-        lines.append(f"  {el.data_name} ({len(el.data)} bytes):")
-        lines += ["    " + ln for ln in
+        lines.append(f"{pad}  {el.data_name} ({len(el.data)} bytes):")
+        lines += [f"{pad}    " + ln for ln in
                   dump_bytes(el.data, codepage=el.data_codepage or codepage).splitlines()]
+    for child in el.children:
+        lines += element_lines(child, tz, codepage, depth + 1)
     return lines
 
 
-def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
-    """The whole listing of one unit, problems last."""
+def unit_text(unit: Decoded, tz: tzinfo | None = None, *, errors: bool = True) -> str:
+    """The listing of one unit as printed: its lines (the unit's own ``lines`` when a fast
+    path made them), each escaped (``render.terminal``) and ended; ``errors`` as in
+    ``unit_lines``."""
+    lines = getattr(unit, "lines", None) or unit_lines(unit, tz, errors=errors)
+    return "".join(escape(line) + "\n" for line in lines)
+
+
+def unit_lines(unit: Decoded, tz: tzinfo | None = None, *, errors: bool = True) -> Iterator[str]:
+    """The whole listing of one unit, problems last, then (``errors``) its errors (the
+    commands say errors on stderr instead, once)."""
     codepage = str(unit.attrs.get("codepage", "cp037"))
     if unit.title:
         yield unit.title
@@ -86,5 +97,5 @@ def unit_lines(unit: Decoded, tz: tzinfo | None = None) -> Iterator[str]:
         yield from element_lines(el, tz, codepage)
     for p in unit.problems:
         yield f"problem: {p.describe()}"
-    for p in unit.errors:
+    for p in unit.errors if errors else ():
         yield f"error: {p.describe()}"

@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shlex
@@ -127,10 +128,10 @@ def java_check() -> str:
 
 
 def pyspark_check() -> None:
-    import importlib.util
+    """pyspark and the pandas it converts with, or ``MissingExtraError`` (exit 4)."""
+    from mqtool.errors import require_extra
 
-    if importlib.util.find_spec("pyspark") is None:
-        raise EnvError("spark-extract needs pyspark 4: pip install 'mqtool[spark]'")
+    require_extra("spark", "pyspark", "py4j", "pandas")
 
 
 def connect_check() -> None:
@@ -200,8 +201,8 @@ def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract"
     notes, log lines) goes to the file ``log`` unless ``verbose``."""
     if remote:
         return connect_session(remote, conf, app)
-    pyspark_check()
     java_check()
+    pyspark_check()
     from pyspark.sql import SparkSession
 
     if master.startswith("local"):
@@ -211,7 +212,11 @@ def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract"
     b = SparkSession.builder.master(master).appName(app)
     for k, v in _conf(master, conf, verbose).items():
         b = b.config(k, v)
-    with _quiet_fd2(None if verbose else log):
+    from mqtool.io.signals import kept
+
+    if not verbose and not os.environ.get("MQTOOL_DEBUG"):
+        quiet_py4j()
+    with kept(), _quiet_fd2(None if verbose else log):
         spark = b.getOrCreate()
     prepare(spark)
     return spark
@@ -387,8 +392,8 @@ def check_session(master: str, remote: str) -> None:
         connect_check()
         return
     check_master(master)
-    pyspark_check()
     java_check()
+    pyspark_check()
 
 
 def listing(inputs: list[str], fs_options: dict[str, str] | None = None,
@@ -594,10 +599,48 @@ def _jobs(spark: Any, ranges: Ranges, opts: JobOptions, filters: Any, scratch: s
         if opts.writer == "arrow":
             return _arrow_job(spark, ranges, opts, filters, scratch, progress, run_id)
         return _spark_writer_job(spark, opts, Path(scratch))
+    except KeyboardInterrupt:  # SIGINT, SIGTERM: the JVM ends before its outputs are removed
+        stop_jvm(spark)
+        raise
     except MqtoolError:
         raise
     except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
         raise _spark_error(e, master) from None
+
+
+class _NoPy4jRecords(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "py4j" not in record.pathname and not record.name.startswith("py4j")
+
+
+def quiet_py4j() -> None:
+    """py4j logs a traceback (through the root logger: ``ERROR:root:...``) for every call an
+    interrupt or a failed JVM broke; mqtool reports the failure itself, in one line (the
+    trace with MQTOOL_DEBUG=1), so those records are dropped."""
+    root = logging.getLogger()
+    if not root.handlers:  # else logging.exception() would print through basicConfig
+        root.addHandler(logging.NullHandler())
+    for h in root.handlers:
+        if not any(isinstance(f, _NoPy4jRecords) for f in h.filters):
+            h.addFilter(_NoPy4jRecords())
+    logging.getLogger("py4j").disabled = True
+
+
+def stop_jvm(spark: Any, wait: float = 30) -> None:
+    """After an interrupt: end the JVM this process started (its tasks and Python workers
+    with it) without another call through py4j, whose connection the interrupt may have
+    left halfway through a command; py4j's complaints about the closed connection are not
+    printed. A JVM this process did not start (spark-submit) is left to its owner."""
+    quiet_py4j()
+    proc = getattr(getattr(spark.sparkContext, "_gateway", None), "proc", None)
+    if proc is None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=wait)
 
 
 def _count(summary: Any, stats: list[dict[str, Any]], mode: str) -> None:

@@ -499,3 +499,47 @@ def write_large_capture(path: str, copies: int, size: int) -> None:
                 at = ip + 20 if data[ip + 12:ip + 16] == client else ip + 22
                 data[at:at + 2] = port
                 f.write(struct.pack("<IIII", 1_700_000_000 + k, 0, len(data), len(data)) + data)
+
+
+# ------------------------------------------------------------------------------ documentation
+
+DOC_DAY = "20261126"
+
+
+def walkthrough(sas: list[tuple[dict[str, Any], bytes]]) -> Scenario:
+    """The capture docs/captures.md reads (``testdata/mq/captures/payments.pcapng``): on one
+    connection ``amqsput`` (user app1) opens PAY.IN, puts two payments and a consumer gets
+    the first back; on another, SAS (user sasprod) opens SAS.IN and puts ``sas``, an
+    attachment message set (each message's MQMD fields and body), one MQPUT per message."""
+    pay = Conversation()
+    who: dict[str, Any] = {"putapplname": "amqsput", "useridentifier": "app1", "putdate": DOC_DAY}
+    pay.mqopen("PAY.IN", 7)
+    pay.mqput(7, "PAY.IN", b"payment 0001;EUR;12.50", puttime="10151234", replytoq="PAY.REPLY",
+              **who)
+    pay.mqput(7, "PAY.IN", b"payment 0002;EUR;99.00", puttime="10154701", replytoq="PAY.REPLY",
+              **who)
+    pay.mqget(7, "PAY.IN", b"payment 0001;EUR;12.50", puttime="10151234", msgid=pay.new_msgid(),
+              **who)
+    sender = Conversation(conversation=3)
+    sender.mqopen("SAS.IN", 8)
+    for k, (md, body) in enumerate(sas):
+        keep = {f: md[f] for f in ("msgtype", "correlid", "encoding", "codedcharsetid")
+                if f in md}
+        sender.mqput(8, "SAS.IN", body, format=str(md.get("format", "")).strip(),
+                     putapplname="sas", useridentifier="sasprod", putdate=DOC_DAY,
+                     puttime=f"101600{k:02d}", **keep)
+    frames = ip_frames(tcp_packets(pay), Endpoints())
+    frames += ip_frames(tcp_packets(sender), Endpoints("10.0.0.7", 51200),
+                        start=frames[-1][0] + 1)
+    return Scenario("payments", capture(frames, pcapng=True), pay.expected + sender.expected,
+                    suffix=".pcapng")
+
+
+def tls_channel() -> bytes:
+    """A capture of a TLS-protected MQ channel (``testdata/mq/captures/tls.pcap``): the
+    handshake's first records, nothing MQ can be read from."""
+    hello = bytes([0x16, 3, 1, 0, 0x40]) + bytes(0x40)
+    packets = [Packet("c2s", 999, 0, pw.SYN, b""), Packet("s2c", 4999, 1000, pw.SYN | pw.ACK, b""),
+               Packet("c2s", 1000, 5000, pw.ACK | pw.PSH, hello),
+               Packet("s2c", 5000, 1069, pw.ACK | pw.PSH, bytes([0x16, 3, 3, 0, 8]) + bytes(8))]
+    return capture(ip_frames(packets, Endpoints("10.0.0.6", 52000)))

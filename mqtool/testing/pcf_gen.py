@@ -60,3 +60,66 @@ def message(type_: int, command: int, params: list[tuple[int, Any]], *, reason: 
     head = struct.pack(e + "iiiiiiiii", type_, 36, 2, command, 1, control, compcode, reason,
                        len(params))
     return head + b"".join(parameter(p, v, big, ccsid) for p, v in params)
+
+
+# ------------------------------------------------------------------------------ documentation
+
+
+def doc_messages(c: dict[str, int]) -> list[tuple[dict[str, Any], bytes]]:
+    """The event and statistics messages docs/events.md reads (``testdata/mq/events.qmsg``),
+    each with its MQMD fields, packed with the constants ``c`` (IBM's names -> values): an
+    authority event, a queue-full and a queue-depth-high event, a channel-stopped event, then
+    queue and channel statistics for one interval."""
+    def event(command: str, reason: str, params: list[tuple[str, Any]], time: str
+              ) -> tuple[dict[str, Any], bytes]:
+        body = message(MQCFT_EVENT, c[command], [(c[n], v) for n, v in params],
+                       reason=c[reason], compcode=2)
+        return _md("MQEVENT", time), body
+
+    def stats(command: str, params: list[tuple[str, Any]], time: str
+              ) -> tuple[dict[str, Any], bytes]:
+        body = message(MQCFT_STATISTICS, c[command], [(c[n], v) for n, v in params])
+        return _md("MQADMIN", time), body
+
+    interval = [("MQCA_Q_MGR_NAME", "QM1"), ("MQCAMO_START_DATE", "2026-11-26"),
+                ("MQCAMO_START_TIME", "10.00.00"), ("MQCAMO_END_DATE", "2026-11-26"),
+                ("MQCAMO_END_TIME", "10.30.00"), ("MQIA_COMMAND_LEVEL", 940)]
+
+    def queue(name: str, puts: list[int], gets: list[int], depth: int) -> Group:
+        return Group(c["MQGACF_Q_STATISTICS_DATA"], [
+            (c["MQCA_Q_NAME"], name), (c["MQIA_Q_TYPE"], c["MQQT_LOCAL"]),
+            (c["MQIA_DEFINITION_TYPE"], c["MQQDT_PREDEFINED"]),
+            (c["MQIAMO_Q_MAX_DEPTH"], depth), (c["MQIAMO_PUTS"], puts),
+            (c["MQIAMO_GETS"], gets), (c["MQIAMO_PUTS_FAILED"], 1 if depth >= 5000 else 0)])
+
+    return [
+        event("MQCMD_Q_MGR_EVENT", "MQRC_NOT_AUTHORIZED", [
+            ("MQCA_Q_MGR_NAME", "QM1"),
+            ("MQIACF_REASON_QUALIFIER", c["MQRQ_OPEN_NOT_AUTHORIZED"]),
+            ("MQIACF_OPEN_OPTIONS", c["MQOO_OUTPUT"] | c["MQOO_FAIL_IF_QUIESCING"]),
+            ("MQCACF_USER_IDENTIFIER", "app2"), ("MQIA_APPL_TYPE", c["MQAT_UNIX"]),
+            ("MQCACF_APPL_NAME", "amqsput"), ("MQCA_Q_NAME", "PAY.IN")], "10101200"),
+        event("MQCMD_PERFM_EVENT", "MQRC_Q_DEPTH_HIGH", [
+            ("MQCA_Q_MGR_NAME", "QM1"), ("MQCA_BASE_OBJECT_NAME", "PAY.IN"),
+            ("MQIA_TIME_SINCE_RESET", 600), ("MQIA_HIGH_Q_DEPTH", 4000),
+            ("MQIA_MSG_ENQ_COUNT", 4100), ("MQIA_MSG_DEQ_COUNT", 100)], "10200000"),
+        event("MQCMD_PERFM_EVENT", "MQRC_Q_FULL", [
+            ("MQCA_Q_MGR_NAME", "QM1"), ("MQCA_BASE_OBJECT_NAME", "PAY.IN"),
+            ("MQIA_TIME_SINCE_RESET", 120), ("MQIA_HIGH_Q_DEPTH", 5000),
+            ("MQIA_MSG_ENQ_COUNT", 1000), ("MQIA_MSG_DEQ_COUNT", 0)], "10220000"),
+        event("MQCMD_CHANNEL_EVENT", "MQRC_CHANNEL_STOPPED", [
+            ("MQCA_Q_MGR_NAME", "QM1"), ("MQCACH_CHANNEL_NAME", "QM1.TO.QM2"),
+            ("MQIACF_REASON_QUALIFIER", c["MQRQ_CHANNEL_STOPPED_ERROR"]),
+            ("MQIACF_ERROR_IDENTIFIER", 9510), ("MQCACH_XMIT_Q_NAME", "QM2.XMIT"),
+            ("MQCACH_CONNECTION_NAME", "10.0.0.9(1414)")], "10250000"),
+        stats("MQCMD_STATISTICS_Q", [
+            *interval, ("MQGACF_Q_STATISTICS_DATA", queue("PAY.IN", [4100, 900], [100, 0], 5000)),
+            ("MQGACF_Q_STATISTICS_DATA", queue("PAY.REPLY", [0, 90], [0, 90], 3))], "10300000"),
+    ]
+
+
+def _md(fmt: str, time: str) -> dict[str, Any]:
+    """The MQMD of a message the queue manager put (little-endian, CCSID 819)."""
+    return {"format": fmt, "msgtype": 8, "encoding": 546, "codedcharsetid": 819,
+            "putapplname": "QM1", "putappltype": 7, "useridentifier": "mqm",
+            "putdate": "20261126", "puttime": time}

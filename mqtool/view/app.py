@@ -2,7 +2,9 @@
 
 Selecting a field highlights its bytes; moving the hex cursor selects the innermost field
 covering the byte; choosing a problem jumps to its offset. Keys: ``/`` search, ``g`` go to
-offset, ``n``/``p`` next/previous unit, ``e`` export the selection, ``?`` help, ``q`` quit.
+offset, ``n``/``p`` next/previous unit, ``e`` export the selection, ``u``/``x`` show or
+hide the unit list / the hex pane, ``?`` help, ``q`` quit. The panes share the width as
+``layout`` says (the field tree keeps at least ``layout.TREE_MIN`` columns).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from mqtool.errors import MqtoolError
 from mqtool.view.export import default_name, export
 from mqtool.view.fields import Node, build_tree, find, find_bytes, hex_query, innermost
 from mqtool.view.hexlines import HexModel
+from mqtool.view.layout import HEX, UNITS, Plan, choose
 from mqtool.view.sources import Loaded, Source
-from mqtool.view.widgets import HexView, UnitList
+from mqtool.view.widgets import HexView, UnitList, heading_text
 
 HELP = """\
 mqtool view — keys
@@ -36,6 +39,9 @@ mqtool view — keys
   n / p    next / previous unit (message, record)
   e        export the selection: NAME.json writes the subtree as JSON,
            any other name the selected bytes as dump text
+  u / x    show or hide the unit list / the hex pane (a narrow
+           terminal hides them: the hex pane shrinks to 8 bytes a
+           line first, then the list goes, then the hex pane)
   tab      next pane (units, fields, problems, hex)
   arrows   move in the pane; in the hex pane the innermost field
            covering the cursor byte is selected
@@ -49,7 +55,10 @@ Press any key to close."""
 SEARCH_SECONDS = 2.0  # how long one search may decode later units
 SETTLE = 0.12  # the unit list cursor rests this long before its unit is decoded and shown
 IDLE = 0.4  # background framing waits this long after a key press or a click
-KEYS = " / search   g go to offset   n/p next/previous unit   e export   tab next pane   ? help   q quit"
+KEYS = "/ search  g go to  n/p unit  e export  u units  x hex  tab pane  ? help  q quit"
+PROBLEM_ROWS = 7  # the problems pane under the tree; fewer on a short terminal
+SHORT = 36  # rows: a terminal this short gets a problems pane of ``SHORT_PROBLEM_ROWS``
+SHORT_PROBLEM_ROWS = 4
 
 
 class HelpScreen(ModalScreen[None]):
@@ -69,6 +78,16 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss()
 
 
+class Panes(Horizontal):
+    """The three panes side by side; their widths are arranged whenever its size changes
+    (the terminal was resized)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        arrange = getattr(self.app, "arrange", None)
+        if arrange is not None:
+            arrange()
+
+
 class ViewApp(App[int]):
     """``mqtool view``: explore the units of one input."""
 
@@ -76,11 +95,13 @@ class ViewApp(App[int]):
     CSS = """
     #title { height: 1; background: $primary-background; color: $text; }
     #main { height: 1fr; }
-    #units { width: 30; border-right: solid $panel; }
+    #units-pane { width: 46; border-right: solid $panel; }
+    #units-head { height: 1; color: $text-muted; }
+    #units { height: 1fr; }
     #middle { width: 1fr; }
     #tree { height: 1fr; }
     #problems { height: 7; border-top: solid $panel; }
-    #hex { width: 84; border-left: solid $panel; }
+    #hex { width: 84; border-left: solid $panel; scrollbar-size-vertical: 1; }
     #status { height: 1; background: $panel; }
     #keys { height: 1; color: $text-muted; }
     #prompt { display: none; }
@@ -92,6 +113,8 @@ class ViewApp(App[int]):
         Binding("n", "unit(1)", "Next unit"),
         Binding("p", "unit(-1)", "Prev unit"),
         Binding("e", "prompt('export')", "Export"),
+        Binding("u", "toggle_pane('units')", "Unit list"),
+        Binding("x", "toggle_pane('hex')", "Hex pane"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_view", "Quit"),
         Binding("escape", "close_prompt", "Close", show=False),
@@ -118,13 +141,18 @@ class ViewApp(App[int]):
         self._settle: Any = None  # the timer that shows the unit the list cursor rests on
         self._active = 0.0  # when the user last pressed a key or a mouse button
         self._grown = 0.0  # when the unit list last grew
+        self.wanted: dict[str, bool | None] = {UNITS: None, HEX: None}  # the toggles u, x
+        self.latest: str | None = None  # the pane toggled last
+        self.plan: Plan = choose(160, self.wanted)
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
         yield Static(self.source.description, id="title", markup=False)
-        with Horizontal(id="main"):
-            yield UnitList(self.source, id="units")
+        with Panes(id="main"):
+            with Vertical(id="units-pane"):
+                yield Static(heading_text(self.source), id="units-head", markup=False)
+                yield UnitList(self.source, id="units")
             with Vertical(id="middle"):
                 yield Tree("unit", id="tree")
                 yield OptionList(id="problems")
@@ -138,15 +166,46 @@ class ViewApp(App[int]):
         return self.query_one(HexView)
 
     @property
-    def tree(self) -> Tree[Node]:
+    def field_tree(self) -> Tree[Node]:
         return self.query_one(Tree)
 
     def on_mount(self) -> None:
+        self.arrange()
         if len(self.source):
             self.show_unit(0)
         self.query_one(Tree).focus()
         if not self.source.done:
             self._indexer = self.set_interval(0.1, self._index_more)
+        self._status()
+
+    # ------------------------------------------------------------------ the panes' widths
+
+    def arrange(self) -> None:
+        """Give the panes their widths for the terminal's size (``layout.choose``)."""
+        width, height = self.size
+        plan = self.plan = choose(width, self.wanted, self.latest)
+        units, hexv = self.query_one("#units-pane"), self.hex
+        units.display, hexv.display = plan.units > 0, plan.hex > 0
+        if plan.units:
+            units.styles.width = plan.units
+        if plan.hex:
+            hexv.styles.width = plan.hex
+        hexv.reflow(plan.cols)
+        self.query_one(OptionList).styles.height = (PROBLEM_ROWS if height >= SHORT
+                                                    else SHORT_PROBLEM_ROWS)
+        focused = self.focused
+        if focused is not None and not all(w.display for w in focused.ancestors_with_self
+                                           if hasattr(w, "display")):
+            self.field_tree.focus()
+
+    def action_toggle_pane(self, pane: str) -> None:
+        """``u`` / ``x``: show the pane if it is hidden, else hide it; the other panes make
+        room as ``layout`` says."""
+        self.wanted[pane] = not self.plan.shows(pane)
+        self.latest = pane
+        self.arrange()
+        if self.plan.shows(pane) != self.wanted[pane]:
+            self.bell()  # no room for it even alone beside the tree
         self._status()
 
     async def on_event(self, event: events.Event) -> None:
@@ -184,7 +243,8 @@ class ViewApp(App[int]):
             loaded = self.source.load(index)
             unit = loaded.unit
             root = build_tree(unit)
-            model = HexModel(loaded.data, loaded.origin, list(unit.spans()), loaded.codepage)
+            model = HexModel(loaded.data, loaded.origin, list(unit.spans()), loaded.codepage,
+                             self.plan.cols)
         except MqtoolError as e:
             self.notify(str(e), severity="error")
             return
@@ -195,7 +255,7 @@ class ViewApp(App[int]):
         self.index, self.loaded, self.root = index, loaded, root
         self.query_one(UnitList).set_cursor(index, announce=False)
         self.hex.show(model)
-        tree = self.tree
+        tree = self.field_tree
         tree.clear()
         tree.reset(_tree_label(root), root)
         self.tree_nodes = {id(root): tree.root}
@@ -243,8 +303,8 @@ class ViewApp(App[int]):
                     if t is not None:
                         t.expand()
                 self._echo = node
-                self.tree.move_cursor(tnode)
-                self.tree.scroll_to_node(tnode, animate=False)
+                self.field_tree.move_cursor(tnode)
+                self.field_tree.scroll_to_node(tnode, animate=False)
         self._status()
 
     def select_offset(self, offset: int) -> None:
@@ -332,7 +392,7 @@ class ViewApp(App[int]):
         prompt = self.query_one("#prompt", Input)
         if prompt.has_class("open"):
             prompt.remove_class("open")
-            self.tree.focus()
+            self.field_tree.focus()
 
     @on(Input.Submitted, "#prompt")
     def _prompt_done(self, event: Input.Submitted) -> None:

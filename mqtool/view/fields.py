@@ -1,7 +1,9 @@
-"""A decoded unit as a tree of byte ranges: unit > elements > groups > fields (and data).
+"""A decoded unit as a tree of byte ranges: unit > elements (nested as the decoder nested
+them: a URBF > its URBGs) > fields (and data).
 
-Paths are the decoders' dotted paths (``urbr[1].urbrisn``); a node covers ``start..end``
-(absolute, end exclusive). ``innermost`` answers "which field is this byte in", ``find``
+The tree is the model's (``Element.children``), never re-derived from path strings; paths are
+the decoders' dotted paths (``urbr[1].urbrisn``) and label the nodes. A node covers
+``start..end`` (absolute, end exclusive). ``innermost`` answers "which field is this byte in", ``find``
 searches paths, values and meanings, ``find_bytes`` searches the unit's bytes.
 """
 
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from mqtool.model import RESERVED, Decoded, Element, Problem, Span
 from mqtool.render.listing import render_value
 
-UNIT, ELEMENT, GROUP, FIELD, DATA = "unit", "element", "group", "field", "data"
+UNIT, ELEMENT, FIELD, DATA = "unit", "element", "field", "data"
 
 
 @dataclass(eq=False)
@@ -67,46 +69,32 @@ class Node:
             n = n.parent
 
 
-def _prefix(el: Element) -> list[str]:
-    """The path components every span of the element shares but its own name."""
-    parts = [s.path.split(".")[:-1] for s in el.spans]
-    if not parts:
-        return []
-    common = parts[0]
-    for p in parts[1:]:
-        n = 0
-        while n < min(len(common), len(p)) and common[n] == p[n]:
-            n += 1
-        common = common[:n]
-    return common
+def _element(parent: Node, el: Element) -> Node:
+    """The node of one element: its fields, its data (unless nested elements show it), and
+    the elements nested in it, as the decoder nested them."""
+    path = el.own_path()
+    start = min([el.offset, *(s.start for s in el.spans)])
+    end = max([el.end, *(s.end for s in el.spans)])
+    enode = _add(parent, Node(ELEMENT, path, el.heading(), start, end, element=el))
+    for s in el.spans:
+        _add(enode, Node(FIELD, s.path, s.name, s.start, s.end, span=s))
+    if el.shows_data and el.data is not None and el.data_offset is not None:
+        dpath = f"{path}.{el.data_name}" if path else el.data_name
+        _add(enode, Node(DATA, dpath, el.data_name, el.data_offset, el.data_offset + len(el.data)))
+        enode.end = max(enode.end, el.data_offset + len(el.data))
+    for child in el.children:
+        c = _element(enode, child)
+        enode.start, enode.end = min(enode.start, c.start), max(enode.end, c.end)
+    return enode
 
 
 def build_tree(unit: Decoded) -> Node:
-    """The unit's tree; problems and errors hang on the innermost node covering their offset
-    (or the node their path names)."""
+    """The unit's tree, nested as its elements are; problems and errors hang on the innermost
+    node covering their offset (or the node their path names)."""
     root = Node(UNIT, "", unit.title or f"{unit.format} unit at offset X'{unit.offset:04X}'",
                 unit.offset, unit.offset + unit.length)
     for el in unit.elements:
-        pre = _prefix(el)
-        start = min([el.offset, *(s.start for s in el.spans)])
-        end = max([el.offset + el.length, *(s.end for s in el.spans)])
-        enode = _add(root, Node(ELEMENT, ".".join(pre), el.heading(), start, end, element=el))
-        groups: dict[str, Node] = {}
-        for s in el.spans:
-            parent = enode
-            comps = s.path.split(".")
-            for k in range(len(pre), len(comps) - 1):
-                gpath = ".".join(comps[:k + 1])
-                g = groups.get(gpath)
-                if g is None:
-                    g = groups[gpath] = _add(parent, Node(GROUP, gpath, comps[k], s.start, s.end))
-                g.start, g.end = min(g.start, s.start), max(g.end, s.end)
-                parent = g
-            _add(parent, Node(FIELD, s.path, s.name, s.start, s.end, span=s))
-        if el.data is not None and el.data_offset is not None:
-            dpath = ".".join([*pre, el.data_name])
-            _add(enode, Node(DATA, dpath, el.data_name, el.data_offset, el.data_offset + len(el.data)))
-            enode.end = max(enode.end, el.data_offset + len(el.data))
+        _element(root, el)
     root.start = min([root.start, *(c.start for c in root.children)])
     root.end = max([root.end, *(c.end for c in root.children)])
     by_path = {n.path: n for n in root.walk() if n.path}

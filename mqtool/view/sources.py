@@ -1,6 +1,6 @@
 """Inputs as lazy lists of units: what the unit list shows and the other panes load.
 
-Three kinds, one small protocol (``len``, ``label``, ``load``, ``advance``, ``locate``):
+Three kinds, one small protocol (``len``, ``row``, ``load``, ``advance``, ``locate``):
 
 * ``BlobSource``: one message or record, or a small file of several units (binary or dump
   text), decoded at once with the codec the registry picks (or ``--format``).
@@ -12,7 +12,9 @@ Three kinds, one small protocol (``len``, ``label``, ``load``, ``advance``, ``lo
   are cached up to a byte budget, an evicted one is decoded again from the start.
 
 Offsets are those the decoders give: absolute in the input for blobs and extracts, within
-the message body for queue dumps.
+the message body for queue dumps. A unit's line in the list (``Row``) says where it is,
+its length and what it is: ``api.unit_info``, the fields its codec names (Wireshark's Info
+column); an extract's records are decoded for it only when their line is shown.
 """
 
 from __future__ import annotations
@@ -29,13 +31,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqtool.errors import EmptyInputError, InputError, MqtoolError
-from mqtool.model import Decoded, Problem
+from mqtool.model import Decoded, Problem, shift_unit
 
 if TYPE_CHECKING:
     from mqtool.io.inputs import Input
+    from mqtool.io.window import WindowRequest
 
 CACHE_BYTES = 64 << 20  # decoded queue-dump units kept in memory
 TEXT_LIMIT = 64 << 20  # larger files are only looked at for a CSQ1LOGP extract
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the unit list: ``mark`` (``!`` errors, ``?`` problems, blank), where the
+    unit is (its offset, or its message in a queue dump), its length, what it is."""
+
+    mark: str
+    where: str
+    length: int
+    info: str
 
 
 @dataclass
@@ -55,9 +69,11 @@ class Loaded:
 class Source(Protocol):
     description: str
     done: bool  # every unit is known
+    where_title: str  # what Row.where is: "Offset" or "Message"
+    where_width: int  # the longest Row.where
 
     def __len__(self) -> int: ...
-    def label(self, i: int) -> str: ...
+    def row(self, i: int) -> Row: ...
     def load(self, i: int) -> Loaded: ...
     def advance(self, seconds: float) -> None: ...
     def locate(self, offset: int) -> int | None: ...
@@ -66,6 +82,17 @@ class Source(Protocol):
 def mark(unit: Decoded) -> str:
     """``!`` a unit with errors, ``?`` one with problems, blank otherwise."""
     return "!" if unit.errors else "?" if unit.problems else " "
+
+
+def unit_row(unit: Decoded, where: str, length: int | None = None) -> Row:
+    """The list line of a decoded unit."""
+    from mqtool import api
+
+    return Row(mark(unit), where, unit.length if length is None else length, api.unit_info(unit))
+
+
+def offset_text(offset: int, digits: int = 4) -> str:
+    return f"X'{offset:0{digits}X}'"
 
 
 def unit_codepage(unit: Decoded, default: str = "cp037") -> str:
@@ -88,41 +115,55 @@ class BlobSource:
     """All units of one blob, decoded at once (the input is small)."""
 
     done = True
+    where_title = "Offset"
 
-    def __init__(self, data: bytes, fmt: str | None, options: dict[str, Any], description: str) -> None:
+    def __init__(self, data: bytes, fmt: str | None, options: dict[str, Any], description: str,
+                 base: int = 0) -> None:
         self.data = data
+        self.base = base  # where ``data`` starts in the input (--offset): units are shifted by it
         self.description = description
-        self.units: list[Decoded] = []
+        self.units = self._decoded(data, fmt, options)
+        for u in self.units:
+            shift_unit(u, base)
+        self._starts = [u.offset for u in self.units]
+        digits = max(4, len(f"{base + len(data):X}"))
+        self.rows = [unit_row(u, offset_text(u.offset, digits)) for u in self.units]
+        self.where_width = max(len(r.where) for r in self.rows)
+
+    @staticmethod
+    def _decoded(data: bytes, fmt: str | None, options: dict[str, Any]) -> list[Decoded]:
+        """The units of ``data``: a failed unit where the decoder gave up, a unit with a
+        problem where there is no codec or no unit."""
         if fmt is None:
             unit = Decoded("unknown", 0, len(data), title="no codec recognises these bytes")
             unit.problems.append(Problem("", 0, f"no codec recognises these {len(data)} bytes"))
-            self.units.append(unit)
-            return
+            return [unit]
         from mqtool import registry
 
+        units: list[Decoded] = []
         end = 0
         try:
             for unit in registry.codec(fmt).decode(data, **options):
-                self.units.append(unit)
+                units.append(unit)
                 end = max(end, unit.offset + unit.length)
         except MqtoolError as e:  # partial units kept, the rest is one failed unit
-            self.units.append(failed_unit(fmt, end, len(data) - end, e))
-        if not self.units:
+            units.append(failed_unit(fmt, end, len(data) - end, e))
+        if not units:
             unit = Decoded(fmt, 0, len(data), title=f"{fmt}: no units")
             unit.problems.append(Problem("", 0, f"the {fmt} decoder found no unit in {len(data)} bytes"))
-            self.units.append(unit)
-        self._starts = [u.offset for u in self.units]
+            units.append(unit)
+        return units
 
     def __len__(self) -> int:
         return len(self.units)
 
-    def label(self, i: int) -> str:
-        u = self.units[i]
-        return f"{mark(u)}{i + 1:>4} {u.format} X'{u.offset:04X}' {u.length}"
+    def row(self, i: int) -> Row:
+        return self.rows[i]
 
     def load(self, i: int) -> Loaded:
         u = self.units[i]
-        return Loaded(u, self.data[u.offset:u.offset + u.length], unit_codepage(u))
+        at = u.offset - self.base
+        return Loaded(u, self.data[at:at + u.length], unit_codepage(u))
 
     def advance(self, seconds: float) -> None:
         return None
@@ -142,7 +183,11 @@ class BlobSource:
 
 
 class ExtractSource:
-    """A CSQ1LOGP extract file: framed lazily, each record decoded when shown."""
+    """A CSQ1LOGP extract file: framed lazily, each record decoded when shown (its list
+    line too: the lines of the last ``ROWS_KEPT`` records shown are kept)."""
+
+    where_title = "Offset"
+    ROWS_KEPT = 4096
 
     def __init__(self, path: str, framing: str = "auto", codepage: str = "cp037",
                  initial: float = 0.05) -> None:
@@ -159,6 +204,9 @@ class ExtractSource:
         self.hdrs = array("b")
         self.blocks = array("q")  # BDW framing only
         self.bad: dict[int, Any] = {}  # index -> Frame of a bad span (its buffer dropped)
+        self.rows: OrderedDict[int, Row] = OrderedDict()
+        self.digits = max(4, len(f"{self.size:X}"))
+        self.where_width = self.digits + 3
         self.done = False
         self.advance(initial)
 
@@ -195,11 +243,19 @@ class ExtractSource:
             if time.perf_counter() >= stop:
                 return
 
-    def label(self, i: int) -> str:
+    def row(self, i: int) -> Row:
+        kept = self.rows.get(i)
+        if kept is not None:
+            self.rows.move_to_end(i)
+            return kept
+        where = offset_text(self.offsets[i], self.digits)
         fr = self.bad.get(i)
-        if fr is not None:
-            return f"!{i:>7} X'{self.offsets[i]:X}' {fr.error}"
-        return f" {i:>7} X'{self.offsets[i]:X}' {self.lengths[i]}"
+        made = (Row("!", where, self.lengths[i], f"{fr.error}: {fr.detail}") if fr is not None
+                else unit_row(self.load(i).unit, where))
+        self.rows[i] = made
+        if len(self.rows) > self.ROWS_KEPT:
+            self.rows.popitem(last=False)
+        return made
 
     def load(self, i: int) -> Loaded:
         from mqtool import api
@@ -239,9 +295,12 @@ class ExtractSource:
 class QueueDumpSource:
     """The messages of a queue dump, decoded one at a time as the list grows."""
 
+    where_title = "Message"
+    where_width = len("msg 99999")
+
     def __init__(self, path: str, kind: str | None = None, data: bytes | None = None) -> None:
         self.path, self.kind, self.stdin = path, kind, data
-        self.entries: list[tuple[str, str]] = []  # (label, code page) per unit
+        self.entries: list[Row] = []  # the list line of each unit
         self.cache: OrderedDict[int, Loaded] = OrderedDict()
         self.cached_bytes = 0
         self.done = False
@@ -296,11 +355,9 @@ class QueueDumpSource:
                 self.done = True
                 return
             i = len(self.entries)
-            u = loaded.unit
-            msg = u.attrs.get("message")
-            what = f"msg {msg}" if msg is not None else "dump"
-            self.entries.append((f"{mark(u)}{i + 1:>4} {what} {u.format} {len(loaded.data)}",
-                                 loaded.codepage))
+            msg = loaded.unit.attrs.get("message")
+            self.entries.append(unit_row(loaded.unit, f"msg {msg}" if msg is not None else "dump",
+                                         len(loaded.data)))
             self._keep(i, loaded)
             if time.perf_counter() >= stop:
                 return
@@ -313,8 +370,8 @@ class QueueDumpSource:
             _, old = self.cache.popitem(last=False)
             self.cached_bytes -= len(old.data)
 
-    def label(self, i: int) -> str:
-        return self.entries[i][0]
+    def row(self, i: int) -> Row:
+        return self.entries[i]
 
     def load(self, i: int) -> Loaded:
         while i >= len(self.entries) and not self.done:
@@ -344,18 +401,27 @@ class QueueDumpSource:
 
 
 def open_source(path: str, *, hex_text: bool = False, fmt: str | None = None,
-                framing: str = "auto", codepage: str = "cp037") -> Source:
+                framing: str = "auto", codepage: str = "cp037",
+                window: WindowRequest | None = None) -> Source:
     """The input as a lazy unit list: queue dump, CSQ1LOGP extract, or a decoded blob.
 
-    ``fmt`` forces a codec (``auto`` or None: the registry's best guess). Raises
-    ``InputError`` for unreadable inputs.
+    ``fmt`` forces a codec (``auto`` or None: the registry's best guess); ``window``
+    (``--offset`` / ``--length``): those bytes of the input, as one blob whose units keep
+    the input's offsets. Raises ``InputError`` for unreadable inputs.
     """
     from mqtool import registry
-    from mqtool.io.inputs import open_input
+    from mqtool.io.inputs import missing_input, open_input
 
     forced = None if fmt in (None, "auto") else registry.codec(str(fmt)).name
+    if window:
+        from mqtool import api
+
+        data = api.window_bytes(path, hex_text, "view", window)
+        if not data:
+            raise EmptyInputError("view", path)
+        return _blob(path, data, forced, False, framing, codepage, window.start)
     if path != "-" and not os.path.exists(path):
-        raise InputError(f"{path}: no such file or directory")
+        raise missing_input(path)
     inp = open_input(path)
     if inp.is_dir:
         if forced is not None or hex_text:
@@ -398,7 +464,7 @@ def _extract(inp: Input, forced: str | None, hex_text: bool, framing: str,
 
 
 def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: str,
-          codepage: str) -> BlobSource:
+          codepage: str, base: int = 0) -> BlobSource:
     """A small input decoded at once with the codec forced or the one that recognises it."""
     from mqtool import registry
     from mqtool.io.inputs import as_text
@@ -424,4 +490,4 @@ def _blob(path: str, data: bytes, forced: str | None, hex_text: bool, framing: s
         options.setdefault("framing", framing)
         options.setdefault("codepage", codepage)
     desc = f"{'stdin' if path == '-' else path}: {name or 'unknown'} ({how})"
-    return BlobSource(data, name, options, desc)
+    return BlobSource(data, name, options, desc, base)

@@ -16,9 +16,19 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mqtool.view.hexlines import HexModel
-from mqtool.view.sources import Source
+from mqtool.view.sources import Row, Source
 
 MARKS = {"!": Style(color="red", bold=True), "?": Style(color="yellow")}
+
+
+def row_text(number: int, row: Row, where_width: int) -> str:
+    """A unit's line: mark, number, where, length, then its Info (cropped by the pane)."""
+    return f"{row.mark}{number:>5} {row.where:<{where_width}} {row.length:>7} {row.info}"
+
+
+def heading_text(source: Source) -> str:
+    """The column titles above the unit list, aligned with ``row_text``."""
+    return f" {'No.':>5} {source.where_title:<{source.where_width}} {'Length':>7} Info"
 
 
 def _strip(widget: ScrollView, text: Text, width: int) -> Strip:
@@ -59,7 +69,7 @@ class UnitList(ScrollView, can_focus=True):
         width = self.size.width
         if row >= len(self.source):
             return Strip([Segment(" " * width)]).apply_style(self.rich_style)
-        label = self.source.label(row)[:width].ljust(width)
+        label = row_text(row + 1, self.source.row(row), self.source.where_width)[:width].ljust(width)
         base = self.rich_style
         if row == self.cursor:
             base += Style(reverse=True) if self.has_focus else Style(bgcolor="grey30")
@@ -134,6 +144,18 @@ class HexView(ScrollView, can_focus=True):
         self.selected = None
         self.virtual_size = Size(model.width + 40, model.lines)
         self.scroll_to(0, 0, animate=False)
+        self.refresh()
+
+    def reflow(self, cols: int) -> None:
+        """The same bytes ``cols`` to a line (16 as the documents print them, 8 where the
+        pane is narrow), cursor and selection kept."""
+        m = self.model
+        if m is None or m.cols == cols:
+            return
+        self.model = HexModel(m.data, m.origin, m.spans, m.codepage, cols)
+        self.virtual_size = Size(self.model.width + 40, self.model.lines)
+        if self.cursor is not None:
+            self.place(self.cursor)
         self.refresh()
 
     def render_line(self, y: int) -> Strip:

@@ -2,7 +2,7 @@
 
 Layers, bottom to top (ARCHITECTURE.md draws them):
 
-    0 base      errors, tod, model, codepages, layout, codec, io/, render/
+    0 base      errors, tod, model, codepages, layout, compose/, codec, io/, render/
     1 formats   formats/<name>/ (a format may import ``formats.mq``, never another format)
     2 library   registry, api, testing/, catalog, scan, query
     3 shells    cli/, spark/, view/, __main__
@@ -11,7 +11,7 @@ The shells stand on one seam: they import ``api`` and ``registry`` (the library 
 call), ``io`` (inputs and outputs), ``render`` (what they print), the base types their
 values come in (``errors``, ``model``, ``codepages``, ``tod``, the package's version) and
 one another; never a format package, the catalog or the declaration machinery
-(``layout``, ``codec``): what they need of a format, ``api`` gives.
+(``layout``, ``compose``, ``codec``): what they need of a format, ``api`` gives.
 
 Every ``import`` statement counts, including those inside functions (lazy imports still
 make a dependency).
@@ -26,7 +26,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "mqtool"
 
-BASE = {"errors", "tod", "model", "codepages", "layout", "codec", "io", "render", "__init__"}
+BASE = {"errors", "tod", "model", "codepages", "layout", "compose", "codec", "io", "render", "__init__"}
 LIBRARY = {"registry", "api", "testing", "catalog", "scan", "query"}
 SHELLS = {"cli", "spark", "view", "__main__"}
 

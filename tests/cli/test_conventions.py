@@ -58,12 +58,17 @@ def test_every_command_is_classified() -> None:
 # ------------------------------------------------------------------ directory arguments
 
 # read a directory as a queue dump, one message per file (dump files of any kind)
-DIRECTORY_READERS = {"decode urb", "decode sas-attachment", "decode mq", "decode auto",
-                     "reassemble attachment", "reassemble-attachment", "messages", "view"}
+DIRECTORY_READERS = {c for c in COMMANDS if c.startswith("decode ")} | {
+    "reassemble attachment", "reassemble-attachment", "messages", "view"}
+# decoders of formats that are not SAS attachment messages: they say so, message by message
+NOT_THEIRS = {"decode urb", "decode redolog", "decode matqmsg", "decode csq1logp"}
 # everything else that takes a file: "FILE: is a directory", exit 1
-# layouts reads no file; extract and spark-extract take a directory as the files in it
-# (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
-NO_FILE_ARGUMENT = {c for c in COMMANDS if c == "layouts" or c.startswith(("spark-extract", "extract"))}
+# layouts and man read no file; extract and spark-extract take a directory as the files in
+# it (bulk inputs: files, directories, globs, URIs), tested in tests/formats/*/ and tests/spark
+NO_FILE_ARGUMENT = {c for c in COMMANDS
+                    if c in ("layouts", "man") or c.startswith(("spark-extract", "extract"))}
+# stats reads a directory as decode auto does, and prints counts, not units: tests/cli/test_stats.py
+NO_FILE_ARGUMENT.add("stats")
 DIRECTORY_REFUSERS = sorted(c for c in COMMANDS if c not in DIRECTORY_READERS | NO_FILE_ARGUMENT)
 
 
@@ -88,10 +93,10 @@ def test_a_directory_is_read_as_a_queue_dump(command: str, tmp_path: Path) -> No
     d.mkdir()
     shutil.copy(TESTDATA / "sas" / "mytext-zos.qmsg", d)
     r = mq(*_argv(command, d, tmp_path / "out"))
-    # the seven SAS messages of the dump; urb decodes them and says they are not URB
-    assert r.status == (ExitStatus.DECODE if command == "decode urb" else ExitStatus.OK), r.stderr
-    if command == "decode urb":
-        assert "urb: message 1 (" in r.stderr and "mytext-zos.qmsg" in r.stderr
+    # the seven SAS messages of the dump; urb (redolog, ...) decodes them and says they are not
+    assert r.status == (ExitStatus.DECODE if command in NOT_THEIRS else ExitStatus.OK), r.stderr
+    if command in NOT_THEIRS:
+        assert f"{command.split()[1]}: message 1 (" in r.stderr and "mytext-zos.qmsg" in r.stderr
     if command == "messages":  # the dump's six messages, converted into -o
         assert r.stderr == f"mqtool: 6 message(s) written to {tmp_path / 'out'}\n"
     elif not command.startswith("reassemble"):  # each unit says which message it came from
@@ -100,16 +105,46 @@ def test_a_directory_is_read_as_a_queue_dump(command: str, tmp_path: Path) -> No
         assert b"message 7 (" not in r.stdout
 
 
-@pytest.mark.parametrize("command", READERS_RUN)
-def test_a_file_in_the_directory_that_is_no_dump_is_said_and_exit_2(command: str,
-                                                                   tmp_path: Path) -> None:
+# a file in the directory that is no dump is one more message: a body without an MQMD
+BODY_STATUS = {**dict.fromkeys(NOT_THEIRS, ExitStatus.DECODE),
+               "decode mq": ExitStatus.DECODE, "decode sas-attachment": ExitStatus.DECODE,
+               "decode auto": ExitStatus.OK,  # a problem: no codec recognises the body
+               "messages": ExitStatus.OK, "reassemble attachment": ExitStatus.OK,  # an orphan
+               "reassemble-attachment": ExitStatus.OK}
+
+
+def _dump_dir_with(tmp_path: Path, name: str, data: bytes) -> Path:
+    """A directory holding the SAS dump and one more file."""
     d = tmp_path / "adir"
     d.mkdir()
     shutil.copy(TESTDATA / "sas" / "mytext-zos.qmsg", d)
-    (d / "notes.txt").write_text("not a dump\n")
+    (d / name).write_bytes(data)
+    return d
+
+
+@pytest.mark.parametrize("command", READERS_RUN)
+def test_a_file_in_the_directory_that_is_no_dump_is_a_message_body(command: str,
+                                                                   tmp_path: Path) -> None:
+    d = _dump_dir_with(tmp_path, "notes.txt", b"not a dump\n")
+    r = mq(*_argv(command, d, tmp_path / "out"))
+    assert r.status == BODY_STATUS[command], r.stderr
+    assert "not a message dump" not in r.stderr
+    if command == "messages":  # the dump's six messages and the body, converted into -o
+        assert r.stderr == f"mqtool: 7 message(s) written to {tmp_path / 'out'}\n"
+    elif command.startswith("reassemble"):
+        assert "1 message without MsgType, CorrelId in the dump" in r.stderr
+    else:  # the body is labelled with its file, whatever the decoder made of it
+        said = r.stdout.decode() + r.stderr
+        assert f"message 7 ({d / 'notes.txt'}): a body without MQMD" in said, said
+
+
+@pytest.mark.parametrize("command", READERS_RUN)
+def test_an_empty_file_in_the_directory_is_said_and_exit_2(command: str,
+                                                          tmp_path: Path) -> None:
+    d = _dump_dir_with(tmp_path, "empty.bin", b"")
     r = mq(*_argv(command, d, tmp_path / "out"))
     assert r.status == ExitStatus.DECODE, r.stderr
-    assert f"mqtool: {d / 'notes.txt'}: not a message dump; skipped\n" in r.stderr
+    assert f"mqtool: {d / 'empty.bin'}: empty file; skipped\n" in r.stderr
 
 
 @pytest.mark.parametrize("command", READERS_RUN)
@@ -260,7 +295,8 @@ def test_builders_refuse_every_unusable_value_at_once(case: str, tmp_path: Path)
 
 # print JSON lines with --json (a flag); extract chooses among formats with --to
 JSON_PRINTERS = {c for c in COMMANDS if c.startswith("decode ")} | {
-    "identify", "messages", "reassemble attachment", "reassemble-attachment", "layouts"}
+    "identify", "messages", "reassemble attachment", "reassemble-attachment", "layouts", "scan",
+    "stats", "verify"}
 NO_JSON = set(COMMANDS) - JSON_PRINTERS
 
 
@@ -296,12 +332,19 @@ JSON_RUNS = {  # a good input for each printer; every stdout line is a JSON obje
     "reassemble-attachment": ["reassemble-attachment", "--json", "--list",
                               str(TESTDATA / "sas" / "mytext-zos.qmsg")],
     "layouts": ["layouts", "urb", "--json"],
+    "scan": ["scan", "--json", str(TESTDATA / "mq" / "dlh-tm.le.ebcdic.bin")],
+    "stats": ["stats", "--json", "--by", "mqdlh.reason", str(TESTDATA / "mq" / "dlq.dmpmqmsg")],
+    "verify": ["verify", "--json", "{manifest}"],  # made by scan --carve below
 }
 
 
 @pytest.mark.parametrize("command", sorted(JSON_PRINTERS))
-def test_json_output_is_json(command: str) -> None:
-    r = mq(*JSON_RUNS[command])
+def test_json_output_is_json(command: str, tmp_path: Path) -> None:
+    manifest = tmp_path / "carved" / "manifest.json"
+    if command == "verify":
+        assert mq("scan", TESTDATA / "mq" / "dlh-tm.le.ebcdic.bin", "--carve", manifest.parent
+                  ).status == 0
+    r = mq(*[a.format(manifest=manifest) for a in JSON_RUNS[command]])
     assert r.status == 0, r.stderr
     lines = r.text.splitlines()
     if command == "layouts":  # one document
@@ -315,7 +358,8 @@ def test_json_output_is_json(command: str) -> None:
 # file inputs that do not take '-': view's stdin is the keyboard; spark reads on executors
 NO_STDIN = {("view", "file"): "interactive",
             ("spark-extract csq1logp", "inputs"): "executors read files",
-            ("spark-extract urb", "inputs"): "executors read files"}
+            ("spark-extract urb", "inputs"): "executors read files",
+            ("verify", "manifest"): "the outputs it names lie beside it"}
 
 
 def test_every_input_file_takes_dash() -> None:
@@ -344,6 +388,8 @@ STDIN_RUNS = {  # {f} read from stdin as '-'
     "build-request sas-attachment": (["build-request", "sas-attachment", "--message-file", "-",
                                       "--correlid", "00" * 16], "urb"),
     "extract": (["extract", "-", "--to", "jsonl"], "csq1logp"),
+    "scan": (["scan", "-"], "urb"),
+    "stats": (["stats", "--by", "format", "-"], "urb"),
 }
 
 
@@ -606,11 +652,25 @@ MEANINGS: dict[str, tuple[str, Any]] = {
     "--urid": ("filter: unit of work", lambda p: p.multiple),
     "--qmgr": ("filter: queue manager", lambda p: p.multiple),
     "--status": ("filter: state of the unit of work (C, B, I)", lambda p: p.multiple),
-    "--since": ("filter: records at or after TIME", _text),
-    "--until": ("filter: records before TIME", _text),
+    "--since": ("filter: records or messages at or after TIME", _text),
+    "--until": ("filter: records or messages before TIME", _text),
     "--messages": ("one row per logical message", _flag),
     "--max-segment": ("largest data slice of one record", lambda p: isinstance(p.type, click.IntRange)),
     "--split-size": ("bytes per split", lambda p: p.callback is not None),
+    "--port": ("the TCP port of IBM MQ traffic in pcap / pcapng captures (repeatable)",
+               lambda p: p.multiple and isinstance(p.type, click.IntRange)
+               and p.type.min == 1 and p.type.max == 65535),  # type: ignore[attr-defined]
+    "--offset": ("the window of the input starts here (xxd -s)",
+                 lambda p: _text(p) and p.metavar == "N"),
+    "--length": ("the window of the input is this long (xxd -l)",
+                 lambda p: _text(p) and p.metavar == "N"),
+    "--where": ("only units or rows whose fields satisfy EXPR",
+                lambda p: _text(p) and p.metavar == "EXPR"),
+    "--fields": ("print these fields as tab-separated columns",
+                 lambda p: _text(p) and p.metavar == "A,B,..."),
+    "--header": ("with --fields: the column names first", _flag),
+    "--decode-as": ("decode with this format's codec; auto: recognised",
+                    lambda p: _text(p) and _default(p) == "auto"),
 }
 # the spellings that had two meanings, and what each meaning is called now
 RETIRED = {"--output-dir", "--output-format", "--selection-file", "--text-file"}

@@ -155,7 +155,7 @@ def _spark_refused(tmp_path: Path, *args: object, usage: bool = False) -> tuple[
 def test_checks_before_the_jvm_create_nothing(rec_bin: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     status, err = _spark_refused(tmp_path, tmp_path / "gone.bin", "-o", out)
-    assert status == 1 and err == f"mqtool: {tmp_path / 'gone.bin'}: no such file or directory\n"
+    assert status == 1 and err == f"mqtool: {tmp_path / 'gone.bin'}: no such file\n"
     status, err = _spark_refused(tmp_path, "-", "-o", out)
     assert status == 1 and "stdin (-) cannot be split" in err
     status, err = _spark_refused(tmp_path, rec_bin, "-o", out, "--master", "bogus://x")
@@ -190,19 +190,29 @@ def test_d5_missing_output_directory_is_exit_4_one_line(tmp_path: Path, rec_bin:
 
 
 def test_d7_unreadable_file_is_an_error_row_and_the_others_go_on(tmp_path: Path) -> None:
-    a, b = tmp_path / "a.rdw", tmp_path / "b.rdw"
+    a, b, fifo = tmp_path / "a.rdw", tmp_path / "b.rdw", tmp_path / "pipe.bin"
     a.write_bytes(HELLO)
     b.write_bytes(REC)
+    os.mkfifo(fifo)  # there, but not a file mqtool reads (never opened: it would wait)
     summary = tmp_path / "s.json"
-    r = mq("extract", a, tmp_path / "gone.bin", b, "--summary", summary)
+    r = mq("extract", a, fifo, b, "--summary", summary)
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.status == 2
     assert [(x["file"].rsplit("/", 1)[-1], x["offset"], x["_error"]) for x in rows] == [
-        ("a.rdw", 0, None), ("a.rdw", 212, None), ("gone.bin", 0, "unreadable-file"), ("b.rdw", 0, None)]
-    assert rows[2]["_error_detail"] == f"{tmp_path / 'gone.bin'}: no such file"
+        ("a.rdw", 0, None), ("a.rdw", 212, None), ("pipe.bin", 0, "unreadable-file"), ("b.rdw", 0, None)]
+    assert rows[2]["_error_detail"] == f"{fifo}: not a regular file"
     s = json.loads(summary.read_text())
     assert s["records"] == 3 and s["errors_by_reason"] == {"unreadable-file": 1}
-    assert "gone.bin: no such file" in r.stderr
+    assert "pipe.bin: not a regular file" in r.stderr
+
+
+def test_d7_a_missing_input_is_refused_before_any_output(tmp_path: Path) -> None:
+    a = tmp_path / "a.rdw"
+    a.write_bytes(HELLO)
+    out = tmp_path / "out.jsonl"
+    r = mq("extract", a, tmp_path / "gone.bin", "-o", out)
+    assert (r.status, r.stdout, r.stderr) == (1, b"", f"mqtool: {tmp_path / 'gone.bin'}: no such file\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.rdw"]
 
 
 def test_d11_failfast_leaves_no_output_file_but_writes_the_summary(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_dump_without_mqmd(in_root: None, tmp_path: Path) -> None:
     assert r.status == 2
     assert r.stderr.count("no subordinate message shape fits") == 1
     first = r.text.split("\n\n")[0]
-    assert first.splitlines()[0].endswith("MsgType None, CorrelId none: role unknown")
+    assert first.splitlines()[0].endswith("a body without MQMD: role unknown")  # dmpmqmsg -dN
     assert ("problem: the dump gives no MsgType/CorrelId for this message (MsgType, CorrelId "
             "missing): decoded on its own") in first
     assert "HEADER element at offset X'0000'" in first  # still recognised by its shape

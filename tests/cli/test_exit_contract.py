@@ -52,6 +52,7 @@ ARGV = {
     "dump": ["dump", "{f}", "-o", "{o}"],
     "extract csq1logp": ["extract", "csq1logp", "{f}", "-o", "{o}.jsonl"],
     "extract urb": ["extract", "urb", "{f}", "-o", "{o}"],
+    "extract mq-stats": ["extract", "mq-stats", "{f}", "-o", "{o}.csv"],
     "spark-extract csq1logp": ["spark-extract", "csq1logp", "{f}", "-o", "{o}"],
     "spark-extract urb": ["spark-extract", "urb", "{f}", "-o", "{o}"],
     "identify": ["identify", "{f}"],
@@ -60,13 +61,17 @@ ARGV = {
     "messages": ["messages", "{f}", "-o", "{o}"],
     "layouts": ["layouts", "urb", "--markdown", "-o", "{o}"],  # reads no input file
     "view": ["view", "{f}"],  # interactive: outside a terminal it says so (usage, 1)
+    "scan": ["scan", "{f}", "--carve", "{o}"],
+    "stats": ["stats", "--by", "format", "{f}"],
+    "verify": ["verify", "{f}"],
+    "man": ["man", "decode", "urb"],  # reads no input file
 }
 BUILDERS = {f"build-request {b}" for b in BUILD}
 # the status each case gives, decided once (README "Exit status"): nothing decoded is 2;
 # a builder's request file is an option, so a bad one is a usage error (1)
 EMPTY = {c: ExitStatus.USAGE if c in BUILDERS else ExitStatus.DECODE for c in COMMANDS}
 EMPTY["dump"] = ExitStatus.OK  # a hex dump of nothing is nothing, as with xxd
-EMPTY["layouts"] = ExitStatus.OK  # takes no input file: it runs as always
+EMPTY["layouts"] = EMPTY["man"] = ExitStatus.OK  # take no input file: they run as always
 RANDOM = dict(EMPTY)
 RANDOM["view"] = ExitStatus.USAGE  # not a terminal here
 
@@ -111,6 +116,36 @@ def test_empty_input(command: str, tmp_path: Path) -> None:
         assert "empty" in (r.stderr + r.stdout.decode()), r.stderr
 
 
+# a queue dump that holds only comments: nothing to decode (2), like empty input; identify
+# recognises it for what it is (a dmpmqmsg dump), dump prints its bytes
+COMMENTS = {**EMPTY, "identify": ExitStatus.OK, "view": ExitStatus.USAGE}
+COMMENTS_ONLY = "* Dumped by dmpmqmsg\n* Qmgr  = QM1\n* Queue = Q1\n\n"
+
+
+@pytest.mark.parametrize("command", _marked(COMMANDS, SPARK_RUNS))
+def test_a_dump_of_comments_only(command: str, tmp_path: Path) -> None:
+    f = tmp_path / "comments.qmsg"
+    f.write_text(COMMENTS_ONLY)
+    r = mq(*_argv(command, f, tmp_path / "out"))
+    _no_crash(r)
+    assert r.status == COMMENTS[command], r.stderr
+    if r.status == ExitStatus.DECODE:
+        assert r.stderr.startswith("mqtool: "), r.stderr
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n", COMMENTS_ONLY])
+def test_dump_r_of_nothing_is_status_2(text: str, tmp_path: Path) -> None:
+    """``dump -r`` reads dump text back: none there is nothing decoded (2), as in every
+    decoder; ``dump`` of an empty file is an empty dump (0), as with xxd."""
+    f = tmp_path / "in.txt"
+    f.write_text(text)
+    r = mq("dump", "-r", f, "-o", tmp_path / "out.bin")
+    assert r.status == ExitStatus.DECODE, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and not (tmp_path / "out.bin").exists()
+    if not text.strip():
+        assert r.stderr == f"mqtool: dump: {f}: empty input: nothing to decode, offset X'0000' (0)\n"
+
+
 @pytest.mark.parametrize("command", _marked(COMMANDS, SPARK_RUNS))
 def test_random_bytes(command: str, tmp_path: Path) -> None:
     f = tmp_path / "random.bin"
@@ -153,6 +188,8 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out["sas.json"] = d / "sas.json"
     (d / "matqmsg.json").write_text('{"selection_type": "all", "key_bytes": 0, "text_bytes": 16}\n')
     out["matqmsg.json"] = d / "matqmsg.json"
+    assert mq("scan", out["urb"], "--carve", d / "carved").status == 0
+    out["manifest"] = d / "carved" / "manifest.json"
     return out
 
 
@@ -162,9 +199,11 @@ GOOD = {
     "build-request urb": "urb.json", "build-request sas-attachment": "sas.json",
     "build-request matqmsg": "matqmsg.json", "reassemble attachment": "sas",
     "reassemble-attachment": "sas", "dump": "urb", "extract csq1logp": "csq1logp",
-    "extract urb": "urb", "spark-extract csq1logp": "csq1logp", "spark-extract urb": "urb",
+    "extract urb": "urb", "extract mq-stats": "mq", "spark-extract csq1logp": "csq1logp",
+    "spark-extract urb": "urb",
     "identify": "urb", "decode mq": "mq", "build-request mq": "mq.json", "messages": "sas",
-    "layouts": "urb", "view": "urb",
+    "layouts": "urb", "view": "urb", "scan": "urb", "stats": "urb", "verify": "manifest",
+    "man": "urb",
 }
 WRITERS = [c for c in COMMANDS if "{o}" in " ".join(ARGV[c])]
 
@@ -205,11 +244,13 @@ PIPED["reassemble attachment"] = ["reassemble", "attachment", "{f}", "--list"]
 PIPED["reassemble-attachment"] = ["reassemble-attachment", "{f}", "--list"]
 PIPED["extract csq1logp"] = ["extract", "csq1logp", "{f}", "--to", "jsonl"]
 PIPED.pop("extract urb")  # writes a directory of tables, never stdout
+PIPED["extract mq-stats"] = ["extract", "mq-stats", "{f}", "--to", "csv"]
 PIPED["build-request mq"] = ["build-request", "mq", "--from", "{f}", "--dump"]
 PIPED["layouts"] = ["layouts", "urb"]
 PIPED.pop("spark-extract csq1logp")  # writes a directory, never stdout
 PIPED.pop("spark-extract urb")
 PIPED.pop("view")  # interactive, refuses a pipe
+PIPED["scan"] = ["scan", "{f}"]
 
 
 @pytest.mark.parametrize("command", sorted(PIPED))
@@ -301,8 +342,8 @@ def test_dump_r_failure_leaves_no_file(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ special files
 
-# spark reads on executors; layouts reads no input file
-FIFO_COMMANDS = [c for c in COMMANDS if not c.startswith("spark-extract") and c != "layouts"]
+# spark reads on executors; layouts and man read no input file
+FIFO_COMMANDS = [c for c in COMMANDS if not c.startswith("spark-extract") and c not in ("layouts", "man")]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

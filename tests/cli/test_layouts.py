@@ -58,7 +58,8 @@ def test_json_has_every_field_with_offset_size_type_and_meanings() -> None:
     assert {"value": "CLOS", "meaning": "Destination closed"} in st["meanings"]
     assert obj["elements"]["cases"]["URBD"] == "URBD"
     urbf = next(rec for rec in obj["records"] if rec["name"] == "URBF")
-    assert urbf["members"] == [{"name": "urbg", "record": "URBG", "repeat": "urbfcntg", "when": None}]
+    assert urbf["members"] == [{"name": "urbg", "record": "URBG", "repeat": "urbfcntg", "when": None,
+                                "size": "urbfleng"}]
     one = json.loads(mq("layouts", "mq.mqmd", "--json").text)
     assert (one["format"], one["name"], one["size"], len(one["fields"])) == ("mq", "MQMD", 364, 29)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import mq, seed_bytes
 
 D = "testdata/matqmsg/"
@@ -156,3 +158,23 @@ def test_from_with_wrong_types_is_refused_by_field(tmp_path: Path) -> None:
         f.write_text(doc)
         r = mq("build-request", "matqmsg", "--from", f, "--dump")
         assert r.status == 1 and message in r.stderr, (doc, r.stderr)
+
+
+@pytest.mark.parametrize("cut", [16, 20, 36, 39])
+def test_a_keyed_template_cut_anywhere_inside_its_key_is_reported(cut: int, tmp_path: Path) -> None:
+    """Issue 22: a keyed template whose queue key size is 24, cut inside the key (20 of its
+    24 bytes, or before its first byte): exit 2, the bytes there are counted."""
+    whole = tmp_path / "k24.bin"
+    r = mq("build-request", "matqmsg", "--type", "keyed", "--relation", "=", "--key",
+           "CUST0001000200030004XYZW", "--key-size", "24", "--key-bytes", "16", "--text-bytes",
+           "32", "-o", whole)
+    assert r.status == 0, r.stderr
+    assert len(whole.read_bytes()) == 48  # 16 + the key padded to a multiple of 16
+    f = tmp_path / "cut.bin"
+    f.write_bytes(whole.read_bytes()[:cut])
+    r = mq("decode", "matqmsg", f, "--key-size", "24")
+    assert r.status == 2
+    assert r.stderr == (f"mqtool: matqmsg: input ends inside the key: the key has {cut - 16} bytes, "
+                        f"the queue's key size is 24 at selection.key, offset X'{cut:04X}' ({cut})\n")
+    f.write_bytes(whole.read_bytes()[:40])  # the whole key, the padding left out: a template
+    assert mq("decode", "matqmsg", f, "--key-size", "24").status == 0

@@ -16,8 +16,8 @@ from mqtool.formats.mq.dumps.write import full_mqmd
 from tests.formats.mq.producers import Msg, amqsbcg_listing, qload_file, rfhutil_file
 from tests.helpers import mq
 
-KEYS = ["message", "source", "mqmd", "properties", "headers", "payload", "body_length",
-        "body_sha256", "truncated", "problems"]
+KEYS = ["message", "source", "mqmd", "put_time", "properties", "headers", "payload",
+        "body_length", "body_sha256", "truncated", "problems"]
 CID = "414D5120514D312020202020202020206A1B2C3D00000001"
 MSGS = [
     Msg(b"Hello MQ", {"msgtype": 8, "correlid": bytes.fromhex(CID), "format": "MQSTR"},
@@ -51,6 +51,7 @@ def test_json_keys_and_values_for_every_reader(tmp_path: Path, writer: str) -> N
     assert first["message"] == 1 and first["source"].startswith(str(dump))
     assert first["mqmd"]["msgtype"] == 8 and first["mqmd"]["correlid"] == CID
     assert first["mqmd"]["format"] == "MQSTR"
+    assert first["put_time"] == "2026-11-23T18:00:00.000000Z"  # PutDate 20261123, 18000000
     # qload files have no form for properties; amqsbcg and RFHUtil show them
     props = {} if writer.startswith("dmpmqmsg") else {"usr.colour": "blue", "usr.n": 3}
     assert first["properties"] == props
@@ -87,11 +88,10 @@ def test_table(tmp_path: Path) -> None:
     r = mq("messages", dump)
     assert r.status == 0
     lines = r.text.splitlines()
-    assert lines[0].split() == ["#", "MsgType", "Format", "Put", "CorrelId", "Length", "Headers",
-                                "Payload", "Problems"]
-    assert lines[1].split() == ["1", "8", "(MQMT_DATAGRAM)", "MQSTR", "2026-11-23", "18:00:00.00",
-                                CID, "8", "-", "MQSTR"]
-    assert lines[2].split()[:3] == ["2", "1", "(MQMT_REQUEST)"] and lines[2].split()[-3] == "0"
+    assert lines[0] == "#  Put (UTC)               Type      Format  Length  PutAppl  User  Summary"
+    assert lines[1] == "1  2026-11-23 18:00:00.00  datagram  MQSTR        8  amqsput  mqm   -"
+    assert lines[2].split()[:5] == ["2", "2026-11-23", "18:00:00.00", "request", "-"]
+    assert lines[2].split()[5] == "0"
 
 
 def test_filters(tmp_path: Path) -> None:

@@ -39,10 +39,10 @@ CONTENT = (b"First line of d:\\mytext.txt\r\nSecond line, a little longer than t
 SEED_G = bytes([0x11]) * 16  # the header G of IBM's example (stepped: 22.., 33..)
 HEADER_DIR = SEED_G.hex().upper() + "00" * 8
 MANIFEST_KEYS = {"header_correlid", "message_correlid", "original_msgtype", "original_correlid",
-                 "attachments", "messages", "anomalies"}
+                 "attachments", "messages", "anomalies", "custody"}
 ATTACHMENT_KEYS = {"index", "type", "type_name", "correlid", "qualifier1", "qualifier2",
                    "description", "version", "complete", "missing", "output", "size", "sha256",
-                   "anomalies"}
+                   "gaps", "unplaced", "anomalies"}
 PROFILES = {"zos": sas_layout.PROFILES["zos"], "win": sas_layout.PROFILES["win"]}
 
 
@@ -150,7 +150,9 @@ def test_json_output(tmp_path: Path) -> None:
     dump = write_dump(seed_messages("win"), "dmpmqmsg", tmp_path / "d.qmsg")
     r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o", "--json")
     lines = [json.loads(x) for x in r.text.splitlines()]
-    assert lines[0] == manifest(tmp_path / "o")
+    written = manifest(tmp_path / "o")
+    assert written.pop("custody")["command"][:3] == ["mqtool", "reassemble", "attachment"]
+    assert lines[0] == written  # the manifest as written, less its chain of custody
     assert lines[1]["summary"]["complete"] == 1 and lines[1]["summary"]["status"] == 0
 
 
@@ -171,9 +173,11 @@ def test_missing_sequenced_message(tmp_path: Path) -> None:
     p = mq("reassemble", "attachment", dump, "-o", tmp_path / "p", "--partial")
     assert p.status == ExitStatus.INCOMPLETE
     a = manifest(tmp_path / "p")["attachments"][0]
-    assert a["output"] == "mytext.txt" and "gap: message 2 missing" in a["anomalies"]
-    # message 1 is lrecl and file size, message 2 held the first 60-byte record
-    assert (tmp_path / "p" / HEADER_DIR / "mytext.txt").read_bytes() == CONTENT[60:]
+    # message 1 is lrecl and file size, message 2 held the first 60-byte record: the bytes
+    # after it keep their offsets, the first 60 are a hole
+    assert a["output"] == "mytext.txt" and a["gaps"] == [{"messages": "2", "offset": 0, "length": 60}]
+    assert "gap: message 2 missing (60 bytes at offset 0 left as a hole)" in a["anomalies"]
+    assert (tmp_path / "p" / HEADER_DIR / "mytext.txt").read_bytes() == bytes(60) + CONTENT[60:]
 
 
 def test_missing_count_message(tmp_path: Path) -> None:
@@ -529,14 +533,24 @@ def test_broken_record_length_is_located(tmp_path: Path) -> None:
     body = bytearray(msgs[4].body)  # sequenced message 3: one 40-byte record
     body[0:4] = b"\xff\xff\xff\xf0"
     msgs[4] = replace(msgs[4], body=bytes(body))
-    r = mq("reassemble", "attachment", write_dump(msgs, "dmpmqmsg", tmp_path / "d"),
-           "-o", tmp_path / "o")
-    assert r.status == ExitStatus.DECODE
+    dump = write_dump(msgs, "dmpmqmsg", tmp_path / "d")
+    r = mq("reassemble", "attachment", dump, "-o", tmp_path / "o")
+    # every message is there, but the rest of the file cannot be read: not complete (issue
+    # 22, root cause 12: it said complete, wrote 60 of 100 bytes, exit 2 with nothing said)
+    assert r.status == ExitStatus.INCOMPLETE
+    broken = ("message 3 (dump message 5), offset X'0000': record length -16 is negative; the "
+              "rest of the file cannot be read")
     a = manifest(tmp_path / "o")["attachments"][0]
-    assert a["complete"] is True  # every message is there, but the content is damaged
-    assert ("message 3 (dump message 5), offset X'0000': record length -16 is negative; the rest "
-            "of the file cannot be read") in a["anomalies"]
-    assert "declared file size 100, rebuilt 60 bytes" in a["anomalies"]
+    assert a["complete"] is False and a["output"] is None and a["missing"] == []
+    assert broken in a["anomalies"]
+    assert sorted(p.name for p in (tmp_path / "o" / HEADER_DIR).iterdir()) == ["manifest.json",
+                                                                        "message.bin"]
+    assert f"attachment 1 (d:\\mytext.txt): incomplete: {broken}\n" in r.stderr
+    r = mq("reassemble", "attachment", dump, "-o", tmp_path / "p", "--partial")
+    assert r.status == ExitStatus.INCOMPLETE
+    a = manifest(tmp_path / "p")["attachments"][0]
+    assert a["complete"] is False and a["size"] == 60  # what could be read, labelled
+    assert f"incomplete: {broken} (partial output)" in r.stderr
 
 
 def test_a_hostile_count_does_not_list_a_billion_missing_messages(tmp_path: Path) -> None:

@@ -91,9 +91,9 @@ def test_garbage_and_empty_input(tmp_path: Path) -> None:
     assert r.status == 2 and r.stderr.startswith("mqtool: redolog: ") and "empty input" in r.stderr
 
 
-def test_dump_text_without_hex_gets_a_hint(in_root: None) -> None:
-    r = mq("decode", "redolog", H1)
-    assert r.status == 1 and "add --hex" in r.stderr
+def test_dump_text_without_hex_is_recognised(in_root: None) -> None:
+    r, forced = mq("decode", "redolog", H1), mq("decode", "redolog", "--hex", H1)
+    assert r == forced and r.status == 0 and b"rl_eye        = \"REDODATA\"" in r.stdout
 
 
 def test_bad_options() -> None:

@@ -79,8 +79,9 @@ def test_dump_text_is_told_from_binary() -> None:
     text = (TESTDATA / "urb" / "status.request.dump").read_bytes()
     assert is_dump_text(text) and not is_dump_text(undump(text.decode()))
     assert unit_bytes(text, True, "x", "urb") == undump(text.decode())
-    with pytest.raises(InputError, match="x: this is hex dump text; add --hex"):
-        unit_bytes(text, False, "x", "urb")
+    assert unit_bytes(text, False, "x", "urb") == undump(text.decode())  # recognised
+    binary = undump(text.decode())
+    assert unit_bytes(binary, False, "x", "urb") == binary
     with pytest.raises(EmptyInputError):
         unit_bytes(b"", False, "x", "urb")
 

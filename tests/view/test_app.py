@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList
 from mqtool.formats.urb.layout import layouts as urb_layouts
 from mqtool.io.undump import undump
 from mqtool.view.app import ViewApp, parse_offset
+from mqtool.view.layout import TREE_MIN
 from mqtool.view.sources import open_source
 from mqtool.view.widgets import HexView, UnitList
 from tests.helpers import ROOT
@@ -47,7 +48,7 @@ def test_moving_in_the_tree_highlights_the_fields_bytes() -> None:
     seen: list[tuple[str, tuple[int, int] | None, int | None, bytes]] = []
 
     async def steps(app: ViewApp, pilot: Any) -> None:
-        assert app.tree.has_focus and app.selected is app.root
+        assert app.field_tree.has_focus and app.selected is app.root
         await pilot.press("down", "down")  # root -> URBH element -> urbheye
         await pilot.pause()
         for _ in range(2):
@@ -72,12 +73,12 @@ def test_moving_the_hex_cursor_selects_the_innermost_field() -> None:
         await pilot.pause()
         got["cursor"] = app.hex.cursor
         got["path"] = app.selected.path
-        got["tree"] = app.tree.cursor_node.data.path
+        got["tree"] = app.field_tree.cursor_node.data.path
         got["highlight"] = app.hex.selected
         got["status"] = str(app.query_one("#status").render())
         await pilot.click(HexView, offset=(app.hex.model.geo.hex_pos[0] + 1, 0))  # byte 0
         await pilot.pause()
-        got["clicked"] = (app.hex.cursor, app.selected.path, app.tree.cursor_node.data.path)
+        got["clicked"] = (app.hex.cursor, app.selected.path, app.field_tree.cursor_node.data.path)
 
     drive(URB_DATA, steps)
     assert got["cursor"] == ISN_AT + 2
@@ -106,6 +107,8 @@ def test_search_goto_and_the_screen_text() -> None:
         hexv, units = app.query_one(HexView), app.query_one(UnitList)
         got["hex_top"] = screen_line(hexv, 0)
         got["unit_row"] = screen_line(units, 0)
+        got["units_width"] = units.size.width
+        got["heading"] = str(app.query_one("#units-head").render())
         got["hex_row_of_cursor"] = screen_line(hexv, 0x240 // 16 - int(hexv.scroll_offset.y))
 
     drive(URB_DATA, steps)
@@ -118,8 +121,12 @@ def test_search_goto_and_the_screen_text() -> None:
     line_0240 = seed[seed.index("0240 "):][:40]
     assert got["hex_row_of_cursor"].startswith(line_0240)
     assert got["hex_top"].startswith(seed[:40])
-    assert got["hex_row_of_cursor"].endswith("*................* urbetsnr")
-    assert got["unit_row"] == "    1 urb X'0000' 592"
+    assert got["hex_row_of_cursor"].endswith("*................*")
+    # the unit's line: number, offset, length, and its Info as far as the pane shows it (the
+    # seed's elements in order, URBR and URBD three times; the subscription in URBTSNAM)
+    row = "     1 X'0000'     592 URBH URBT URBR×3 URBD×3 URBE, COLOR"
+    assert got["unit_row"] == row[:got["units_width"]].rstrip()
+    assert got["heading"].rstrip() == "   No. Offset   Length Info"
 
 
 def test_next_and_previous_unit_and_go_to_another_units_offset() -> None:
@@ -248,7 +255,8 @@ def test_the_readme_screenshot_is_generated_from_the_app(tmp_path: Path,
 
     drive(URB_DATA.relative_to(ROOT), steps)
     svg = out.read_text()
-    tokens = ("urbr[0].urbrisn&#160;X&#x27;00C0&#x27;", "urbhname", "inst-color.data.dump", "q&#160;quit")
+    tokens = ("urbr[0].urbrisn&#160;X&#x27;00C0&#x27;", "592&#160;URBH&#160;URBT&#160;URBR×3",
+              "Length&#160;Info", "inst-color.data.dump", "q&#160;quit")
     for text in tokens:
         assert text in svg, text
     docs = ROOT / "docs" / "view.svg"
@@ -342,3 +350,124 @@ def test_a_unit_that_cannot_be_shown_is_reported_and_the_session_goes_on() -> No
     index, notes = got[0]
     assert index == 0 and notes == ["internal error showing unit 2 (a bug): RuntimeError: decoder bug"]
     assert app.return_code == 0
+
+
+# ------------------------------------------------------------------ the panes at any size
+
+TERMINALS = [(80, 24), (120, 40), (160, 45), (200, 50)]
+
+
+def _panes(app: ViewApp) -> dict[str, Any]:
+    units, hexv = app.query_one("#units-pane"), app.hex
+    return {"units": units.outer_size.width if units.display else 0,
+            "hex": hexv.outer_size.width if hexv.display else 0,
+            "cols": hexv.model.cols if hexv.model else None,
+            "tree": app.field_tree.size.width, "middle": app.query_one("#middle").size.width,
+            "tree_rows": app.field_tree.size.height,
+            "hex_top": screen_line(hexv, 0) if hexv.display else ""}
+
+
+def test_the_panes_give_way_in_order_and_the_field_tree_keeps_its_room() -> None:
+    got: dict[tuple[int, int], dict[str, Any]] = {}
+    for size in TERMINALS:
+        app = ViewApp(open_source(str(URB_DATA)))
+
+        async def go(app: ViewApp = app, size: tuple[int, int] = size) -> None:
+            async with app.run_test(size=size) as pilot:
+                await pilot.pause()
+                got[size] = _panes(app)
+
+        asyncio.run(go())
+    for (width, _height), p in got.items():
+        assert p["tree"] >= TREE_MIN and p["tree_rows"] >= 10, (width, p)  # never nothing
+        assert p["units"] + p["middle"] + p["hex"] == width, (width, p)
+    first = "0000 E4D9C2C8 00000040 F0F10001 00000250 *URBH... 01.....&*"  # the seed's line
+    # 200 columns: all three panes, the hex as the seed prints it, the fields that start on
+    # the line named after it (the URBH's first ones)
+    assert got[(200, 50)]["hex_top"].startswith(f"{first} urbheye urbhlen ")
+    # 160: the field names go first, the tree keeping its room
+    assert got[(160, 45)]["units"] > 0 and got[(160, 45)]["cols"] == 16
+    assert got[(160, 45)]["hex_top"] == first
+    # 120: the hex pane went to 8 bytes a line first; the list with its Info column stays
+    assert got[(120, 40)]["units"] > 0 and got[(120, 40)]["cols"] == 8
+    # 80: the list went next; tree and an 8-byte hex pane remain (the seed's first 8 bytes)
+    assert got[(80, 24)]["units"] == 0 and got[(80, 24)]["cols"] == 8
+    assert got[(80, 24)]["hex_top"].startswith("0000 E4D9C2C8 00000040 *URBH... *")
+
+
+def test_u_and_x_show_and_hide_the_unit_list_and_the_hex_pane_at_80x24() -> None:
+    got: list[dict[str, Any]] = []
+
+    async def steps(app: ViewApp, pilot: Any) -> None:
+        for key in ("", "u", "x", "x", "u"):
+            if key:
+                await pilot.press(key)
+                await pilot.pause()
+            got.append({**_panes(app), "row": screen_line(app.query_one(UnitList), 2)
+                        if app.query_one("#units-pane").display else ""})
+
+    app = ViewApp(open_source(str(SAS_QMSG)))
+
+    async def go() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await steps(app, pilot)
+
+    asyncio.run(go())
+    shown = [(g["units"] > 0, g["hex"] > 0) for g in got]
+    # start: no list; u: the list, the hex pane makes room; x: the hex pane back (the latest
+    # toggle wins), the list makes room; x: the hex pane hidden, the list back; u: list hidden
+    assert shown == [(False, True), (True, False), (False, True), (True, False), (False, False)]
+    assert all(g["tree"] >= TREE_MIN for g in got)
+    # the list's third line: message 3 of the dump, the data set definition (5 observations)
+    assert got[1]["row"].split()[:5] == ["3", "msg", "3", "84", "TYPE"]
+    assert "DSDEF, nobs=5" in got[1]["row"]
+
+
+def test_a_resized_terminal_rearranges_the_panes() -> None:
+    got: list[dict[str, Any]] = []
+
+    async def steps(app: ViewApp, pilot: Any) -> None:
+        got.append(_panes(app))
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        got.append(_panes(app))
+        app.select(app.root.children[2])  # urbr[0]: its bytes highlighted in 8-byte lines
+        await pilot.pause()
+        got.append(app.hex.selected)
+
+    drive(URB_DATA, steps)
+    assert (got[0]["units"] > 0, got[0]["cols"]) == (True, 16)
+    assert (got[1]["units"], got[1]["cols"], got[1]["tree"] >= TREE_MIN) == (0, 8, True)
+    assert got[2] == (URBR_AT, URBR_AT + urb_layouts().URBR.size)
+
+
+def test_the_80x24_screenshot_is_generated_from_the_app(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/view-80x24.svg is this screen (MQTOOL_WRITE_DOCS=1 rewrites it)."""
+    import os
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "view-80x24.svg"
+    app = ViewApp(open_source(str(URB_DATA.relative_to(ROOT))))
+
+    async def go() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("slash", *"urbrisn", "enter")
+            await pilot.pause()
+            app.save_screenshot(str(out.name), path=str(out.parent))
+
+    asyncio.run(go())
+    tokens = ("urbr[0].urbrisn&#160;X&#x27;00C0&#x27;", "URBR&#160;element&#160;at&#160;offset",
+              "q&#160;quit")
+    svg = out.read_text()
+    for text in tokens:
+        assert text in svg, text
+    docs = ROOT / "docs" / "view-80x24.svg"
+    if os.environ.get("MQTOOL_WRITE_DOCS"):
+        docs.write_text(svg)
+    committed = docs.read_text()
+    for text in tokens:
+        assert text in committed, text
+    assert str(ROOT) not in committed
+    assert "view-80x24.svg" in (ROOT / "docs" / "view.md").read_text()

@@ -149,3 +149,19 @@ def test_export_a_subtree_as_json(urb, tmp_path: Path) -> None:  # type: ignore[
         "path": "urbr[0].urbrisn", "offset": URBR_AT + 16, "length": 4, "value": 2, "hex": "00000002"}
     assert as_json(root, loaded.unit, loaded.data, loaded.origin)["length"] == 592
     assert default_name(urbr, 0) == "unit1-urbr_0.json"
+
+
+def test_the_tree_is_the_decoders_nesting() -> None:
+    """A URBF's URBGs and a URBI's ISN list are nodes under their parent, as the decoder
+    nested them (the view re-parses no path)."""
+    from mqtool.formats.urb.decode import decode
+    from tests.helpers import seed_bytes
+
+    (unit,) = decode(seed_bytes("urb/synthetic/inst-isnlist.request.dump"))
+    root = build_tree(unit)
+    urbi = root.children[1]
+    (isns,) = [n for n in urbi.children if n.kind == ELEMENT]
+    assert (urbi.path, isns.path, isns.parent) == ("urbi[0]", "urbi[0].isn", urbi)
+    assert (isns.start, isns.end) == (0xA0, 0xB8) and not [n for n in urbi.children if n.kind == DATA]
+    leaf = innermost(root, 0xAC)  # the first ISN of the range 700-710
+    assert leaf is not None and leaf.path == "urbi[0].isn[2].urbiisn1" and leaf.parent is isns

@@ -53,7 +53,7 @@ def check_source(path: str, **args: object) -> None:
         src.advance(1)
     assert len(src) >= 1
     for i in range(min(len(src), 20)):
-        assert isinstance(src.label(i), str)
+        assert isinstance(src.row(i).info, str)
         loaded = src.load(i)
         unit = loaded.unit
         root = build_tree(unit)

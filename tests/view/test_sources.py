@@ -14,7 +14,7 @@ from mqtool.formats.mq.dumps.read import QueueDump
 from mqtool.formats.urb.layout import layouts as urb_layouts
 from mqtool.io.undump import undump
 from mqtool.view import sources
-from mqtool.view.sources import BlobSource, ExtractSource, QueueDumpSource, open_source
+from mqtool.view.sources import BlobSource, ExtractSource, QueueDumpSource, Row, open_source
 from tests.view.conftest import CSQ_2SEG, SAS_QMSG, URB_DATA
 
 
@@ -30,7 +30,8 @@ def test_dump_text_of_a_urb_message_is_one_unit_with_the_codecs_spans() -> None:
     isn = next(s for s in loaded.unit.spans() if s.path == "urbr[1].urbrisn")
     assert isn.start == 0x130 + urb_layouts().URBR.offset_of("urbrisn")
     assert raw[isn.start:isn.end] == bytes.fromhex("00000003") and isn.value == 3
-    assert src.label(0) == "    1 urb X'0000' 592"
+    # the seed's elements in order (URBR and URBD three times), the subscription URBTSNAM
+    assert src.row(0) == Row(" ", "X'0000'", 592, "URBH URBT URBR×3 URBD×3 URBE, COLOR")
     assert "urb (0.95" in src.description
 
 
@@ -56,7 +57,9 @@ def test_a_queue_dump_is_read_message_by_message_with_the_registrys_roles() -> N
         got = src.load(i)
         assert got.unit.to_json() == unit.to_json() and got.data == body
         assert got.unit.attrs["message"] == i + 1
-    assert src.label(0).split()[:3] == ["1", "msg", "1"]
+    assert [src.row(i) for i in (0, 2)] == [
+        Row(" ", "msg 1", len(expected[0][1]), "HEADER ATTACHMENT, num_attachments=1, CLASS"),
+        Row(" ", "msg 3", len(expected[2][1]), "TYPE DSDEF, nobs=5")]
     assert src.locate(5) is None  # offsets are per message body
 
 
@@ -113,7 +116,11 @@ def test_a_damaged_span_of_an_extract_is_a_unit_with_its_error(tmp_path: Path, e
     expected = list(registry.codec("csq1logp").decode(broken))
     assert len(src) == len(expected)
     bad = [i for i, u in enumerate(expected) if u.errors]
-    assert bad and all(src.label(i).startswith("!") for i in bad)
+    assert bad and all(src.row(i).mark == "!" for i in bad)
+    good = next(i for i, u in enumerate(expected) if not u.errors)
+    verb, queue = (next(s.value for s in expected[good].spans() if s.name == n)
+                   for n in ("csverb", "csqueuename"))
+    assert src.row(good).info.startswith(f"{verb}, {queue}, ")  # what the record is
     for i in bad:
         got = src.load(i).unit
         assert [p.to_json() for p in got.errors] == [p.to_json() for p in expected[i].errors]

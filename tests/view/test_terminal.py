@@ -78,13 +78,13 @@ def test_without_textual_it_says_how_to_install_it_and_exits_4() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 4
-    assert out.stderr == "mqtool: mqtool view needs Textual: pip install 'mqtool[view]'\n"
+    assert out.stderr == "mqtool: view needs Textual: pip install 'mqtool[view]'\n"
 
 
 def test_a_missing_file_is_a_usage_error_before_the_screen_opens() -> None:
     result = mq("view", "/nonexistent/input.bin")
     assert result.status == 1
-    assert result.stderr == "mqtool: /nonexistent/input.bin: no such file or directory\n"
+    assert result.stderr == "mqtool: /nonexistent/input.bin: no such file\n"
 
 
 def test_an_unknown_format_is_a_usage_error() -> None:

@@ -9,6 +9,7 @@ Spark job, which calls the same functions.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
@@ -208,10 +209,14 @@ def plan(paths: Iterable[str], framing: str = "auto", codepage: str = "cp037",
 def expand_inputs(paths: Iterable[str], options: Mapping[str, str] | None = None) -> Iterator[str]:
     """The inputs as ``spark-extract`` takes them: files and URIs as given, a local directory
     as its files (sorted; hidden and ``_``-prefixed ones left out), a glob as its matches. A
-    name that cannot be listed is kept, so it becomes an ``unreadable-file`` row."""
+    local name that does not exist is refused (``missing_input``, before any output); one
+    that cannot be listed is kept, so it becomes an ``unreadable-file`` row."""
+    from mqtool.io.inputs import is_missing, missing_input
     from mqtool.io.uris import list_files
 
     for path in paths:
+        if is_missing(path):
+            raise missing_input(path)
         glob = any(ch in os.path.basename(path) for ch in "*?[")
         if glob or (not is_uri(path) and os.path.isdir(path)):
             try:
@@ -302,44 +307,71 @@ def decode_range(path: str, start: int, end: int, size: int, framing: str = "aut
                        mode)
 
 
-def _decode_split(split: Split, codepage: str, mode: str, name: str,
-                  spill: str | None = None) -> tuple[pa.Table | str, dict[str, Any]]:
-    """Decode one split; returns its rows (or, in a worker, the Arrow file they were spilled
-    to in ``spill``, cheaper to hand over than a pickle) and its framing counts."""
-    counts: Counter[str] = Counter()
-    records = 0
-    first = ""
+class _Counted:
+    """The framing counts of one split, taken while its frames pass: records, bad spans by
+    reason, the first bad span in words, and the FAILFAST stop."""
 
-    def counted(frames):  # type: ignore[no-untyped-def]
-        nonlocal records, first
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.counts: Counter[str] = Counter()
+        self.records = 0
+        self.first = ""
+        self.failfast: tuple[str, int, str] | None = None
+
+    def frames(self, frames: Iterable[Frame]) -> Iterator[Frame]:
         for fr in frames:
             if fr.error:
-                counts[fr.error] += 1
-                if not first:
-                    first = (f"{fr.error}: {fr.detail} at {fr.path}, offset X'{fr.offset:04X}' "
-                             f"({fr.offset}) in {name}")
+                self.counts[fr.error] += 1
+                if not self.first:
+                    self.first = (f"{fr.error}: {fr.detail} at {fr.path}, offset "
+                                  f"X'{fr.offset:04X}' ({fr.offset}) in {self.name}")
             else:
-                records += 1
+                self.records += 1
             yield fr
 
-    parts: list[pa.RecordBatch] = []
-    info: dict[str, Any] = {}
-    try:
-        for b in batches(name, counted(split_frames(split, codepage)), codepage, mode):
-            parts.append(b)
-    except MalformedError as e:
-        fr = e.frame
-        info["failfast"] = (fr.path, fr.offset, f"{fr.error}: {fr.detail} in {name} (mode FAILFAST)")
-    info.update(records=records, errors=dict(counts), first=first)
-    table = pa.Table.from_batches(parts, record_schema())
+    def batches(self, split: Split, codepage: str, mode: str) -> Iterator[pa.RecordBatch]:
+        """The split's record batches (one per framer buffer, some 4 MiB of input)."""
+        try:
+            yield from batches(self.name, self.frames(split_frames(split, codepage)), codepage,
+                               mode)
+        except MalformedError as e:
+            fr = e.frame
+            self.failfast = (fr.path, fr.offset,
+                             f"{fr.error}: {fr.detail} in {self.name} (mode FAILFAST)")
+
+    def info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"records": self.records, "errors": dict(self.counts),
+                                "first": self.first}
+        if self.failfast is not None:
+            info["failfast"] = self.failfast
+        return info
+
+
+def _decode_split(split: Split, codepage: str, mode: str, name: str,
+                  spill: str | None = None) -> tuple[pa.Table | str, dict[str, Any]]:
+    """Decode one split (in a worker); returns its rows (or the Arrow file they were
+    spilled to in ``spill``, cheaper to hand over than a pickle) and its framing counts."""
+    counted = _Counted(name)
+    table = pa.Table.from_batches(list(counted.batches(split, codepage, mode)), record_schema())
     if spill is None:
-        return table, info
+        return table, counted.info()
     import tempfile
 
     fd, path = tempfile.mkstemp(prefix="mqtool-split-", suffix=".arrow", dir=spill)
     with os.fdopen(fd, "wb") as f, pa.ipc.new_file(f, table.schema) as w:
         w.write_table(table)
-    return path, info
+    return path, counted.info()
+
+
+def _streamed_split(split: Split, codepage: str, mode: str, name: str, summary: Summary,
+                    progress: Callable[[int], None] | None) -> Iterator[pa.Table]:
+    """Decode one split in this process a batch at a time (memory bounded whatever the
+    split's size: a whole file with ``-j 1``, a URI, a file of up to two splits)."""
+    counted = _Counted(name)
+    for b in counted.batches(split, codepage, mode):
+        if b.num_rows:
+            yield pa.Table.from_batches([b], record_schema())
+    yield from _account(record_schema().empty_table(), counted.info(), split, summary, progress)
 
 
 def _spill_dir() -> str | None:
@@ -352,8 +384,20 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
     # fork: workers start in milliseconds and inherit the imports; created before any Arrow
     # thread runs in this process. Elsewhere spawn.
+    # Ctrl-C reaches every worker with the parent: the workers ignore it (no traceback from
+    # each), the parent stops the pool
+    from mqtool.io.signals import held, worker_signals
+
     method = "fork" if "fork" in mp.get_all_start_methods() and sys.platform == "linux" else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context(method),
+                               initializer=worker_signals)
+    try:
+        with held():  # start the workers now, Ctrl-C held back until they ignore it
+            pool.submit(int).result()
+    except BaseException:  # a signal that came meanwhile: the pool is stopped, not leaked
+        pool.shutdown(cancel_futures=True)
+        raise
+    return pool
 
 
 def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "PERMISSIVE",
@@ -389,8 +433,7 @@ def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "P
             continue
         if pool is None or workers < 2 or ix.size <= 2 * split_size or is_uri(ix.path):
             for split in ix.splits:
-                table, info = _decode_split(split, codepage, mode, name)
-                yield from _account(table, info, split, summary, progress)
+                yield from _streamed_split(split, codepage, mode, name, summary, progress)
             continue
         from collections import deque
 
@@ -407,12 +450,23 @@ def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "P
                 s, fut = pending.popleft()
                 yield from _account(*_load(fut.result()), s, summary, progress)
         finally:
-            for _s, fut in pending:
-                fut.cancel()
-                if fut.done() and not fut.cancelled() and fut.exception() is None:
-                    res = fut.result()[0]
-                    if isinstance(res, str):
-                        os.unlink(res)
+            _drop_pending([fut for _s, fut in pending])
+
+
+def _drop_pending(futures: list[Any]) -> None:
+    """After a failure or an interrupt: cancel the splits not started, wait for those being
+    decoded (the workers ignore Ctrl-C), and remove every spilled result."""
+    from concurrent.futures import wait
+
+    for fut in futures:
+        fut.cancel()
+    wait(futures)
+    for fut in futures:
+        if not fut.cancelled() and fut.exception() is None:
+            res = fut.result()[0]
+            if isinstance(res, str):
+                with contextlib.suppress(OSError):
+                    os.unlink(res)
 
 
 def _load(result: tuple[pa.Table | str, dict[str, Any]]) -> tuple[pa.Table, dict[str, Any]]:
@@ -484,6 +538,9 @@ def textual(table: pa.Table, join_lists: bool = False) -> pa.Table:
     return pa.Table.from_arrays(cols, names=names)
 
 
+JSON_ROWS = 4096  # rows turned into Python objects at a time for JSON lines
+
+
 class Writer:
     """JSON lines, CSV or Parquet, appended table by table."""
 
@@ -514,9 +571,10 @@ class Writer:
             t = textual(table)
             assert self._stream is not None
             dumps = json.dumps
-            self._stream.write("".join(
-                dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in t.to_pylist()
-            ).encode("utf-8"))
+            for batch in t.to_batches(max_chunksize=JSON_ROWS):  # Python rows cost ~10x Arrow's
+                self._stream.write("".join(
+                    dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
+                    for r in batch.to_pylist()).encode("utf-8"))
 
     def close(self) -> None:
         if self._pq is not None:
@@ -569,11 +627,12 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
     summary.mode = mode
     indexes = plan(paths, framing, codepage, split_size, index_all=False, options=options)
     big = workers > 1 and any(ix.size > 2 * split_size for ix in indexes)
-    pool = _pool(workers) if big else None  # before this process starts any Arrow thread
-    schema = message_schema() if messages else record_schema()
-    tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
-                                                progress, names, split_size, pool)
+    pool = None
     try:
+        pool = _pool(workers) if big else None  # before this process starts any Arrow thread
+        schema = message_schema() if messages else record_schema()
+        tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
+                                                    progress, names, split_size, pool)
         if fmt == "dir":
             staged = staged_dirs(str(out), OUT_DIRS, options)
             with staged as scratch:

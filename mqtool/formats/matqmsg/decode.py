@@ -104,7 +104,7 @@ def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None
         unit.problems.append(Problem("selection.padding", offset + SELECTION_LEN + key_len,
                                      "bytes after the key (queue key size "
                                      f"{queue_key_size}) are not zero"))
-    if queue_key_size is not None and queue_key_size > rest and kind == "keyed" and rest:
+    if queue_key_size is not None and queue_key_size > rest and kind == "keyed":
         unit.errors.append(Problem("selection.key", offset + n,
                                    f"input ends inside the key: the key has {rest} bytes, the "
                                    f"queue's key size is {queue_key_size}"))

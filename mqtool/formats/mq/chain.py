@@ -34,7 +34,10 @@ CCSID_ASCII, CCSID_EBCDIC = 819, 500  # what a header found by StrucId alone is 
 
 @dataclass
 class Chain:
-    """The headers of one message body and where its application data starts."""
+    """The headers of one message body and where its application data starts.
+    ``properties``: the message properties of its MQRFH2 folders and MQRFH strings by
+    ``folder.name``; one given twice (in two headers) has the later value, as the header
+    nearer the payload is read last (each header's own values stay in its element)."""
 
     elements: list[Element] = field(default_factory=list)
     properties: dict[str, Any] = field(default_factory=dict)

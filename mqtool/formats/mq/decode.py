@@ -104,6 +104,7 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     unit.title = (f"MQ message ({len(body)} bytes): {names}; payload "
                   f"{chain.payload_format or '(no Format)'} at offset "
                   f"X'{chain.payload_offset:04X}', {chain.payload_length} bytes{dl}")
+    _event(unit, chain)
     if chain.properties:
         props = Element(PROPERTIES, 0, 0, title="properties (MQRFH2 folders, MQRFH name/value "
                                                 "pairs)")
@@ -117,6 +118,19 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     elif not chain.errors and chain.payload_length:
         unit.elements.append(_payload_element(chain, body))
     return unit
+
+
+def _event(unit: MqMessage, chain: Chain) -> None:
+    """An event message says what happened in one line (``formats.mq.events``): at the
+    end of the title, and in JSON as ``event`` (type, reason, reason_name, summary)."""
+    if chain.pcf is None:
+        return
+    from mqtool.formats.mq.events import summarize
+
+    event = summarize(chain.pcf)
+    if event is not None:
+        unit.title += f"; {event.type} event: {event.text}"
+        unit.attrs["event"] = event.to_json()
 
 
 def _payload_element(chain: Chain, body: bytes) -> Element:
@@ -139,8 +153,15 @@ def decode(data: bytes, mqmd: Mapping[str, Any] | None = None, *,
            require_header: bool | None = None, **options: Any) -> Iterator[Decoded]:
     """One unit: the header chain of ``data`` (a message body) and its payload. A body
     with no header at all is an error when ``require_header`` (default: no ``mqmd``
-    says what the body is)."""
-    yield unit_of(data, mqmd, require_header=mqmd is None if require_header is None
+    says what the body is), unless it is a PCF message (``pcf_detect``: then read as the
+    MQMD that would announce it says)."""
+    if not mqmd and sniff(data) is None:
+        from mqtool.formats.mq.pcf_detect import find_pcf
+
+        found = find_pcf(data)
+        if found is not None:
+            mqmd, require_header = found.mqmd(), False
+    yield unit_of(data, mqmd or None, require_header=not mqmd if require_header is None
                   else require_header)
 
 

@@ -15,13 +15,16 @@ command and logger events, and each event's parameters); the constants of cmqcfc
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from mqtool.formats.mq.meanings import reason_name
 from mqtool.formats.mq.pcf import Pcf
 from mqtool.formats.mq.pcf_names import VALUES, value_meaning
+from mqtool.formats.mq.reason_codes import MQFB, MQRC
 
 MQCFT_EVENT = 7
 # MQCFH.Command of event messages -> the event type
@@ -92,6 +95,41 @@ class EventSummary:
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "reason": self.reason, "reason_name": self.reason_name,
                 "summary": self.text}
+
+
+def event_type(text: str) -> str:
+    """The event type ``--event`` names: a type of ``EVENT_TYPES`` or its first letters
+    (``qmgr`` is ``queue-manager``); ``ValueError`` lists the types."""
+    want = text.strip().lower().replace("qmgr", "queue-manager").replace("_", "-")
+    found = sorted({t for t in EVENT_TYPES.values() if want and t.startswith(want)})
+    if len(found) != 1:
+        kinds = ", ".join(EVENT_TYPES.values())
+        what = "names several" if found else "is no event type"
+        raise ValueError(f"{text!r} {what} ({kinds})")
+    return found[0]
+
+
+@cache
+def _reason_codes() -> dict[str, int]:
+    codes = {f"MQFB_{name}": code for code, name in MQFB.items()}
+    codes.update({f"MQRC_{name}": code for code, name in MQRC.items()})
+    return codes
+
+
+def reason_code(text: str) -> int:
+    """The reason code ``--reason`` names: a number, an ``MQRC_*`` or ``MQFB_*`` name (the
+    prefix may be left out: ``Q_FULL``); ``ValueError`` names close names."""
+    v = text.strip().upper()
+    if v.isdigit() and len(v) <= 10:
+        return int(v)
+    codes = _reason_codes()
+    for name in (v, f"MQRC_{v}", f"MQFB_{v}"):
+        if name in codes:
+            return codes[name]
+    close = difflib.get_close_matches(v if v.startswith("MQ") else f"MQRC_{v}", codes, n=4)
+    hint = f"; close names: {', '.join(close)}" if close else ""
+    raise ValueError(f"{text!r} is no reason code (a number, or an MQRC_ / MQFB_ name of "
+                     f"cmqc.h){hint}")
 
 
 def event_name(reason: int, qualifier: Any = None) -> str:

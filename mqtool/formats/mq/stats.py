@@ -1,6 +1,7 @@
 """IBM MQ accounting and statistics messages (MQCFH Type ``MQCFT_STATISTICS`` /
 ``MQCFT_ACCOUNTING``) as rows: one row per queue or channel per interval, one row per
-interval for the MQI records, with a fixed Arrow schema for Parquet and CSV.
+interval for the MQI records, with a fixed Arrow schema for Parquet and CSV; ``extract``
+writes them as they come (``extract mq-stats``).
 
 A statistics or accounting message carries the interval (``MQCAMO_START_DATE`` /
 ``_TIME``, ``MQCAMO_END_DATE`` / ``_TIME``), the queue manager and, for accounting, the
@@ -19,9 +20,11 @@ statistics message data", "Channel statistics message data".
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import pyarrow as pa
 
@@ -194,3 +197,119 @@ def message_rows(body: bytes, mqmd: Mapping[str, Any], message: int = 0,
     chain = walk(body, mqmd)
     if chain.pcf is not None:
         yield from rows(chain.pcf, message, source)
+
+
+# --------------------------------------------------------------------------- extract mq-stats
+
+OUTPUTS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".jsonl": "jsonl",
+           ".json": "jsonl", ".ndjson": "jsonl"}  # an output's extension -> what is written
+BATCH = 1024  # rows held before they are written
+
+
+def output_format(output: str | None, to: str | None) -> str:
+    """``parquet``, ``csv`` or ``jsonl``: ``to``, else the output's extension (JSON lines on
+    stdout); an extension that names no format is refused."""
+    from mqtool.errors import InputError
+
+    if to:
+        return to
+    if output and output != "-":
+        suffix = Path(output).suffix.lower()
+        if suffix not in OUTPUTS:
+            raise InputError(f"{output}: the extension {suffix or '(none)'!r} names no output "
+                             f"format ({', '.join(OUTPUTS)}; or name one with --to)")
+        return OUTPUTS[suffix]
+    return "jsonl"
+
+
+@dataclass
+class Extracted:
+    """What an ``extract mq-stats`` run read and wrote (its summary)."""
+
+    inputs: list[str] = field(default_factory=list)
+    messages: int = 0  # messages read
+    records: dict[str, int] = field(default_factory=dict)  # "statistics STATISTICS_Q" -> messages
+    rows: int = 0
+    errors: list[str] = field(default_factory=list)  # unreadable messages, dumps without any
+    output: str = "-"
+    format: str = "jsonl"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"inputs": self.inputs, "messages": self.messages,
+                "stats_messages": sum(self.records.values()), "records": dict(self.records),
+                "rows": self.rows, "errors": len(self.errors),
+                "first_error": self.errors[0] if self.errors else None,
+                "output": self.output, "format": self.format}
+
+
+class RowWriter:
+    """Rows of ``schema()`` to Parquet, CSV or JSON lines, ``BATCH`` rows at a time, on an
+    open binary file (the caller makes it whole-or-nothing: ``io.outputs``)."""
+
+    def __init__(self, out: IO[bytes] | str, fmt: str) -> None:
+        self.out, self.fmt = out, fmt
+        self.pending: list[dict[str, Any]] = []
+        self._writer: Any = None
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.pending.append(row)
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        rows, self.pending = self.pending, []
+        if self.fmt == "jsonl":
+            assert not isinstance(self.out, str)
+            for r in rows:
+                self.out.write(json.dumps(_json_row(r), ensure_ascii=False).encode() + b"\n")
+            return
+        if not rows and self._writer is not None:
+            return
+        batch = table(rows)  # no row at all: the schema alone
+        if self._writer is None:
+            if self.fmt == "parquet":
+                import pyarrow.parquet as pq
+
+                self._writer = pq.ParquetWriter(self.out, batch.schema)
+            else:
+                import pyarrow.csv as pacsv
+
+                self._writer = pacsv.CSVWriter(self.out, batch.schema)
+        self._writer.write_table(batch)
+
+    def close(self) -> None:
+        self.flush()
+        if self._writer is not None:
+            self._writer.close()
+
+
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row for JSON: timestamps as ISO-8601 (the queue manager's local time, no zone)."""
+    return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in row.items()}
+
+
+def extract(dumps: Iterable[Any], writer: RowWriter, done: Extracted,
+            say: Callable[[str], None]) -> None:
+    """The rows of every accounting and statistics message of ``dumps`` (each a
+    ``dumps.read.QueueDump``), written as they come; unreadable messages and dumps without
+    any message are said (``say``) and counted in ``done.errors``."""
+    from mqtool.errors import NoMessagesError
+    from mqtool.formats.mq.dumps.summary import source_text
+
+    for dump in dumps:
+        for msg in dump:
+            done.messages += 1
+            found = 0
+            for row in message_rows(msg.body, msg.mqmd, msg.position, source_text(msg)):
+                writer.add(row)
+                found += 1
+                if found == 1:
+                    key = f"{row['kind']} {row['record']}"
+                    done.records[key] = done.records.get(key, 0) + 1
+            done.rows += found
+        try:
+            dump.report(say)
+        except NoMessagesError as e:
+            say(str(e))
+            done.errors.append(str(e))
+        done.errors += [f"{p.path}: {p.reason}" for p in dump.errors]

@@ -33,6 +33,7 @@ from mqtool.formats.osb.layout import (
     SCAN_BUDGET,
     SEQ_MAX,
     TRAILER_LEN,
+    USREXTPL_MAX,
     Layouts,
     decode_length,
     exit_state,
@@ -683,6 +684,14 @@ def _canonical(span: Span) -> str:
 def _decode_usrextpl(data: bytes, pos: int, ctx: _Context) -> Decoded:
     unit = ctx.unit("usrextpl", pos)
     count = (len(data) - pos) // POINTER_LEN
+    limit = max(USREXTPL_MAX, len(ctx.names or ()))
+    if count > limit:
+        unit.errors.append(Problem("usrextpl", pos + limit * POINTER_LEN,
+                                   f"{count} fullwords: more than the {limit} pointers a USREXTPL "
+                                   "is read with (a shared-storage pointer and one per user "
+                                   "exit); the first are shown, the rest not read (a field map "
+                                   "with more names reads more)"))
+        count = limit
     names = usrextpl_names(count, ctx.names)
     unit.length = len(data) - pos
     if ctx.names and len(names) != count:

@@ -42,6 +42,10 @@ TRAILER_LEN = 2  # passed length = list length + 2 (FACT-DOC); content never obs
 KEYNAME_LEN = 16  # R2BOMISC key name (FACT-DOC)
 SEQ_MAX = 0x00FFFFFE  # RLSEQ# range 1..X'00FFFFFE', wraps to 1 (FACT-DOC)
 POINTER_LEN = 4  # a USREXTPL entry: one fullword pointer per exit (FACT-DOC)
+# USREXTPL's field count is lost; it holds the shared-storage pointer and one per user exit
+# (eight exits are documented). More words than this are not read as pointers: a layout
+# of one field per word costs memory (64 KiB of input made 16,384 fields, 512 MB).
+USREXTPL_MAX = 64
 F1_HEADER_LEN = 8  # format-1 header: id, token, lock, pad (INFERRED, mirrors format 2)
 SCAN_BUDGET = 500_000  # steps the format-1 segment scan may take before giving up
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mqtool.codec import Codec, Later
+from mqtool.codec import ELEMENTS, Codec, Later, LaterModule
 from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE, SUBORDINATE_MSGTYPE
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ def _build(request: Any, /, **options: Any) -> bytes:
 CODEC = Codec(
     name="sas-attachment",
     title="SAS Application Messaging attachment header or subordinate message.",
+    info=(ELEMENTS, "num_attachments", "qualifier2", "label", "nobs", "count"),
     aliases=("sas",),
     decode=Later("mqtool.formats.sas.decode:decode"),
     detect=Later("mqtool.formats.sas.decode:detect"),
@@ -62,4 +63,5 @@ CODEC = Codec(
     build_title="The message set of a SAS attachment, as a queue dump.",
     msgtypes=frozenset({HEADER_MSGTYPE, SUBORDINATE_MSGTYPE}),
     message_decoder=Later("mqtool.formats.sas.decode:MessageDecoder"),
+    carve=LaterModule("mqtool.formats.sas.carve"),
 )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from mqtool.errors import ExitStatus, MqtoolError
+from mqtool.errors import ExitStatus, MissingExtraError, MqtoolError
 from mqtool.formats.mq.chain import Chain, unwrap
 from mqtool.formats.mq.dumps.read import INDEX, Message, QueueDump, message_json
 from mqtool.formats.sas.decode import (
@@ -52,6 +52,7 @@ from mqtool.formats.sas.layout import (
     DSDEF,
     HEADER_MSGTYPE,
     INDEXES,
+    INT_MAX,
     OBSERVATIONS,
     SUBORDINATE_MSGTYPE,
     TEXT_FILE,
@@ -66,6 +67,7 @@ from mqtool.formats.sas.layout import (
     seq_raw,
     type_word,
 )
+from mqtool.formats.sas.placement import Placement, placement
 from mqtool.io.outputs import AtomicFile, OutputDir, OutputExistsError, safe_name
 from mqtool.model import Problem
 
@@ -73,7 +75,8 @@ if TYPE_CHECKING:
     from mqtool.formats.sas.datasets import Observations
     from mqtool.formats.sas.layout import DatasetDef
 
-RESERVED_NAMES = {"message.bin", "manifest.json"}
+UNPLACED = "unplaced"  # OUTDIR/<header>/unplaced/: messages after a gap that cannot be placed
+RESERVED_NAMES = {"message.bin", "manifest.json", UNPLACED}
 NEWLINES = {"lf": b"\n", "crlf": b"\r\n"}
 MISSING_LIST_LIMIT = 10_000  # sequence numbers listed in a manifest's "missing"
 LINE_LIMIT = 16 << 20  # a text record longer than this is written in pieces
@@ -92,6 +95,7 @@ class Options:
     obs_layout: str = "definition"
     formats: tuple[str, ...] = ("parquet", "csv", "xpt")
     input_format: str | None = None
+    inputs: tuple[str, ...] = ()  # what the run read: each manifest's chain of custody names it
 
 
 class Used(NamedTuple):
@@ -152,23 +156,43 @@ class PartFile:
         self.folder, self.subdir, self.name = folder, subdir, name
         self.sha = hashlib.sha256()
         self.size = 0
+        self.holes = 0  # bytes left as holes
         self._f: AtomicFile | None = None
 
-    def write(self, data: bytes | memoryview) -> None:
+    def _open(self) -> AtomicFile | None:
         if self._f is None and self.folder is not None:
             self._f = self.folder.create(self.subdir, self.name)
-        if self._f is not None:
-            self._f.write(data)
+        return self._f
+
+    def write(self, data: bytes | memoryview) -> None:
+        f = self._open()
+        if f is not None:
+            f.write(data)
         self.sha.update(data)
         self.size += len(data)
 
+    def hole(self, length: int) -> None:
+        """``length`` bytes nobody sent: skipped, so the file has a hole there (sparse where
+        the file system allows, zeros otherwise); hashed as the zeros it reads back as."""
+        if length <= 0:
+            return
+        f = self._open()
+        if f is not None:
+            f.seek(length, os.SEEK_CUR)
+        zeros = memoryview(bytes(min(length, 1 << 20)))
+        for done in range(0, length, len(zeros)):
+            self.sha.update(zeros[:min(len(zeros), length - done)])
+        self.size += length
+        self.holes += length
+
     def keep(self) -> str | None:
         """Rename into place (empty outputs too); the relative name, or None when listing."""
-        if self.folder is None:
+        f = self._open()
+        if f is None:
             return None
-        if self._f is None:
-            self._f = self.folder.create(self.subdir, self.name)
-        self._f.close()
+        if self.holes:
+            f.truncate(self.size)  # a hole at the end: the file still has its full size
+        f.close()
         return self.name
 
     def drop_part(self) -> None:
@@ -187,7 +211,14 @@ class PartFile:
 
 class FileWriter:
     """External file (type 2 text, type 3 binary): rebuilt from ``lrecl|filesize`` and the
-    ``len|record`` stream of messages 2..N."""
+    ``len|record`` stream of messages 2..N.
+
+    Messages are fed in sequence order. Up to the first gap (``--partial``) the stream is
+    read record by record. After a gap, a binary file whose messages have the sender's
+    regular shape (``placement.Placement``) keeps every byte at its offset: a missing
+    message is a hole. Otherwise nothing after the gap can be placed: the output stops at
+    the gap and the messages after it are written aside as sent
+    (``unplaced/NAME.from-message-K``), with the gaps and pieces listed in the manifest."""
 
     def __init__(self, att: AttachmentState, out: PartFile, options: Options) -> None:
         self.att, self.out, self.o = att, out, options
@@ -204,18 +235,55 @@ class FileWriter:
         self.replaced = 0
         self.records = 0
         self.data_bytes = 0
+        # before the first gap: the stream bytes read, the body length of those messages
+        # (-1 once they differ), records whose length is not lrecl
+        self.stream_pos = 0
+        self.prefix: dict[int, int] = {}  # first and last data message read -> body length
+        self.irregular = 0
+        self.largest = 0  # the largest data message (stream bytes)
+        self.mode = "stream"  # "placed" or "aside" after the first gap
+        self.place: Placement | None = None
+        self.aside: PartFile | None = None
+        self.aside_seqs: list[int] = []
+        self.gaps: list[dict[str, Any]] = []
+        self.unplaced: list[dict[str, Any]] = []
 
     def feed(self, seq: int, msg: Message) -> None:
         body = msg.body
+        if seq > 1:
+            self.largest = max(self.largest, len(body))
         if seq == 1:
-            info = layouts_for(self.s).fileinfo
-            if len(body) != info.size:
-                self.att.anomaly(f"message 1 (lrecl, filesize) has {len(body)} bytes, not "
-                                 f"{info.size}")
-            if len(body) >= info.size:  # type: ignore[operator]
-                values = info.values(body)
-                self.lrecl, self.filesize = values["lrecl"], values["filesize"]
+            self._fileinfo(body)
+        elif self.mode == "placed":
+            self._placed(seq, body)
+        elif self.mode == "aside":
+            self._aside(seq, body)
+        else:
+            self._prefix(seq, len(body))
+            self._records(seq, msg)
+
+    def _fileinfo(self, body: bytes) -> None:
+        info = layouts_for(self.s).fileinfo
+        if len(body) != info.size:
+            self.att.anomaly(f"message 1 (lrecl, filesize) has {len(body)} bytes, not "
+                             f"{info.size}")
+        if len(body) >= info.size:  # type: ignore[operator]
+            values = info.values(body)
+            self.lrecl, self.filesize = values["lrecl"], values["filesize"]
+
+    def _prefix(self, seq: int, length: int) -> None:
+        """Note a data message read before any gap: all of them must have one length for
+        the bytes after a gap to be placed (-1: they do not)."""
+        self.stream_pos += length
+        if not self.prefix:
+            self.prefix = {seq: length}
             return
+        first = min(self.prefix)
+        same = length if self.prefix[first] == length else -1
+        self.prefix = {first: same, seq: same}
+
+    def _records(self, seq: int, msg: Message) -> None:
+        body = msg.body
         if self.stream is None:
             nul = detect_record_nul(body, self.s, self.lrecl)
             if nul:
@@ -237,6 +305,8 @@ class FileWriter:
                             self._line(end=False)
                     else:
                         self.out.write(mv[a:b])
+                elif kind == "len" and ends != self.lrecl:
+                    self.irregular += 1
                 elif kind == "nul" and ends:
                     self.att.anomaly(f"message {seq}: record terminator X'{ends:02X}' is not a NUL")
         except RecordError as e:
@@ -265,19 +335,134 @@ class FileWriter:
             self.long_lines += 1
             self.att.anomaly(f"a record longer than {LINE_LIMIT} bytes was written in pieces")
 
-    def gap(self, seq: int) -> None:
-        if self.stream is not None:
-            if not self.stream.at_boundary:
-                self.att.anomaly(f"a record was cut by the gap at message {seq}")
-            self.stream.reset()
-        if self.line:
-            self._line()
+    # -- gaps ------------------------------------------------------------------------------
+
+    def gap(self, seqs: list[int], lengths: dict[int, int], count: int | None) -> str:
+        """Messages ``seqs`` are missing and the next one is there: a hole at their offset,
+        or (no placement) the output ends here. ``lengths``: the body lengths of the
+        messages still to come. Returns what was done, for the anomaly."""
+        if self.mode == "stream":
+            if self.stream is not None and not self.stream.at_boundary:
+                self.att.anomaly(f"a record was cut by the gap at message {seqs[0]}")
+            if self.line:
+                self._line()
+            data = [k for k in seqs if k >= 2]
+            if not data:  # message 1 only: lrecl and file size unknown, no data lost
+                if self.stream is not None:
+                    self.stream.reset()
+                return " (lrecl and the file size are unknown; it holds no file bytes)"
+            self.place = self._placement(data[0], lengths, count)
+            self.mode = "placed" if self.place is not None else "aside"
+            if self.mode == "aside":
+                return self._unplaceable(data, self.out.size)
+        data = [k for k in seqs if k >= 2]
+        if self.mode == "aside":
+            return self._unplaceable(data, None)
+        assert self.place is not None
+        start, end = self.place.span(data[0])[0], self.place.span(data[-1])[1]
+        self.out.hole(end - self.out.size)
+        self.gaps.append({"messages": ranges(data), "offset": start, "length": end - start})
+        return f" ({end - start} bytes at offset {start} left as a hole)"
+
+    def _unplaceable(self, data: list[int], offset: int | None) -> str:
+        self._close_aside()
+        self.gaps.append({"messages": ranges(data), "offset": offset, "length": None})
+        if offset is None:
+            return ""
+        why = ("a text file is re-encoded, its offsets are not the sender's" if self.text else
+               "the size of what is missing is unknown: lrecl or the file size is missing, "
+               "or the messages differ in size")
+        return (f" (cannot be placed: {why}; the output ends at offset {offset}, the messages "
+                f"after the gap are written aside as sent, in {UNPLACED}/)")
+
+    def _placement(self, first_missing: int, lengths: dict[int, int],
+                   count: int | None) -> Placement | None:
+        """The file's shape, when the messages read so far and those to come agree on one
+        (and the bytes written so far sit where it says)."""
+        if self.text or self.irregular or -1 in self.prefix.values():
+            return None
+        known = {**{k: n for k, n in lengths.items() if k >= 2}, **self.prefix}
+        p = placement(long=self.s.long, lrecl=self.lrecl, nul=int(self.s.record_nul),
+                      filesize=self.filesize, count=count, lengths=known)
+        if p is None or p.stream_start(first_missing) != self.stream_pos:
+            return None
+        return p if p.offset(self.stream_pos) == self.out.size else None
+
+    def _placed(self, seq: int, body: bytes) -> None:
+        """A message after a gap, at its offset; one that does not fit the shape goes aside
+        with all after it."""
+        assert self.place is not None
+        pieces = self.place.pieces(seq, len(body))
+        fmt = RecordStream(self.s, self.lrecl).fmt
+        if len(body) != self.place.body_length(seq) or any(
+                fmt.unpack_from(body, a)[0] != v for kind, a, _b, v in pieces if kind == "len"):
+            self.att.anomaly(f"message {seq} does not have the shape of the messages before "
+                             "it: it and the messages after it are written aside as sent",
+                             error=True)
+            self.mode = "aside"
+            self._aside(seq, body)
+            return
+        mv = memoryview(body)
+        for kind, a, b, at in pieces:
+            if kind == "data":
+                self.out.hole(at - self.out.size)
+                self.out.write(mv[a:b])
+                self.data_bytes += b - a
+
+    def _aside(self, seq: int, body: bytes) -> None:
+        """A message that cannot be placed, its bytes as sent; one file per run of
+        messages."""
+        if self.aside is None or self.aside_seqs[-1] != seq - 1:
+            self._close_aside()
+            self.aside = PartFile(self.out.folder, f"{self.out.subdir}/{UNPLACED}",
+                                  f"{self.out.name}.from-message-{seq}")
+        self.aside.write(body)
+        self.aside_seqs.append(seq)
+
+    def _close_aside(self) -> None:
+        if self.aside is None:
+            return
+        name = self.aside.keep()
+        self.unplaced.append({"file": f"{UNPLACED}/{name}" if name else None,
+                              "messages": ranges(self.aside_seqs), "size": self.aside.size,
+                              "sha256": self.aside.sha.hexdigest()})
+        self.aside, self.aside_seqs = None, []
+
+    def trailing(self, expected: int, count: int | None) -> str:
+        """After the last message there was: the messages missing at the end. A binary
+        file whose declared size the missing messages can hold (each no larger than the
+        largest seen; one message when the count is unknown) gets that size, the missing
+        bytes a hole at the end."""
+        if count is not None and expected > count:
+            return ""
+        missing = list(range(max(expected, 2), count + 1)) if count is not None else []
+        where = ranges(missing) if missing else f"after {expected - 1} (count unknown)"
+        end, here = self.filesize, self.out.size
+        if self.text:  # re-encoded: its size says nothing about what is missing
+            end = None
+        if (end is not None and end <= here) or (end is None and not missing):
+            return ""
+        if (self.mode == "aside" or self.text or end is None or end > INT_MAX
+                or end - here > self.largest * max(1, len(missing))):
+            at = None if self.mode == "aside" else here
+            self.gaps.append({"messages": where, "offset": at, "length": None})
+            return ""
+        self.out.hole(end - here)
+        self.gaps.append({"messages": where, "offset": here, "length": end - here})
+        return (f"the last {end - here} bytes (offset {here}, message"
+                f"{'s' * (len(missing) != 1)} {where}) left as a hole")
+
+    def discard_aside(self) -> None:
+        if self.aside is not None:
+            self.aside.discard()
+            self.aside = None
 
     def finish(self) -> None:
+        self._close_aside()
         if self.line:
             self._line()
             self.att.anomaly("the last record is incomplete")
-        if self.stream is not None and self.stream.carry:
+        if self.stream is not None and self.stream.carry and self.mode == "stream":
             self.att.anomaly("the data ends inside a record length field", error=True)
         if self.stream is not None and self.stream.oversize:
             self.att.anomaly(f"{self.stream.oversize} records are longer than lrecl {self.lrecl}",
@@ -432,6 +617,7 @@ class DatasetWriter:
         if "xpt" in self.o.formats and "xpt" not in formats:
             self.att.anomaly("no .xpt written: pyreadstat is not installed "
                              "(pip install 'mqtool[sas]')", error=False)
+            self.att.hs.r.report.missing_extra = MissingExtraError("pyreadstat", "sas")
         names = {f: f"{self.stem}.{f}" for f in formats}
         targets = {f: folder.atomic(self.subdir, n) for f, n in names.items()}
         about = {"library": self.att.entry.qualifier1, "member": self.att.entry.qualifier2,
@@ -490,6 +676,7 @@ class AttachmentState:
         self.max_seen = 0
         self.anomalies: list[str] = []
         self.errors = False
+        self.first_error: str | None = None  # what made the data unreadable, in words
         self.complete = False
         self.missing: list[int | str] = []
         self.output: str | None = None
@@ -504,6 +691,8 @@ class AttachmentState:
         if text not in self.anomalies:
             self.anomalies.append(text)
         self.errors = self.errors or error
+        if error and self.first_error is None:
+            self.first_error = text
 
     def seq_of(self, cid: bytes) -> int:
         raw = seq_raw(cid)
@@ -599,6 +788,7 @@ class Report:
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     dead_letters: dict[str, int] = field(default_factory=dict)  # "2051 MQRC_..." -> messages
+    missing_extra: MissingExtraError | None = None  # an output skipped: its module is missing
 
     @property
     def incomplete(self) -> bool:
@@ -614,8 +804,10 @@ class Report:
     def status(self) -> ExitStatus:
         if self.incomplete:
             return ExitStatus.INCOMPLETE
-        if self.damaged:
+        if self.damaged or not self.messages:  # a dump with no messages: nothing was read
             return ExitStatus.DECODE
+        if self.missing_extra is not None:  # the environment: an extra is not installed
+            return ExitStatus.ENVIRONMENT
         if not self.headers and self.orphans:
             return ExitStatus.INCOMPLETE
         return ExitStatus.OK
@@ -633,7 +825,7 @@ class Reassembler:
         self.by_g: dict[bytes, AttachmentState] = {}
         self.by_header: dict[bytes, HeaderState] = {}
         self.waiting: dict[bytes, list[Held]] = {}  # G -> messages without header
-        self.orphan_index: IO[bytes] | None = None
+        self.orphan_index: AtomicFile | None = None
         # dump position -> (MQDLH reason, its MQRC name) of dead-lettered messages
         self.dead_letters: dict[int, tuple[int, str]] = {}
         self.chain_warnings: list[Problem] = []  # MQ header chains that could not be walked
@@ -815,11 +1007,11 @@ class Reassembler:
         if self.orphan_index is None:
             self.orphan_index = self.out.create("orphans", INDEX)
             self.report.orphan_dir = "orphans"
+        index = self.orphan_index
         name = f"{msg.position:06d}.bin"
         with self.out.create("orphans", name) as f:
             f.write(msg.body)
-        self.orphan_index.write(json.dumps(message_json(msg, name), separators=(",", ":"))
-                                .encode() + b"\n")
+        index.write(json.dumps(message_json(msg, name), separators=(",", ":")).encode() + b"\n")
 
     # -- the end ---------------------------------------------------------------------------
 
@@ -848,10 +1040,12 @@ class Reassembler:
             for att in hs.attachments:
                 if att.out is not None:
                     att.out.drop_part()
+                if isinstance(att.writer, FileWriter):
+                    att.writer.discard_aside()
                 if isinstance(att.writer, DatasetWriter):
                     att.writer._drop()
         if self.orphan_index is not None:
-            self.orphan_index.close()
+            self.orphan_index.discard()
         self.spool.close()
 
     def _complete(self, att: AttachmentState) -> None:
@@ -864,12 +1058,16 @@ class Reassembler:
             [*range(max(n, 0) + 1, att.expected), *(k for k in att.held if k > n)])
         if beyond:
             att.anomaly(f"sequence numbers beyond the count {n}: {ranges(beyond)}", error=True)
+        # complete: every message came, and their data read to the end (a record stream
+        # that breaks leaves the rest of the file unread: incomplete, kept only with partial)
         att.complete = (n is not None and n >= 1 and not att.missing and not att.held
-                        and not beyond)
+                        and not beyond and not att.errors)
         keep = att.complete or self.o.partial
         if keep:
             self._deliver_held(att)
         self._close_output(att, keep)
+        if att.errors:  # the writer's last checks (the declared size) found damage
+            att.complete = False
 
     def _missing(self, att: AttachmentState) -> list[int | str]:
         """The sequence numbers (and the count message) never seen, listed up to a limit (a
@@ -893,23 +1091,37 @@ class Reassembler:
         return missing
 
     def _deliver_held(self, att: AttachmentState) -> None:
-        """The messages still held, in order, each gap before them said and filled."""
+        """The messages still held, in order, each gap before them said and left as a hole
+        where its offset is known; then the messages missing at the end."""
+        w = att.writer
+        assert w is not None
+        lengths = {k: h.ref[1] for k, h in att.held.items()}
         for k in sorted(att.held):
             if k > att.expected:
-                assert att.writer is not None
-                for gap in range(att.expected, k):
-                    att.writer.gap(gap)
-                att.anomaly(f"gap: message{'s' if k - att.expected > 1 else ''} "
-                            f"{ranges(list(range(att.expected, k)))} missing", error=False)
+                missing = list(range(att.expected, k))
+                if isinstance(w, FileWriter):
+                    how = w.gap(missing, lengths, att.count)
+                else:
+                    how = ""
+                    for seq in missing:
+                        w.gap(seq)
+                att.anomaly(f"gap: message{'s' if len(missing) > 1 else ''} {ranges(missing)} "
+                            f"missing{how}", error=False)
             held = att.held.pop(k)
             held.msg.body = self.spool.get(held.ref)
             self._deliver(att, k, held.msg)
+        if isinstance(w, FileWriter):
+            how = w.trailing(att.expected, att.count)
+            if how:
+                att.anomaly(f"gap: {how}", error=False)
 
     @staticmethod
     def _close_output(att: AttachmentState, keep: bool) -> None:
         """Rename the attachment's output into place, or drop it."""
         w = att.writer
         if isinstance(w, FileWriter):
+            if not keep:
+                w.discard_aside()
             w.finish()
             assert att.out is not None
             if keep:
@@ -926,8 +1138,12 @@ class Reassembler:
     def _manifest(self, hs: HeaderState) -> None:
         if self.out is None:
             return
+        from mqtool.io.custody import files_under, run_record
+
+        folder = self.out.path(hs.folder)
+        record = run_record(self.o.inputs, files_under(folder, ("manifest.json",)), folder)
         with self.out.create(hs.folder, "manifest.json") as f:
-            write_manifest(f, hs)
+            write_manifest(f, hs, record.to_json())
 
 
 def payload(msg: Message) -> tuple[Message, Chain | None]:
@@ -960,11 +1176,15 @@ def ranges(ks: list[int]) -> str:
     return ", ".join(out)
 
 
-def write_manifest(f: IO[bytes], hs: HeaderState) -> None:
+def write_manifest(f: IO[bytes] | AtomicFile, hs: HeaderState,
+                   custody: dict[str, Any] | None = None) -> None:
     """``manifest.json``, indented, with the (possibly long) ``messages`` list streamed one
-    message a line instead of being built in memory."""
-    head, tail = json.dumps(manifest(hs, messages=False), indent=2, ensure_ascii=False).split(
-        '"messages": []')
+    message a line instead of being built in memory; ``custody``: the run's chain of
+    custody (``io.custody``), last."""
+    doc = manifest(hs, messages=False)
+    if custody is not None:
+        doc["custody"] = custody
+    head, tail = json.dumps(doc, indent=2, ensure_ascii=False).split('"messages": []')
     f.write(head.encode("utf-8") + b'"messages": [')
     sep = b"\n"
     for u in sorted(hs.used):
@@ -1007,6 +1227,8 @@ def manifest(hs: HeaderState, messages: bool = True) -> dict[str, Any]:
             "output": a.output,
             "size": a.size,
             "sha256": a.sha256,
+            "gaps": a.writer.gaps if isinstance(a.writer, FileWriter) else [],
+            "unplaced": a.writer.unplaced if isinstance(a.writer, FileWriter) else [],
             "anomalies": a.anomalies,
         } for a in hs.attachments],
         "messages": [used_json(hs, u) for u in sorted(hs.used)] if messages else [],
@@ -1018,7 +1240,7 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
                progress: Callable[[int], None] | None = None, **options: Any) -> Report:
     """Reassemble every attachment in ``dump`` (a file, ``-`` or a directory) into ``outdir``
     (None: check and list only). ``options`` are ``Options`` fields."""
-    o = Options(outdir=outdir, **options)
+    o = Options(outdir=outdir, inputs=(dump,), **options)
     src = QueueDump(dump, o.input_format, progress) if messages is None else None
     r = Reassembler(o)
     try:
@@ -1029,6 +1251,11 @@ def reassemble(dump: str, outdir: str | None = None, *, messages: Iterable[Messa
         r.abort()
         raise
     if src is not None:
+        if src.count == 0:  # as every command says of a dump with no message: exit 2
+            from mqtool.errors import NoMessagesError
+
+            why = src.errors[-1].reason if src.errors else src.empty_why
+            raise NoMessagesError(dump, src.format, why)
         report.dump_format = src.format
         report.errors = list(src.errors)
         report.warnings = list(src.warnings)
@@ -1062,6 +1289,8 @@ def attachment_status(a: AttachmentState) -> str:
     if "count" in a.missing:
         what.append("count")
     text = "incomplete: missing " + ", ".join(what) if what else "incomplete"
+    if a.first_error and not what:
+        text += f": {a.first_error}"
     return text + (" (partial output)" if a.output else "")
 
 
@@ -1101,6 +1330,9 @@ def report_errors(report: Report) -> list[str]:
     if len(report.warnings) > WARNINGS_SHOWN:
         out.append(f"warning: {len(report.warnings) - WARNINGS_SHOWN} more like these")
     out += report.bad_headers
+    if report.missing_extra is not None:
+        out.append(f"{report.missing_extra} (or --no-xpt); the Parquet and CSV files were "
+                   "written")
     for fields, n in report.unplaceable.items():
         out.append(f"{n} message{'s' * (n != 1)} without {fields} in the dump: "
                    f"{'they' if n != 1 else 'it'} cannot be placed in an attachment (orphans)")

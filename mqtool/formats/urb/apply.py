@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from mqtool.errors import InputError
 from mqtool.formats.urb.tables import TS
+from mqtool.io.inputs import missing_input
 from mqtool.io.outputs import AtomicFile, OutputDir
 
 Key = tuple[int, int]
@@ -78,7 +79,7 @@ def change_files(paths: Iterable[str]) -> list[str]:
         elif path.is_file():
             out.append(str(path))
         else:
-            raise InputError(f"{p}: no such file or directory")
+            raise missing_input(p)
     return out
 
 

@@ -33,17 +33,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqtool.codepages import is_ebcdic
+from mqtool.compose import build as composer
 from mqtool.errors import BuildError
-from mqtool.formats.urb.compose import Message, Refusals, build_message
+from mqtool.formats.urb.compose import ALIGN, Message, Refusals, build_message
 from mqtool.formats.urb.compose import from_decoded as compose_from_decoded
+from mqtool.formats.urb.decode import read_data
 from mqtool.formats.urb.layout import (
     DEFAULT_ASCII,
+    ELEMENTS,
     FORMAT,
     ISN_LIST,
     ISN_RANGE,
-    URBHL,
-    URBHVER1,
-    URBIL,
+    MESSAGE,
     VariantChoice,
     codepage_of,
     layouts,
@@ -725,22 +726,12 @@ def check_isn_list(items: Sequence[int | tuple[int, int]], prefix: str = "urbi[0
 
 
 def _unpack_isns(req: Request, raw: bytes, prefix: str) -> list[int | tuple[int, int]]:
-    """An ISN list as decoded (``decode --json`` data), item by item (``ISN_LIST``)."""
-    lay = layouts(req.big, req.cp)
-    single, ranged = (getattr(lay, n) for n in ISN_LIST.layouts)
-    marker = ISN_LIST.marker.to_bytes(single.size, "big" if req.big else "little")  # type: ignore[union-attr]
-    items: list[int | tuple[int, int]] = []
-    i = 0
-    while i < len(raw):
-        is_range = raw[i:i + single.size] == marker
-        layout = ranged if is_range else single
-        if len(raw) - i < layout.size:
-            raise _fail(req, f"{prefix}.isn[{len(items)}]", "ISN range cut short" if is_range
-                        else f"ISN list length is not a multiple of {single.size}")
-        v = layout.values(raw, i)
-        items.append((v["urbiisn1"], v["urbiisn2"]) if is_range else v["urbiisn"])
-        i += layout.size
-    return items
+    """An ISN list as decoded (``decode --json`` data), read by the walker (``ISN_LIST``)."""
+    unit = read_data(raw, layouts(req.big, req.cp), ISN_LIST, prefix)
+    if unit.errors:
+        raise _fail(req, unit.errors[0].path, unit.errors[0].reason)
+    items = unit.elements[0].extra["fields"]["isns"] if unit.elements else []  # type: ignore[index]
+    return [tuple(x) if isinstance(x, list) else x for x in items]  # type: ignore[union-attr]
 
 
 def _selection_codec(req: Request, u: Urbi, prefix: str) -> str:
@@ -781,34 +772,27 @@ def payload(req: Request, u: Urbi, prefix: str = "urbi[0]") -> bytes:
 
 
 def build_request(req: Request) -> bytes:
-    """Bytes of one validated request."""
+    """Bytes of one validated request: the URBIs and the URBH by the one builder
+    (``mqtool.compose.build``): URBILEN, URBILENH, URBILEND and URBHLENT computed; a
+    decoded URBILEN is kept when it only adds filler (and no ``align`` is given)."""
     lay = layouts(req.big, req.cp)
-    align = req.align or 4
+    bad = Refusals(req.where)
     body = []
     for i, u in enumerate(req.urbis):
         prefix = f"urbi[{i}]"
         data = payload(req, u, prefix)
-        minimal = URBIL + len(data)
-        if u.urbilen is not None and req.align is None and isinstance(u.urbilen, int) \
-                and minimal <= u.urbilen <= minimal + 4096:
-            urbilen = u.urbilen
-        else:
-            urbilen = minimal + (-len(data)) % align
-        values = dict(u.values)
-        values.update(urbilen=urbilen, urbilenh=URBIL, urbilend=len(data))
-        try:
-            fixed = lay.URBI.build(values, fmt=FORMAT)
-        except BuildError as e:
-            raise _fail(req, f"{prefix}.{e.path}", e.reason) from None
-        body.append(fixed + data + bytes(urbilen - minimal))
-    total = URBHL + sum(map(len, body))
+        given = u.urbilen if req.align is None and isinstance(u.urbilen, int) else None
+        el = composer.Element(ELEMENTS["URBI"], {**u.values, "urbilen": given}, data, prefix,
+                              align=req.align or ALIGN, hint=True)
+        body.append(composer.build_element(el, lay.layout, bad))
+        bad.raise_any()
+    size = lay.URBH.size or 0
     header = {k: v for k, v in req.header.items() if k != "urbhtime_hex"}
-    header.update(urbhlen=URBHL, urbhvers=URBHVER1, urbhbord=1, urbhlent=total)
-    try:
-        head = lay.URBH.build(header, fmt=FORMAT)
-    except BuildError as e:
-        raise _fail(req, f"urbh.{e.path}", e.reason) from None
-    return head + b"".join(body)
+    values = composer.header(MESSAGE, header, size, size + sum(len(b or b"") for b in body), "urbh",
+                             bad, strict=False)
+    head = composer.fixed_part(lay.URBH, values, "urbh", bad)
+    bad.raise_any()
+    return (head or b"") + b"".join(b or b"" for b in body)
 
 
 def build(request: Request | Message | Mapping[str, Any] | Iterable[Any]) -> bytes:

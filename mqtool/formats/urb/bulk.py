@@ -28,13 +28,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mqtool.compose import counted
+from mqtool.compose.columns import Columnar, rows
 from mqtool.formats.urb.decode import _message
 from mqtool.formats.urb.layout import (
     ASCII_URBH,
     CODEPAGES,
     EBCDIC_URBH,
-    ELEMENT_HEAD,
-    ELEMENT_LEN_AT,
     ELEMENTS,
     EYE_LEN,
     HEADER_PEEK,
@@ -42,15 +42,14 @@ from mqtool.formats.urb.layout import (
     URBHLENT_AT,
     WORD,
     layouts,
+    plan,
 )
 from mqtool.layout import FieldInfo, Layout
 from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
-from mqtool.tod import UNIX_OFFSET_US
+from mqtool.tod import tod_to_unix_micros
 
 NUMPY = {"b": "i1", "B": "u1", "h": "i2", "H": "u2", "l": "i4", "L": "u4", "q": "i8", "Q": "u8"}
 EYES = (EBCDIC_URBH, ASCII_URBH)
-# element types the columnar walk takes: those without a repeat needing per-message judgement
-TYPES = tuple(t for t, r in ELEMENTS.items() if r.repeat is None or not r.repeat.count)
 HSIZE = layouts().URBH.size or 0
 HEADERS = {v: k for k, v in HEADER_PREFIXES.items()}  # (charset, big) -> regular prefix
 
@@ -83,7 +82,8 @@ def decode_columns(data: bytes, byte_order: str | None = None) -> Columns:
     m_big = np.asarray(bigs, dtype=bool)
     m_cs = np.asarray(css, dtype=np.int8)
     buf = np.frombuffer(data, dtype=np.uint8)
-    walk = _walk_elements(buf, data, m_off, m_off + np.asarray(lens, dtype=np.int64), m_big, m_cs)
+    walk = COLUMNS.walk(buf, data, m_off + HSIZE, m_off + np.asarray(lens, dtype=np.int64), m_big, m_cs,
+                        KEY_AT, LEN_AT)
     bad = walk.pop("bad")
     m_idx = np.asarray(ks, dtype=np.int64)
     for i in np.nonzero(bad)[0]:  # irregular at element level: the span decoder tells why
@@ -121,20 +121,20 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
         return [], [], [], []
     padded = np.concatenate([buf, np.zeros(HEADER_PEEK, np.uint8)])
     first = np.nonzero((buf == EBCDIC_URBH[0]) | (buf == ASCII_URBH[0]))[0]
-    eye = _rows(padded, first, EYE_LEN).view(">u4").ravel()
+    eye = rows(padded, first, EYE_LEN).view(">u4").ravel()
     cand = first[(eye == int.from_bytes(EBCDIC_URBH, "big")) | (eye == int.from_bytes(ASCII_URBH, "big"))]
     if not cand.size or cand[0] != 0:
         return [], [], [], []
-    rows = _rows(padded, cand, HEADER_PEEK)
-    cs = np.where(rows[:, 0] == EBCDIC_URBH[0], 0, 1)
-    prefix = rows[:, :URBHLENT_AT]
+    heads = rows(padded, cand, HEADER_PEEK)
+    cs = np.where(heads[:, 0] == EBCDIC_URBH[0], 0, 1)
+    prefix = heads[:, :URBHLENT_AT]
     big = np.zeros(len(cand), bool)
     regular = np.zeros(len(cand), bool)
     for (c, b), want in HEADERS.items():  # eyecatcher, URBHLEN, URBHVERS, URBHBORD as declared
         same = (cs == c) & (prefix == np.frombuffer(want, np.uint8)).all(axis=1)
         regular |= same
         big |= same & b
-    lent = np.where(big, _word(rows, URBHLENT_AT, ">u4"), _word(rows, URBHLENT_AT, "<u4")).astype(np.int64)
+    lent = np.where(big, _word(heads, URBHLENT_AT, ">u4"), _word(heads, URBHLENT_AT, "<u4")).astype(np.int64)
     valid = regular & (lent >= HSIZE) & (cand + lent <= n)
     if forced is not None:
         valid &= big == forced
@@ -153,14 +153,6 @@ def _chain(data: bytes, forced: bool | None) -> tuple[list[int], list[int], list
     if idx.size and not valid[idx[-1]]:
         idx = idx[:-1]
     return cand[idx].tolist(), lent[idx].tolist(), big[idx].tolist(), cs[idx].tolist()
-
-
-def _rows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
-    """``width`` bytes at each of ``starts`` as a contiguous (n, width) array: rows of a
-    sliding-window view, without an (n, width) index matrix."""
-    if not len(starts):
-        return np.zeros((0, width), np.uint8)
-    return np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(buf, width)[starts])
 
 
 def _word(rows: np.ndarray, at: int, dtype: str) -> np.ndarray:
@@ -201,100 +193,16 @@ def _headers(data: bytes, byte_order: str | None, out: Columns):  # type: ignore
     return offs, lens, bigs, css, ks
 
 
-def _eye_codes() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sorted eyecatcher codes (4 bytes read big-endian) -> element type index and charset."""
-    rows = sorted((int.from_bytes(t.encode(cp), "big"), ti, cs)
-                  for cs, cp in enumerate(CODEPAGES) for ti, t in enumerate(TYPES))
-    codes, types, sets = zip(*rows, strict=True)
-    return np.asarray(codes, np.uint32), np.asarray(types, np.int8), np.asarray(sets, np.int8)
+def _types() -> tuple[str, ...]:
+    """The element types the columnar walk takes: those whose data is plain bytes or needs
+    no counted repeat (a URBF's URBGs are the span decoder's)."""
+    return tuple(t for t, r in ELEMENTS.items() if counted(r) is None)
 
 
-def _rule_arrays() -> dict[str, np.ndarray]:
-    """Per element type (index into TYPES), from ``ELEMENTS``: the accepted lengths of fixed
-    types (up to two generations), the minimum of the others, where the data's start and
-    length fields are (-1: no trailing data), and whether the data is read from the fixed
-    part's end (URBS)."""
-    lay = layouts()
-    out: dict[str, list] = {k: [] for k in ("size1", "size2", "minimum", "start_at", "length_at",
-                                            "tolerant", "data")}
-    for t in TYPES:
-        r = ELEMENTS[t]
-        sizes = r.sizes(lay)
-        layout = r.layout(lay)
-        out["size1"].append(sizes[0] if r.fixed else 0)
-        out["size2"].append(sizes[-1] if r.fixed else 0)
-        out["minimum"].append(min(sizes) if not r.fixed else ELEMENT_HEAD)
-        tr = r.trailing
-        out["start_at"].append(layout.offset_of(tr.start) if tr else -1)
-        out["length_at"].append(layout.offset_of(tr.length) if tr else -1)
-        out["tolerant"].append(bool(tr and tr.tolerated))
-        # data the columns carry (URBD images); URBI data and urbsdata need the span decoder
-        out["data"].append(bool(tr and r.repeat is None and not tr.tolerated))
-    return {k: np.asarray(v) for k, v in out.items()}
-
-
-EYE_CODES, EYE_TYPES, EYE_SETS = _eye_codes()
-RULES = _rule_arrays()
-DATA_NAME = {t: ELEMENTS[t].trailing.name for t in TYPES if ELEMENTS[t].trailing}  # type: ignore[union-attr]
-
-
-def _int32(padded: np.ndarray, at: np.ndarray, big: np.ndarray) -> np.ndarray:
-    """Signed fullwords at absolute offsets ``at``, each in its message's byte order."""
-    word = _rows(padded, at, WORD)
-    be = word.view(">i4").ravel().astype(np.int64)
-    le = word.view("<i4").ravel().astype(np.int64)
-    return np.where(big, be, le)
-
-
-def _walk_elements(buf: np.ndarray, data: bytes, start: np.ndarray, end: np.ndarray, big: np.ndarray,
-                   cs: np.ndarray) -> dict[str, np.ndarray]:
-    """All messages' elements, one per message per round; flags irregular messages."""
-    bad = np.zeros(len(start), dtype=bool)
-    pos = start + HSIZE
-    active = np.nonzero(pos < end)[0]
-    found: dict[str, list[np.ndarray]] = {k: [] for k in ("msg", "pos", "type", "len", "dstart", "dlen")}
-    reach = int(max(RULES["start_at"].max(), RULES["length_at"].max())) + WORD
-    padded = np.concatenate([buf, np.zeros(reach, np.uint8)])
-    size1, size2, minimum = RULES["size1"], RULES["size2"], RULES["minimum"]
-    while active.size:
-        p, e, b = pos[active], end[active], big[active]
-        room = e - p
-        code = _rows(padded, p, EYE_LEN).view(">u4").ravel()
-        at = np.minimum(np.searchsorted(EYE_CODES, code), len(EYE_CODES) - 1)
-        known = (EYE_CODES[at] == code) & (EYE_SETS[at] == cs[active]) & (room >= ELEMENT_HEAD)
-        t = EYE_TYPES[at].astype(np.int64)
-        length = _int32(padded, p + ELEMENT_LEN_AT, b)
-        fixed = size1[t] > 0
-        invalid = ~known | (length < minimum[t]) | (p + length > e)
-        invalid |= fixed & (length != size1[t]) & (length != size2[t])
-        # data after the fixed part, located by the element's own fields (ELEMENTS)
-        trailing = RULES["start_at"][t] >= 0
-        lenh = np.where(trailing, _int32(padded, p + np.maximum(RULES["start_at"][t], 0), b), 0)
-        lend = np.where(trailing, _int32(padded, p + np.maximum(RULES["length_at"][t], 0), b), 0)
-        tolerant = RULES["tolerant"][t]
-        invalid |= tolerant & (lenh != 0) & (lenh != minimum[t])
-        lenh = np.where(tolerant, minimum[t], lenh)
-        invalid |= trailing & ((lenh < minimum[t]) | (lend < 0) | (lenh + lend > length))
-        invalid |= trailing & ~RULES["data"][t] & (lend != 0)
-        filler = trailing & ~invalid & (length > lenh + lend)
-        for j in np.nonzero(filler)[0]:  # rare: check the filler bytes are zero
-            if any(data[p[j] + lenh[j] + lend[j]:p[j] + length[j]]):
-                invalid[j] = True
-        bad[active[invalid]] = True
-        ok = ~invalid
-        good = active[ok]
-        carries = RULES["data"][t[ok]]
-        found["msg"].append(good)
-        found["pos"].append(p[ok])
-        found["type"].append(t[ok])
-        found["len"].append(length[ok])
-        found["dstart"].append(np.where(carries, p[ok] + lenh[ok], 0))
-        found["dlen"].append(np.where(carries, lend[ok], 0))
-        pos[good] += length[ok]
-        active = good[pos[good] < end[good]]
-    walked = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in found.items()}
-    walked["bad"] = bad
-    return walked
+TYPES = _types()
+COLUMNS = Columnar.of([plan(True, cp) for cp in CODEPAGES], TYPES)
+DATA_NAME = {t: tr.name for t in TYPES if (tr := ELEMENTS[t].trailing) is not None}
+KEY_AT, LEN_AT = plan().key_at, plan().len_at
 
 
 def _group(out: Columns, buf: np.ndarray, data: bytes, etype: str, msg: np.ndarray, pos: np.ndarray,
@@ -312,11 +220,12 @@ def _group(out: Columns, buf: np.ndarray, data: bytes, etype: str, msg: np.ndarr
             if rule is None or length is None or len(rule.layouts) == 1:
                 splits = [(sel, getattr(lay, etype))]
             else:  # one part per generation (URBT 112 / 128)
-                splits = [(sel & (length == size), rule.layout(lay, size)) for size in rule.sizes(lay)]
+                splits = [(sel & (length == size), rule.layout(lay.layout, size))
+                          for size in rule.sizes(lay.layout)]
             for s, layout in splits:
                 if s.any():
                     data_cols = None
-                    if trailing is not None and RULES["data"][TYPES.index(etype)]:
+                    if trailing is not None and COLUMNS.carries[TYPES.index(etype)]:
                         data_cols = (trailing[0][s], trailing[1][s])
                     parts.append(_table(buf, data, layout, CODEPAGES[c], pos[s], msg_index[s], data_cols))
     if not parts:
@@ -329,14 +238,14 @@ def _group(out: Columns, buf: np.ndarray, data: bytes, etype: str, msg: np.ndarr
 def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.ndarray, msgs: np.ndarray,
            trailing: tuple[np.ndarray, np.ndarray] | None) -> pa.Table:
     size = layout.size or 0
-    rows = _rows(buf, offsets, size)
+    block_rows = rows(buf, offsets, size)
     cols: dict[str, pa.Array] = {"msg": pa.array(msgs), "offset": pa.array(offsets)}
     values: dict[str, np.ndarray] = {}
     n = len(offsets)
     for f in layout.fields:
         if f.kind == RESERVED:
             continue
-        block = np.ascontiguousarray(rows[:, f.start:f.start + f.size])
+        block = np.ascontiguousarray(block_rows[:, f.start:f.start + f.size])
         if f.kind in (TEXT, EYE, HEX):
             raw = pa.FixedSizeBinaryArray.from_buffers(pa.binary(f.size), n, [None, pa.py_buffer(block)])
             if f.kind == HEX:
@@ -352,7 +261,7 @@ def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.nd
         native = native.astype(native.dtype.newbyteorder("="))
         values[f.name] = native
         if f.kind == STCK:
-            micros = (native >> np.uint64(12)).astype(np.int64) - UNIX_OFFSET_US
+            micros = tod_to_unix_micros(native).astype(np.int64)
             cols[f.name] = pa.array(micros.astype("datetime64[us]"), pa.timestamp("us", tz="UTC"),
                                     mask=native == 0)
             cols[f"{f.name}_raw"] = pa.array(native)

@@ -18,11 +18,12 @@ to the transaction (and record) it names.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,11 +173,13 @@ def _json_row(row: dict[str, Any]) -> dict[str, Any]:
 
 def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str = "PERMISSIVE",
             force: bool = False, progress: Callable[[int], None] | None = None,
-            leap_seconds: int = 0) -> Summary:
+            leap_seconds: int = 0, names: Mapping[str, str] | None = None) -> Summary:
     """Decode every URB message of ``paths`` into the tables of ``TABLES`` in ``outdir``
     (one file each, ``<table>.<fmt>``). FAILFAST: ``DecodeError`` at the first message that
-    does not decode cleanly, and no table is written. ``leap_seconds``: timestamps that
-    many seconds earlier (``<field>_raw`` unchanged)."""
+    does not decode cleanly, and no table is written (nor the directory, when this run
+    made it). ``leap_seconds``: timestamps that many seconds earlier (``<field>_raw``
+    unchanged). ``names``: the name rows, the summary and errors give a path (stdin's
+    spooled copy is ``-``)."""
     if isinstance(leap_seconds, bool) or not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
         raise InputError(f"leap seconds: {leap_seconds!r} is not 0..60")
     if fmt not in OUTPUTS:
@@ -187,8 +190,10 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     files = list(input_files(paths))
     if not files:
         raise InputError("no input files")
-    _output_dir(outdir)
-    summary = Summary(mode=mode, files=files, output=outdir.rstrip("/"), format=fmt)
+    made = _output_dir(outdir)
+    names = dict(names or {})
+    summary = Summary(mode=mode, files=[names.get(f, f) for f in files],
+                      output=outdir.rstrip("/"), format=fmt)
     writers = _Writers(outdir, fmt, force)
     done_before = 0
     state = Stitch()  # ids run over the whole extraction; continuations stay in their file
@@ -200,36 +205,55 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
                 if progress:
                     progress(before + n)
 
-            extract_file(path, writers, summary, state, mode, leap_seconds, advance)
+            extract_file(path, writers, summary, state, mode, leap_seconds, advance,
+                         names.get(path))
             summary.bytes += size
             done_before += size
         writers.commit()
     except BaseException:
         writers.abort()
+        for d in made:  # the directories this run made, when nothing is in them
+            with contextlib.suppress(OSError):
+                d.rmdir()
         raise
     return summary
 
 
-def _output_dir(outdir: str) -> None:
-    """The output directory made (a path) or its bucket there (an object-store URI)."""
+def _output_dir(outdir: str) -> list[Path]:
+    """The output directory made (a path; returns the directories this made, deepest
+    first) or its bucket there (an object-store URI: nothing made)."""
     from mqtool.io.uris import check_output_dir, is_remote, local_path
 
     if is_remote(outdir):
         check_output_dir(outdir, True, ())
-        return
+        return []
     out = Path(local_path(outdir))
+    made = _made_dirs(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise EnvError(f"{outdir}: cannot create output directory: {e.strerror}") from None
     if not os.access(out, os.W_OK):
         raise EnvError(f"{outdir}: output directory is not writable")
+    return made
+
+
+def _made_dirs(out: Path) -> list[Path]:
+    """The directories ``mkdir(parents=True)`` of ``out`` would make, deepest first."""
+    made = []
+    for d in (out, *out.absolute().parents):
+        if d.exists():
+            break
+        made.append(d)
+    return made
 
 
 def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode: str = "PERMISSIVE",
-                 leap_seconds: int = 0, progress: Callable[[int], None] | None = None) -> None:
+                 leap_seconds: int = 0, progress: Callable[[int], None] | None = None,
+                 name: str | None = None) -> None:
     """One input (a raw stream, a queue dump, dump text, an mqtool directory) through the
-    tables: ``writers.write(table, rows)`` for each part; ``state`` carries the ids."""
+    tables: ``writers.write(table, rows)`` for each part; ``state`` carries the ids;
+    ``name`` is what rows and errors call the input (its path by default)."""
     state.open_tx.clear()  # continuations stay in their file
     state.last_records.clear()
     msg_base = 0
@@ -238,15 +262,19 @@ def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode:
         from mqtool.io.undump import undump
 
         with open(path, encoding="utf-8", errors="replace") as f:
-            part = Part(path, undump(f.read()))
+            part = Part(name or path, undump(f.read()))
         _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+        if progress:
+            progress(os.path.getsize(path))
     elif kind == "raw":
         for part, done in raw_parts(path):
+            part.file = name or part.file
             msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
             if progress:
                 progress(done)
     else:
         for part, bad in dump_parts(path, progress):
+            part.file = name or part.file
             msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
 
 

@@ -1,23 +1,24 @@
 """The ``decode urb`` listing without spans: per-layout listing builders generated from the
-declarations (the lines ``render.listing`` prints for the same message), over the regular
-messages ``fastjson.walk`` takes; every other message goes through the span decoder."""
+declarations (the lines ``render.listing`` prints for the same message), filled by the one
+element walk through a fast sink over the regular messages; every other message goes
+through the span decoder."""
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta, tzinfo
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, tzinfo
 from functools import lru_cache
 from typing import Any
 
-from mqtool.formats.urb.fastjson import _Builders, _codec_of, fast_units, walk
+from mqtool.compose.walk import Decline
+from mqtool.formats.urb.fastjson import Builders, JsonSink, _codec_of, _table, fast_units
 from mqtool.formats.urb.layout import CODEPAGES
-from mqtool.formats.urb.meanings import SINGLE_BYTE, ecs_codec
 from mqtool.layout import Layout
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded
 from mqtool.render.listing import quote
+from mqtool.tod import Tod, tod_to_unix_micros
 
-EPOCH = datetime(1900, 1, 1, tzinfo=UTC)
 _PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
 
 
@@ -38,12 +39,12 @@ class TimeText:
     def __call__(self, raw: int) -> str:
         if not raw:
             return ""
-        sec, micro = divmod(raw >> 12, 1_000_000)
+        sec, micro = divmod(tod_to_unix_micros(raw), 1_000_000)
         head = self.seconds.get(sec)
         if head is None:
             if len(self.seconds) > 65536:
                 self.seconds.clear()
-            local = (EPOCH + timedelta(seconds=sec)).astimezone(self.tz)
+            local = Tod(raw).datetime().astimezone(self.tz)  # type: ignore[union-attr]
             head = self.seconds[sec] = (f"{local:%Y-%m-%d %H:%M:%S}.{{:06d}} "
                                         f"{local.tzname() or local.strftime('%z')}")
         return head.format(micro)
@@ -113,39 +114,34 @@ def compile_lines(layout: Layout) -> Callable[..., tuple[dict[str, Any], list[st
     return env["build"]
 
 
-def _table(codec: str) -> bytes | None:
-    try:
-        return bytes(range(256)).decode(codec).encode("latin-1")
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        return None
-
-
 @lru_cache(maxsize=16)
-def line_builders(big: bool, cs: int) -> _Builders:
-    return _Builders(big, cs, compile_lines)
+def line_builders(big: bool, cs: int) -> Builders:
+    return Builders(big, cs, compile_lines)
 
 
-class _Bound:
-    """A variant's listing builders with the time renderer bound (``walk`` calls build(buf, off))."""
+class LineSink(JsonSink):
+    """The walk's fast sink for the listing: per element its field lines (``tt`` renders
+    times); declines an element whose filler is not zero (the span listing shows it)."""
 
-    def __init__(self, b: _Builders, tt: TimeText) -> None:
-        self.b, self.tt = b, tt
-        self.lay = b.lay
+    codepages = True  # the data's dump shows its characters
 
-    def _bind(self, entry: Any) -> Any:
-        if entry is None:
-            return None
-        *head, build = entry
-        if build is None:
-            return entry
-        tt = self.tt
-        return (*head, lambda buf, off: build(buf, off, tt))
+    def __init__(self, b: Builders, tt: TimeText) -> None:
+        self.tt = tt
+        super().__init__(b)
 
-    def __getitem__(self, key: Any) -> Any:
-        return self._bind(self.b[key])
+    def built(self, layout: Layout, pos: int) -> tuple[Any, Mapping[str, Any]]:
+        values, lines = built = self.b[layout](self.buf, pos, self.tt)
+        if lines is None:
+            raise Decline
+        return built, values
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        return self._bind(self.b.get(key, default))
+    def record(self, parent: Any, etype: str, layout: Layout, pos: int, length: int, path: str,
+               title: str = "") -> tuple[Any, Mapping[str, Any]]:
+        if parent is not None:
+            raise Decline  # nested elements: the tree sink
+        built, values = self.built(layout, pos)
+        self.out.append([etype, pos, length, built, None, None])
+        return len(self.out) - 1, values
 
 
 class Listed(Decoded):
@@ -154,23 +150,17 @@ class Listed(Decoded):
     __slots__ = ("lines",)
 
 
-def _lines(elements: list[tuple], cp: str) -> list[str] | None:
+def _lines(data: bytes, elements: list[list[Any]], cp: str) -> list[str]:
     from mqtool.render.hexdump import dump_bytes
 
     out: list[str] = []
-    acod = 0
-    for t, pos, _length, (values, lines), payload in elements:
-        if lines is None:
-            return None
+    for t, pos, _length, (_values, lines), where, dcp in elements:
         out.append(f"{t} element at offset X'{pos:04X}'")
         out += lines
-        if t == "URBT":
-            acod = values.get("urbtacod") or 0
-        if payload:
-            codec = ecs_codec(acod)
-            dcp = codec if codec in SINGLE_BYTE and codec != cp else cp
-            out.append(f"  urbddata ({len(payload)} bytes):")
-            out += ["    " + ln for ln in dump_bytes(payload, codepage=dcp).splitlines()]
+        if where is not None and where[1] > where[0]:
+            start, stop, name = where
+            out.append(f"  {name} ({stop - start} bytes):")
+            out += ["    " + ln for ln in dump_bytes(data[start:stop], codepage=dcp or cp).splitlines()]
     return out
 
 
@@ -178,19 +168,19 @@ def units(data: bytes, tz: tzinfo | None = None) -> Iterator[Decoded]:
     """Every message of ``data`` as ``decode`` gives it, regular ones as ``Listed`` units
     whose lines the generated builders made."""
     tt = TimeText(tz)
-    bound: dict[tuple[bool, int], _Bound] = {}
+    sinks: dict[tuple[bool, int], LineSink] = {}
 
     def fast(off: int, lent: int, big: bool, cs: int) -> Decoded | None:
-        b = bound.get((big, cs))
-        if b is None:
-            b = bound[(big, cs)] = _Bound(line_builders(big, cs), tt)
-        elements = walk(data, off, off + lent, b)  # type: ignore[arg-type]
-        lines = _lines(elements, CODEPAGES[cs]) if elements is not None else None
-        if lines is None:
+        sink = sinks.get((big, cs)) or sinks.setdefault((big, cs), LineSink(line_builders(big, cs), tt))
+        try:
+            elements = sink.walk(data, off, off + lent)
+        except Decline:  # the URBH's filler
+            return None
+        if elements is None:
             return None
         unit = Listed("urb", off, lent, attrs={"codepage": CODEPAGES[cs],
                                                "byte_order": "big" if big else "little"})
-        unit.lines = lines
+        unit.lines = _lines(data, elements, CODEPAGES[cs])
         return unit
 
     return fast_units(data, fast)

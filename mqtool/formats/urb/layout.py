@@ -15,10 +15,29 @@ problems (decoded, but not as the format says), each with the field path and byt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from construct import Renamed
+
 from mqtool.codepages import codec_name
+from mqtool.compose import (
+    At,
+    Chain,
+    Count,
+    Envelope,
+    Hook,
+    Nest,
+    Own,
+    Record,
+    Repeat,
+    Switch,
+    Trailing,
+    When,
+    computed,
+)
+from mqtool.compose.walk import Plan
 from mqtool.formats.urb.meanings import (
     CONTINUED,
     DELETE_TO_UPDATE,
@@ -43,7 +62,6 @@ from mqtool.formats.urb.meanings import (
     subcode_meaning,
 )
 from mqtool.layout import Hex, Inferred, Layout, Means, Reserved, Variant, dsect
-from mqtool.model import Element
 
 FORMAT = "urb"
 
@@ -59,7 +77,6 @@ EBCDIC_URBH = bytes.fromhex("E4D9C2C8")
 ASCII_URBH = b"URBH"
 BORD_BIG, BORD_LITTLE = b"\x00\x01", b"\x01\x00"
 DEFAULT_EBCDIC, DEFAULT_ASCII = "cp037", "latin-1"
-RAW_SHOWN = 256  # bytes of unrecognised input kept in a RAW element
 
 
 # --------------------------------------------------------------------------- declarations
@@ -164,31 +181,32 @@ def _urbsu(v: Variant) -> Layout:
 SWITCH = {0: "on", 1: "off"}
 
 
-def _urbsu_details(v: Variant) -> dict[int, Layout]:
-    """The function detail after the 32-byte URBSU header, by ``urbsutyp`` (§4.4.1: the
-    fields are the library's; that they follow the header is INFERRED). X'48', X'57',
-    X'58', X'59' declare none."""
-
-    def detail(*fields):  # type: ignore[no-untyped-def]
-        return dsect("URBSUD", *(f if isinstance(f.subcon, Reserved) else f.name / Inferred(f.subcon)
-                                 for f in fields))
-
-    return {
-        0x41: detail("urbsufnm" / v.text(2), "urbsuflen" / v.S4),
-        0x44: detail("urbsusts" / Means(v.text(2), {"S": "FDT kept"}), "urbsuafnr" / v.U2),
-        0x4A: detail("urbsufnm" / v.text(2)),
-        0x4B: detail("urbsunnam" / v.text(16)),
-        0x4E: detail("urbsuswit" / v.text(4)),
-        0x4F: detail("urbsuswit" / v.text(4)),
-        0x55: detail("urbsuapad" / v.U2, "urbsudpad" / v.U2, "urbsumrec" / v.U4,
+# The function detail after the 32-byte URBSU header, by ``urbsutyp`` (§4.4.1: the fields
+# are the library's; that they follow the header is INFERRED). X'48', X'57', X'58', X'59'
+# declare none.
+URBSU_DETAILS: dict[int, Callable[[Variant], tuple[Renamed, ...]]] = {
+    0x41: lambda v: ("urbsufnm" / v.text(2), "urbsuflen" / v.S4),
+    0x44: lambda v: ("urbsusts" / Means(v.text(2), {"S": "FDT kept"}), "urbsuafnr" / v.U2),
+    0x4A: lambda v: ("urbsufnm" / v.text(2),),
+    0x4B: lambda v: ("urbsunnam" / v.text(16),),
+    0x4E: lambda v: ("urbsuswit" / v.text(4),),
+    0x4F: lambda v: ("urbsuswit" / v.text(4),),
+    0x55: lambda v: ("urbsuapad" / v.U2, "urbsudpad" / v.U2, "urbsumrec" / v.U4,
                      "urbsuuisa" / v.U2, "urbsunisa" / v.U2, "urbsudssa" / v.U2,
                      "urbsupgmr" / v.text(1), "urbsurplu" / v.text(1)),
-        0x5C: detail("urbsufnm" / v.text(2), "urbsunfmt" / v.text(1), "urbsures3" / Reserved(1)),
-        0x68: detail("urbsuswon" / Means(v.S4, SWITCH)),
-        0x69: detail("urbsuswon" / Means(v.S4, SWITCH)),
-        0x70: detail("urbsudnm" / v.text(2), "urbsursn" / v.U1, "urbsures4" / Reserved(5)),
-        0x78: detail("urbsumupx" / v.S4),
-    }
+    0x5C: lambda v: ("urbsufnm" / v.text(2), "urbsunfmt" / v.text(1), "urbsures3" / Reserved(1)),
+    0x68: lambda v: ("urbsuswon" / Means(v.S4, SWITCH),),
+    0x69: lambda v: ("urbsuswon" / Means(v.S4, SWITCH),),
+    0x70: lambda v: ("urbsudnm" / v.text(2), "urbsursn" / v.U1, "urbsures4" / Reserved(5)),
+    0x78: lambda v: ("urbsumupx" / v.S4,),
+}
+
+
+def _urbsu_details(v: Variant) -> dict[int, Layout]:
+    """The URBSU function details of one variant (``URBSU_DETAILS``), every field inferred."""
+    return {t: dsect("URBSUD", *(f if isinstance(f.subcon, Reserved) else f.name / Inferred(f.subcon)
+                                 for f in fields(v)))
+            for t, fields in URBSU_DETAILS.items()}
 
 
 def _urbt(v: Variant, length: int = URBTL) -> Layout:
@@ -374,6 +392,17 @@ class Urb:
     URBG: Layout
     ELEMENT: Layout
 
+    def layout(self, name: str) -> Layout:
+        """A layout by the name the composition uses (``URBSUD4B``: the detail of X'4B')."""
+        if name.startswith(DETAIL):
+            return self.URBSUD[int(name[len(DETAIL):], 16)]
+        layout = getattr(self, name)
+        assert isinstance(layout, Layout)
+        return layout
+
+
+DETAIL = "URBSUD"
+
 
 def codepage_of(name: object) -> str:
     """The codec of a code page named in user input; LookupError for anything that is not
@@ -398,130 +427,58 @@ def layouts(big: bool = True, codepage: str = DEFAULT_EBCDIC) -> Urb:
 
 # --------------------------------------------------------------------------- composition
 #
-# How the declared records compose into a message, as data: the span walker (decode.py),
-# the columnar walker (bulk.py) and the builder (build.py) read these tables.
+# How the declared records compose into a message, in the words of ``mqtool.compose``: the
+# span walker and the fast JSON / listing paths (decode.py, fastjson.py, fastlist.py, one
+# walk), the columnar walker (bulk.py), the builder (compose.py, build.py) and the docs
+# (catalog.py) read these declarations.
 
+ISN_LIST = Repeat("isn", Switch(At("ISNRANGE", "urbiirange"), {ISN_RANGE: "ISNRANGE"}, default="ISN"),
+                  gather="ISNLIST", title="ISN list at offset X'{offset:04X}' ({length} bytes)")
+URBG_TABLE = Repeat("urbg", "URBG", count="urbfcntg", size="urbfleng",
+                    title="URBG {index} at offset X'{offset:04X}'")
+UTILITY_DETAIL = When("urbsst", ("AUTI",), Nest(
+    "urbsu", "URBSU", rest="detail", title="URBSU utility detail at offset X'{offset:04X}'",
+    then=Switch(Own("urbsutyp"), {t: f"{DETAIL}{t:02X}" for t in URBSU_DETAILS},
+                name="detail",
+                title="URBSU function detail (X'{key:02X}' {meaning}) at offset X'{offset:04X}'")))
 
-@dataclass(frozen=True)
-class Trailing:
-    """The data after an element's fixed part, located by two fields of the element:
-    ``start`` holds its offset from the element start (URBDLENH), ``length`` its length
-    (URBDLEND). With ``tolerated`` (URBS: URBSLENH may be 0), the data is always read from
-    the fixed part's end and ``start`` may also hold one of those values.
-    """
-
-    name: str  # the data's name in listings, JSON, columns (urbddata)
-    start: str
-    length: str
-    tolerated: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Repeat:
-    """A run of records inside an element's data: the URBGs of a URBF (``count`` x ``size``
-    from fields), or the ISN list after an INST URBI (items until the data ends, each a
-    single ISN or, when it starts with ``marker``, a range)."""
-
-    name: str  # path component of each item (urbg, isn)
-    layouts: tuple[str, ...]  # Urb attributes: the item, and the marked alternative
-    count: str | None = None  # field of the parent: number of items
-    size: str | None = None  # field of the parent: size of each item
-    marker: int | None = None  # first fullword choosing the second layout
-
-
-@dataclass(frozen=True)
-class ElementRule:
-    """One element type: its eyecatcher, layout(s), length field and what follows it.
-
-    ``fixed``: its length field must equal the layout's size (several layouts: one per
-    accepted length, URBT 112 / 128); otherwise the layout's size is a minimum and the
-    rest is ``trailing`` data, possibly a ``repeat``.
-    """
-
-    type: str
-    length: str
-    layouts: tuple[str, ...]
-    fixed: bool
-    trailing: Trailing | None = None
-    repeat: Repeat | None = None
-
-    def layout(self, lay: Urb, length: int | None = None) -> Layout:
-        """The layout of this element in variant ``lay`` (by ``length`` when there are
-        several; the first, the oldest generation, when none fits)."""
-        if len(self.layouts) > 1 and length is not None:
-            for name in self.layouts:
-                layout = getattr(lay, name)
-                if layout.size == length:
-                    return layout
-        return getattr(lay, self.layouts[0])
-
-    def sizes(self, lay: Urb) -> tuple[int, ...]:
-        return tuple(getattr(lay, n).size for n in self.layouts)
-
-
-ISN_LIST = Repeat("isn", ("ISN", "ISNRANGE"), marker=ISN_RANGE)
-URBG_TABLE = Repeat("urbg", ("URBG",), count="urbfcntg", size="urbfleng")
-
-ELEMENTS: dict[str, ElementRule] = {r.type: r for r in (
-    ElementRule("URBI", "urbilen", ("URBI",), False, Trailing("urbidata", "urbilenh", "urbilend"),
-                ISN_LIST),
-    ElementRule("URBS", "urbslen", ("URBS",), False, Trailing("urbsdata", "urbslenh", "urbslend", (0,))),
-    ElementRule("URBT", "urbtlen", ("URBT112", "URBT"), True),
-    ElementRule("URBR", "urbrlen", ("URBR",), True),
-    ElementRule("URBD", "urbdlen", ("URBD",), False, Trailing("urbddata", "urbdlenh", "urbdlend")),
-    ElementRule("URBE", "urbelen", ("URBE",), True),
-    ElementRule("URBC", "urbclen", ("URBC",), True),
-    ElementRule("URBU", "urbulen", ("URBU",), True),
-    ElementRule("URBF", "urbflen", ("URBF",), False, Trailing("urbgs", "urbflenh", "urbflend"),
-                URBG_TABLE),
-)}
-
-
-
-@dataclass(frozen=True)
-class Count:
-    """A count a parent element keeps of the elements that follow it: ``field`` of each
-    ``parent`` counts the ``child`` elements up to the next parent or a ``closers``
-    element. While the parent's ``continued`` flag is Y the count runs on in the next
-    message; a ``breaks`` element (a continuation) makes it uncheckable."""
-
-    field: str
-    parent: str
-    child: str
-    closers: tuple[str, ...]
-    continued: str | None = None
-    breaks: tuple[str, ...] = ()
-
-
-# in the order a parent closes them: the inner count first
-COUNTS: tuple[Count, ...] = (
-    Count("urbrdcnt", "URBR", "URBD", ("URBT", "URBE")),
-    Count("urbtrcnt", "URBT", "URBR", ("URBE",), continued="urbtcont", breaks=("URBC",)),
+RECORDS = (
+    Record("URBI", "urbilen", ("URBI",), fixed=False, hooks=("urbi",),
+           trailing=Trailing("urbidata", "urbilenh", "urbilend", content=Hook("urbi_data", ISN_LIST),
+                             codepage="urbi_codepage")),
+    Record("URBS", "urbslen", ("URBS",), fixed=False,
+           trailing=Trailing("urbsdata", "urbslenh", "urbslend", tolerated=(0,), content=UTILITY_DETAIL)),
+    Record("URBT", "urbtlen", ("URBT112", "URBT"), hooks=("urbt",)),
+    Record("URBR", "urbrlen", ("URBR",)),
+    Record("URBD", "urbdlen", ("URBD",), fixed=False,
+           trailing=Trailing("urbddata", "urbdlenh", "urbdlend", codepage="urbd_codepage",
+                             kept_empty=True)),
+    Record("URBE", "urbelen", ("URBE",)),
+    Record("URBC", "urbclen", ("URBC",)),
+    Record("URBU", "urbulen", ("URBU",)),
+    Record("URBF", "urbflen", ("URBF",), fixed=False,
+           trailing=Trailing("urbgs", "urbflenh", "urbflend", content=URBG_TABLE)),
 )
 
-# URBH fields with one right value, and the field that chains messages back to back
-HEADER_CONSTANTS = {"urbhvers": URBHVER1, "urbhbord": 1}
-HEADER_LENGTH, MESSAGE_LENGTH = "urbhlen", "urbhlent"
+# the counts parents keep, in the order a parent closes them: the inner count first
+COUNTS = (
+    Count("urbrdcnt", "URBR", "URBD", ("URBT", "URBE"), words="urbrdcnt says {want} URBDs, {n} follow"),
+    Count("urbtrcnt", "URBT", "URBR", ("URBE",), continued="urbtcont", breaks=("URBC",),
+          words="urbtrcnt says {want} records, the transaction holds {n}"),
+)
 
+CHAIN = Chain(key=At("ELEMENT", "eye"), length=At("ELEMENT", "len"),
+              records={r.type: r for r in RECORDS}, unknown="ELEMENT", counts=COUNTS,
+              finish="urb_finish")
+ADARPE_CHAIN = replace(CHAIN, stops=("URBH",))  # elements without a URBH: a URBH starts the next
+MESSAGE = Envelope("URBH", size="urbhlen", total="urbhlent", chain=CHAIN,
+                   constants={"urbhvers": URBHVER1, "urbhbord": 1}, unit="message")
 
-def computed_fields() -> dict[str, str]:
-    """Every field the builder computes unless given, and from what (for errors, docs)."""
-    out = {HEADER_LENGTH: "the URBH size", MESSAGE_LENGTH: "the message length",
-           **{k: "constant" for k in HEADER_CONSTANTS}}
-    for r in ELEMENTS.values():
-        out[r.length] = "the element length"
-        if r.trailing is not None:
-            if r.trailing.start:
-                out[r.trailing.start] = "the fixed part's size"
-            out[r.trailing.length] = "the data length"
-        if r.repeat is not None and r.repeat.count:
-            out[r.repeat.count] = "the number of items"
-            out[r.repeat.size] = "the item size"  # type: ignore[index]
-    out.update({c.field: f"the number of {c.child}s" for c in COUNTS})
-    return out
-
-
-COMPUTED = computed_fields()
+ELEMENTS = CHAIN.records
+ELEMENT_TYPES = tuple(ELEMENTS)
+HEADER_CONSTANTS = MESSAGE.constants
+HEADER_LENGTH, MESSAGE_LENGTH = MESSAGE.size, MESSAGE.total
+COMPUTED = computed(MESSAGE)
 
 
 # where the walkers peek before they know the variant: offsets and sizes from the declarations
@@ -550,17 +507,11 @@ def _header_prefix(cs: int, big: bool) -> bytes:
 HEADER_PREFIXES = {_header_prefix(cs, big): (cs, big) for cs in (0, 1) for big in (True, False)}
 
 
-def field_at(lay: Urb, etype: str, name: str) -> int:
-    """Offset of field ``name`` in element ``etype`` (its first layout)."""
-    return ELEMENTS[etype].layout(lay).offset_of(name)
-
-
-def _at(el: Element, name: str) -> int:
-    """Absolute offset of a field of a decoded element (for problems that point at it)."""
-    return next((sp.start for sp in el.spans if sp.name == name), el.offset)
-
-
-ELEMENT_TYPES = tuple(ELEMENTS)
+@lru_cache(maxsize=64)
+def plan(big: bool = True, codepage: str = DEFAULT_EBCDIC, chain: Chain = CHAIN) -> Plan:
+    """The element chain resolved for one variant: what every walker reads."""
+    lay = layouts(big, codepage)
+    return Plan(chain, lay.layout, lay.variant.codepage)
 
 
 # --------------------------------------------------------------------------- detection

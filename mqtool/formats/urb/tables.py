@@ -16,7 +16,7 @@ from mqtool.formats.urb.layout import (
 )
 from mqtool.layout import Layout
 from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
-from mqtool.tod import UNIX_OFFSET_US
+from mqtool.tod import tod_to_unix_micros
 
 TABLES = ("messages", "transactions", "records", "images", "status", "errors", "changes")
 ELEMENT_TABLES = {"URBH": "messages", "URBT": "transactions", "URBR": "records", "URBD": "images",
@@ -105,7 +105,7 @@ def schema(table: str) -> pa.Schema:
 
 
 def _micros(raw: int) -> int | None:
-    return None if raw == 0 else (raw >> 12) - UNIX_OFFSET_US
+    return None if raw == 0 else tod_to_unix_micros(raw)
 
 
 def column_tables(data: bytes, file: str, base: int = 0, msg_base: int = 0,

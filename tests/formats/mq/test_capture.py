@@ -220,7 +220,23 @@ def test_tls_channel_is_one_line() -> None:
     assert msgs == []
     assert reader.tls == ["10.0.0.5:51000 ↔ 10.0.0.9:1414: TLS-protected MQ channel (TLS "
                           "record in frame 1); nothing to decode without the keys"]
-    assert reader.errors == []
+    assert [p.reason for p in reader.errors] == reader.tls  # nothing decoded: an error
+    assert reader.nothing_found() == ""
+
+
+def test_mq_ports_reach_every_reader_made_inside() -> None:
+    from mqtool.formats.mq.capture.read import mq_ports
+
+    data = mc.capture(mc.ip_frames(mc.tcp_packets(_client()), mc.Endpoints(sport=1500)))
+    with mq_ports([1500]):
+        assert len(_read(data, detect=False)[0]) == 3
+        with mq_ports([]):
+            assert _read(data, detect=False)[1].ports == {1414}
+    msgs, reader = _read(data, detect=False)
+    assert msgs == [] and reader.ports == {1414}
+    assert reader.nothing_found() == (
+        f"no IBM MQ traffic in it: no TCP connection on port 1414 nor one starting with a TSH "
+        f"({reader.capture.frames if reader.capture else 0} frames; --port names other ports)")
 
 
 def test_ports_and_detection_by_eyecatcher() -> None:

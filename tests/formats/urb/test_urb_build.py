@@ -234,7 +234,7 @@ def test_yaml_description_with_a_list_per_file() -> None:
     data = build(reqs[0])
     unit = next(decode(data))
     assert unit.attrs == {"codepage": "latin-1", "byte_order": "little"}
-    lists = [e.extra["fields"]["isns"] for e in unit.elements if e.type == "ISNLIST"]  # type: ignore[index]
+    lists = [e.extra["fields"]["isns"] for e in unit.walk() if e.type == "ISNLIST"]  # type: ignore[index]
     assert lists == [[602, 603, [700, 710], 900], [[1, 100], 250]]
     assert [e.fields["urbifnr"] for e in unit.elements if e.type == "URBI"] == [9, 11]
     assert unit.elements[0].fields["urbhlent"] == len(data) == 64 + 120 + 112
@@ -374,15 +374,16 @@ def described(unit_json: dict) -> dict:
                  "byte_order": unit_json["byte_order"], "sender": head["urbhname"],
                  "msnr": head["urbhmsnr"], "stck": int(head["urbhtime_hex"], 16), "urbis": []}
     els = unit_json["elements"][1:]
-    for k, el in enumerate(els):
+    for el in els:
         if el["type"] != "URBI":
             continue
         f = el["fields"]
         u = {"fields": {n: f[n] for n in ("urbirt", "urbirtok", "urbirnam", "urbiinam", "urbisnam",
                                          "urbidnam", "urbidbid", "urbifnr", "urbitsnr", "urbiacod",
                                          "urbiwcod", "urbiarc")}}
-        if k + 1 < len(els) and els[k + 1]["type"] == "ISNLIST":
-            u["isns"] = els[k + 1]["fields"]["isns"]
+        lists = [c for c in el.get("children", []) if c["type"] == "ISNLIST"]  # under its URBI
+        if lists:
+            u["isns"] = lists[0]["fields"]["isns"]
         elif "data" in el:
             u["data"] = el["data"]
         out["urbis"].append(u)

@@ -96,7 +96,7 @@ def test_a_urbf_with_its_urbgs_round_trips() -> None:
     f = unit.elements[1].fields
     assert (f["urbflen"], f["urbflenh"], f["urbflend"], f["urbfcntg"], f["urbfleng"]) == (
         240, 112, 128, 2, 64)
-    assert [g.fields["urbgfnam"] for g in unit.elements[2:]] == ["NAME", "TIME"]
+    assert [g.fields["urbgfnam"] for g in unit.elements[1].children] == ["NAME", "TIME"]
     assert len(data) == 64 + 240 and roundtrip(data) == data
 
 

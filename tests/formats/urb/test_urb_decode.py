@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mqtool.formats.urb.decode import decode, detect
 from mqtool.formats.urb.layout import FORMAT, layouts
-from mqtool.model import Decoded
+from mqtool.model import Decoded, tree_faults
 from mqtool.render.listing import unit_lines
 from mqtool.tod import Tod
 from tests.helpers import TESTDATA, seed_bytes
@@ -49,6 +49,10 @@ CHAINS = {
 }
 
 
+def urb_json(unit: Decoded) -> dict:
+    return json.loads(json.dumps(unit.to_json()))
+
+
 def one(data: bytes, **kw: object) -> Decoded:
     units = list(decode(data, **kw))
     assert len(units) == 1
@@ -67,7 +71,8 @@ def test_element_walk_of_every_seed_dump(name: str) -> None:
     assert len(data) == lent
     assert (unit.offset, unit.length, unit.attrs) == (0, lent, {"codepage": cp, "byte_order": order})
     assert fields(unit, 0)["urbhlent"] == lent and fields(unit, 0)["urbhmsnr"] == msnr
-    assert [(e.type, e.offset, e.length) for e in unit.elements[1:]] == chain
+    assert [(e.type, e.offset, e.length) for e in list(unit.walk())[1:]] == chain
+    assert tree_faults(unit.elements) == []
     last = unit.elements[-1]
     assert last.offset + last.length == lent  # the walk ends exactly at urbhlent
     assert unit.errors == []
@@ -143,9 +148,11 @@ def test_employee_request_with_selection_data() -> None:
 def test_isn_list_after_an_inst_urbi() -> None:
     """Spec §9.7 (synthetic): 602, 603, [700-710], 900 after the URBI, EBCDIC big-endian."""
     unit = one(seed_bytes("urb/synthetic/inst-isnlist.request.dump"))
-    urbi, isns = unit.elements[1], unit.elements[2]
+    (_urbh, urbi), (isns,) = unit.elements, unit.elements[1].children  # the ISN list under its URBI
     assert (urbi.fields["urbilen"], urbi.fields["urbilend"]) == (120, 24)
-    assert urbi.data is None and urbi.extra["data"] == "0000025A0000025BFFFFFFFF000002BC000002C600000384"
+    hexed = "0000025A0000025BFFFFFFFF000002BC000002C600000384"
+    assert urbi.data == bytes.fromhex(hexed) and not urbi.shows_data  # the ISN list shows it
+    assert urb_json(unit)["elements"][1]["data"] == hexed
     assert isns.extra["fields"] == {"isns": [602, 603, [700, 710], 900]}
     assert [(s.path, s.start, s.value) for s in isns.spans] == [
         ("urbi[0].isn[0].urbiisn", 0xA0, 602), ("urbi[0].isn[1].urbiisn", 0xA4, 603),
@@ -153,8 +160,9 @@ def test_isn_list_after_an_inst_urbi() -> None:
         ("urbi[0].isn[2].urbiisn2", 0xB0, 710), ("urbi[0].isn[3].urbiisn", 0xB4, 900)]
     assert isns.spans[2].meaning == "range"
     as_selection = one(seed_bytes("urb/synthetic/inst-isnlist.request.dump"), urbi_data="selection")
-    assert len(as_selection.elements) == 2 and as_selection.elements[1].data == bytes.fromhex(
-        urbi.extra["data"])  # type: ignore[arg-type]
+    sel = as_selection.elements[1]
+    assert len(as_selection.elements) == 2 and not sel.children and sel.data == bytes.fromhex(hexed)
+    assert sel.shows_data
 
 
 def test_selection_data_is_not_taken_for_an_isn_list() -> None:
@@ -162,7 +170,8 @@ def test_selection_data_is_not_taken_for_an_isn_list() -> None:
     unit = one(seed_bytes("urb/inst-employee.request.dump"))
     assert [e.type for e in unit.elements] == ["URBH", "URBI"]
     forced = one(seed_bytes("urb/inst-employee.request.dump"), urbi_data="isn")
-    assert forced.elements[2].extra["fields"] == {"isns": [0x31303032, 0x30303031, 0x31303032, 0x30303131]}
+    assert forced.elements[1].children[0].extra["fields"] == {
+        "isns": [0x31303032, 0x30303031, 0x31303032, 0x30303131]}
 
 
 @pytest.mark.parametrize(("name", "field", "raw", "iso"), [
@@ -297,9 +306,12 @@ def test_continuation_extract_header_and_format_table() -> None:
                            "urbffnml": 9, "urbffnam": "EMPLOYEES", "urbfcntg": 2, "urbfleng": 64})
     unit = one(message(urbc, urbu, urbf, *g))
     assert [(e.type, e.offset, e.length) for e in unit.elements[1:]] == [
-        ("URBC", 64, 48), ("URBU", 112, 80), ("URBF", 192, 240), ("URBG", 304, 64), ("URBG", 368, 64)]
-    assert not unit.errors and not unit.problems
-    c, u, f, g0, g1 = unit.elements[1:]
+        ("URBC", 64, 48), ("URBU", 112, 80), ("URBF", 192, 240)]
+    assert not unit.errors and not unit.problems and tree_faults(unit.elements) == []
+    c, u, f = unit.elements[1:]
+    g0, g1 = f.children  # the URBGs under their URBF
+    assert [(e.type, e.offset, e.length) for e in f.children] == [("URBG", 304, 64), ("URBG", 368, 64)]
+    assert f.data == b"".join(g) and not f.shows_data and g0.title == "URBG 0 at offset X'0130'"
     assert c.fields["urbccont"] == "Y" and c.spans[6].meaning == "continues in the next message"
     assert u.fields["urbutime"] == Tod(0xBB57F5D29C176D82) and u.fields["urbuname"] == "EXTRACT1"
     meanings = {s.name: s.meaning for s in f.spans if s.meaning}
@@ -315,10 +327,16 @@ def test_utility_status_with_urbsu_detail() -> None:
     urbs = lay.URBS.build({"urbslen": 128 + 48, "urbsst": "AUTI", "urbslenh": 128, "urbslend": 48,
                            "urbsttim": Tod(0xBB680A7DF767EE02)})
     unit = one(message(urbs + su))
-    s, u, d = unit.elements[1:]
-    assert s.fields["urbsst"] == "AUTI" and s.extra["data"] == su.hex().upper()
-    assert (u.type, u.offset, u.fields["urbsutyp"], u.spans[1].meaning) == ("URBSU", 192, 0x4B, "rename file")
+    (s,) = unit.elements[1:]
+    (u,) = s.children  # the URBSU under its URBS, its detail under it
+    (d,) = u.children
+    assert s.fields["urbsst"] == "AUTI" and s.data == su
+    assert urb_json(unit)["elements"][1]["data"] == su.hex().upper()
+    assert (u.type, u.offset, u.length, u.fields["urbsutyp"], u.spans[1].meaning) == (
+        "URBSU", 192, 48, 0x4B, "rename file")
     assert u.data is None and (d.type, d.offset, d.fields) == ("URBSUD", 224, {"urbsunnam": "NEWNAME"})
+    assert d.title == "URBSU function detail (X'4B' rename file) at offset X'00E0'"
+    assert tree_faults(unit.elements) == []
 
 
 @pytest.mark.parametrize(("rsp", "subc", "meaning"), [
@@ -500,9 +518,9 @@ def _mutations() -> st.SearchStrategy[bytes]:
 def test_hostile_input_never_raises(data: bytes) -> None:
     units = list(decode(data))
     for u in units:
-        for e in u.elements:
-            for s in e.spans:
-                assert 0 <= s.start <= s.end <= len(data)
+        assert tree_faults(u.elements) == []  # nested elements inside their parents, apart
+        for s in u.spans():
+            assert 0 <= s.start <= s.end <= len(data)
         for p in u.errors + u.problems:
             assert isinstance(p.offset, int) and p.reason
         json.dumps(u.to_json())
@@ -538,8 +556,8 @@ def test_urbsu_function_details_after_the_header(utyp: int, values: dict, shown:
     data = build_message(from_decoded(desc))
     unit = one(data)
     assert not unit.errors and not unit.problems
-    assert [e.type for e in unit.elements] == ["URBH", "URBS", "URBSU", "URBSUD"]
-    d = unit.elements[3]
+    assert [e.type for e in unit.walk()] == ["URBH", "URBS", "URBSU", "URBSUD"]
+    d = unit.elements[1].children[0].children[0]
     assert d.offset == 64 + 128 + 32 and d.fields == shown
     assert all(s.note == "inferred" for s in d.spans if s.kind != "reserved")
     assert f"X'{utyp:02X}'" in d.title
@@ -552,5 +570,5 @@ def test_urbsu_without_a_declared_detail_keeps_the_bytes() -> None:
     body = layouts().URBSU.build({"urbsueye": "URBSU", "urbsutyp": 0x48}) + b"\x01\x02\x03"
     data = build_message(from_decoded({"elements": [{"type": "URBH", "fields": {}}, {
         "type": "URBS", "fields": {"urbsst": "AUTI"}, "data": body.hex()}]}))
-    su = one(data).elements[2]
-    assert (su.type, su.data, su.data_name) == ("URBSU", b"\x01\x02\x03", "detail")
+    su = one(data).elements[1].children[0]
+    assert (su.type, su.data, su.data_name, su.length) == ("URBSU", b"\x01\x02\x03", "detail", 35)

@@ -1,11 +1,13 @@
 """A capture of IBM MQ TCP traffic read as a queue dump: the messages on the wire, each a
 ``Message`` with its MQMD, body and provenance (file, frames, endpoints, verb, queue).
 
-A TCP connection is MQ when one of its ports is an MQ port (1414 unless told otherwise) or
-its data starts with a TSH. A TLS-protected channel is recognised by its handshake and
-reported in one line: there is nothing to decode without the keys. The reader streams: it
-holds a connection's out-of-order bytes (up to ``tcp.MAX_WAITING``), one segment being cut
-out of the stream, the transmissions being joined and the puts waiting for their reply.
+A TCP connection is MQ when one of its ports is an MQ port (1414 unless told otherwise:
+``ports``, or ``mq_ports`` around the work for every reader made meanwhile, as the commands'
+``--port`` does) or its data starts with a TSH. A TLS-protected channel is recognised by its
+handshake and reported in one line (an error: there is nothing to decode without the keys).
+The reader streams: it holds a connection's out-of-order bytes (up to ``tcp.MAX_WAITING``),
+one segment being cut out of the stream, the transmissions being joined and the puts
+waiting for their reply.
 
 Use::
 
@@ -18,7 +20,9 @@ Use::
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -31,10 +35,11 @@ from mqtool.formats.mq.capture.tcp import FIN, RST, Direction, Gap
 from mqtool.formats.mq.dumps.message import Message
 from mqtool.model import Problem
 
-__all__ = ["HEAD", "CaptureReader", "CapturedMessage", "Provenance", "read_capture",
-           "sniff_capture"]
+__all__ = ["HEAD", "CaptureReader", "CapturedMessage", "Provenance", "mq_ports",
+           "read_capture", "sniff_capture"]
 
 HEAD = 65536
+PORTS: ContextVar[tuple[int, ...]] = ContextVar("mqtool_mq_ports", default=(fap.MQ_PORT,))
 TLS_RECORD_TYPES = (0x14, 0x15, 0x16, 0x17)  # change_cipher_spec, alert, handshake, data
 _TO = {"MQPUT": "to", "MQPUT1": "to", "SPI PUT": "to", "MESSAGE_DATA": "to"}
 
@@ -55,12 +60,20 @@ class Provenance:
 
     def describe(self) -> str:
         """``capture.pcapng: frames 12–15, 10.0.0.5:51000 → 10.0.0.9:1414, MQPUT to PAY.IN``"""
+        return f"{self.file}: {self.where()}, {self.action()}"
+
+    def where(self) -> str:
+        """``frames 12–15, 10.0.0.5:51000 → 10.0.0.9:1414``"""
         a, b = self.frames
         frames = f"frame {a}" if a == b else f"frames {a}–{b}"
+        return f"{frames}, {self.src} → {self.dst}"
+
+    def action(self) -> str:
+        """``MQPUT to PAY.IN``, ``MQGET from PAY.IN``, ``channel message to PAY.IN@QM2``"""
         way = _TO.get(self.verb, "from")
         verb = "channel message" if self.verb == "MESSAGE_DATA" else self.verb
         queue = f"{way} {self.queue}" if self.queue else f"{way} a queue opened before the capture"
-        return f"{self.file}: {frames}, {self.src} → {self.dst}, {verb} {queue}"
+        return f"{verb} {queue}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"file": self.file, "frames": list(self.frames), "src": self.src,
@@ -93,19 +106,20 @@ class _Connection:
 class CaptureReader:
     """Messages of a pcap / pcapng capture of IBM MQ traffic, streamed.
 
-    ``ports``: the MQ ports (default 1414); ``detect``: also take connections on other
-    ports whose data starts with a TSH. ``errors`` collects what lost data (gaps, cut files);
-    ``problems`` the rest (skipped bytes, TLS channels, segments without their start).
+    ``ports``: the MQ ports (default: ``mq_ports``', else 1414); ``detect``: also take
+    connections on other ports whose data starts with a TSH. ``errors`` collects what lost
+    data (gaps, cut files, TLS channels: ``tls`` says those in words); ``problems`` the rest
+    (skipped bytes, segments without their start).
     """
 
     def __init__(self, name: str, first: int = 0, advance: Callable[[int], None] | None = None,
                  problem: Callable[[Problem], None] | None = None,
-                 ports: Iterable[int] = (fap.MQ_PORT,), detect: bool = True) -> None:
+                 ports: Iterable[int] | None = None, detect: bool = True) -> None:
         self.name = Path(name).name if name not in ("-", "stdin") else "stdin"
         self.position = first
         self.advance = advance
         self.report = problem
-        self.ports = frozenset(ports)
+        self.ports = frozenset(PORTS.get() if ports is None else ports)
         self.detect = detect
         self.errors: list[Problem] = []
         self.problems: list[Problem] = []
@@ -175,7 +189,7 @@ class CaptureReader:
             conn.state = "tls"
             self.tls.append(f"{conn.name}: TLS-protected MQ channel (TLS record in frame "
                             f"{ev.frame}); nothing to decode without the keys")
-            self.problems.append(Problem(self.name, ev.at, self.tls[-1]))
+            self.errors.append(Problem(self.name, ev.at, self.tls[-1]))
             return False
         if on_port or (self.detect and find_tsh(data) >= 0):
             conn.state = "mq"
@@ -259,7 +273,26 @@ class CaptureReader:
                 f"{self.mq_connections} MQ connections{tls}, {self.position} messages")
 
 
-def read_capture(path: str, ports: Iterable[int] = (fap.MQ_PORT,),
+    def nothing_found(self) -> str:
+        """Why a capture gave no message, in words ("" when it had MQ traffic or errors)."""
+        if self.mq_connections or self.errors or self.capture is None:
+            return ""
+        ports = ", ".join(str(p) for p in sorted(self.ports))
+        return (f"no IBM MQ traffic in it: no TCP connection on port {ports} nor one starting "
+                f"with a TSH ({self.capture.frames} frames; --port names other ports)")
+
+
+@contextlib.contextmanager
+def mq_ports(ports: Iterable[int]) -> Iterator[None]:
+    """Every ``CaptureReader`` made inside takes ``ports`` as the MQ ports (none: 1414)."""
+    token = PORTS.set(tuple(ports) or (fap.MQ_PORT,))
+    try:
+        yield
+    finally:
+        PORTS.reset(token)
+
+
+def read_capture(path: str, ports: Iterable[int] | None = None,
                  detect: bool = True) -> Iterator[Message]:
     """The messages of a capture file (see ``CaptureReader`` for errors and options)."""
     reader = CaptureReader(path, ports=ports, detect=detect)

@@ -168,7 +168,7 @@ class AmqsbcgReader:
         if len(got) > MAX_LINE_BYTES or int(m.group(1), 16) != len(msg.body):
             return False
         self.data_lines += 1
-        msg.body += got  # type: ignore[operator]
+        msg.body += got
         return True
 
     def _pasted(self, pasted: bool, n: int) -> None:
@@ -351,7 +351,7 @@ class AmqsbcgReader:
             msg.problem(f"amqsbcg: line {n}: {len(got)} bytes on one data line (at most "
                         f"{MAX_LINE_BYTES}): the character column may have been read as hex",
                         have, self._where(n), usable=False)
-        msg.body += got  # type: ignore[operator]
+        msg.body += got
 
 
 def hex_words(line: str, start: int) -> Iterator[str]:

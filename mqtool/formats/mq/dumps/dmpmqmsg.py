@@ -52,6 +52,7 @@ _ATTRS_BYTES = {code.encode(): spec for code, spec in ATTRS.items()}
 CODES = {name: code for code, (name, _) in ATTRS.items() if code not in ("AIX", "AOX")}
 _TEXT_HEX_FIELDS = ("applidentitydata", "applorigindata")
 PROPERTY = b"* mqtool property "
+MQMD_FIELD = b"* mqtool mqmd "  # an MQMD text field exactly, when its A line cannot hold it
 TRUNCATED = b"* mqtool truncated"
 _BLANKS = b" \t"
 _WORD = re.compile(rb"[^ \t]+")
@@ -100,7 +101,7 @@ class DmpmqmsgReader:
 
     def read(self, head: bytes, f: IO[bytes] | None) -> Iterator[Message]:
         for ln in read_lines(head, f, self.advance, run_prefix=b"X "):
-            if type(ln) is Run:
+            if isinstance(ln, Run):
                 yield from self._run(ln)
                 continue
             done = self._one(ln)
@@ -124,7 +125,7 @@ class DmpmqmsgReader:
         if (text.count(b"X") == run.count and b"<" not in text
                 and text.count(b"\r") == text.count(b"\r\n")):
             try:
-                msg.body += bytes.fromhex(text.translate(None, b"X").decode("ascii"))  # type: ignore[operator]
+                msg.body += bytes.fromhex(text.translate(None, b"X").decode("ascii"))
             except (ValueError, UnicodeDecodeError):
                 pass
             else:
@@ -193,6 +194,7 @@ class DmpmqmsgReader:
         done = None
         if self.cur is None or (self.closed and self.has_data):
             done = self._start(ln)  # data with no MQMD before it: a message of its own
+            assert self.cur is not None
             if self.position > 1 or done is not None:
                 self.cur.problem(f"dmpmqmsg: line {ln.number}: data lines with no A or N line "
                                  "before them; read as a message of their own", ln.offset,
@@ -266,6 +268,17 @@ class DmpmqmsgReader:
             except ValueError as e:
                 self.cur.problem(f"dmpmqmsg: line {ln.number}: property comment not "
                                  f"readable ({e}); left out", ln.offset, self._where(ln))
+        elif t.startswith(MQMD_FIELD):
+            name, sep, value = t[len(MQMD_FIELD):].decode("utf-8", "replace").partition(" = ")
+            try:
+                text = json.loads(value) if sep else None
+                if ATTRS.get(CODES.get(name, ""), ("", int))[1] is not str \
+                        or not isinstance(text, str):
+                    raise ValueError(f"not an MQMD text field {name!r}")
+                self.cur.mqmd[name] = text
+            except ValueError as e:
+                self.cur.problem(f"dmpmqmsg: line {ln.number}: MQMD comment not readable "
+                                 f"({e}); left out", ln.offset, self._where(ln))
         elif t.rstrip() == TRUNCATED:
             self.cur.cut("dmpmqmsg: the writer marked this message truncated (the dump it was "
                          "converted from held only part of it)", ln.offset, self._where(ln))
@@ -312,7 +325,7 @@ class DmpmqmsgReader:
     def _xline(self, msg: Message, t: bytes, ln: Line) -> None:
         body = t[2:]
         try:
-            msg.body += binascii.unhexlify(body)  # type: ignore[operator]
+            msg.body += binascii.unhexlify(body)
             return
         except (binascii.Error, ValueError):
             pass
@@ -344,7 +357,7 @@ class DmpmqmsgReader:
                 msg.problem(f"dmpmqmsg: X line {ln.number}: {why}; the rest of this line is lost",
                             ln.offset, self._where(ln), usable=False)
                 break
-        msg.body += got  # type: ignore[operator]
+        msg.body += got
 
     def _sline(self, msg: Message, t: bytes, ln: Line) -> None:
         rest = t[1:].lstrip(_BLANKS)
@@ -352,7 +365,7 @@ class DmpmqmsgReader:
         if not rest:
             return  # an empty body
         if rest[:1] != b'"':
-            msg.body += rest.rstrip(b" ")  # type: ignore[operator]
+            msg.body += rest.rstrip(b" ")
             return
         out = bytearray()
         i = 1
@@ -380,7 +393,7 @@ class DmpmqmsgReader:
             else:
                 out += rest[i:]
             break
-        msg.body += out  # type: ignore[operator]
+        msg.body += out
 
     def _tline(self, msg: Message, t: bytes, ln: Line) -> None:
         if not self.text_lines:
@@ -388,7 +401,7 @@ class DmpmqmsgReader:
                         "unprintable bytes are not recoverable, so it is not byte-exact",
                         ln.offset, self._where(ln), usable=False)
         self.text_lines += 1
-        msg.body += t[2:] + b"\n"  # type: ignore[operator]
+        msg.body += t[2:] + b"\n"
 
 
 def property_value(v: Any) -> Any:

@@ -85,8 +85,9 @@ def label_unit(unit: Decoded, msg: Message, role: str = "") -> Decoded:
     cid = msg.correlid
     cid_hex = cid.hex().upper() if cid else None
     what = f": {role}" if role else (f": {unit.title}" if unit.title else "")
-    unit.title = (f"message {msg.position} ({msg.source}): MsgType {msg.msgtype}, "
-                  f"CorrelId {cid_hex or 'none'}{what}")
+    mqmd = (f"MsgType {msg.msgtype}, CorrelId {cid_hex or 'none'}" if msg.mqmd else
+            "a body without MQMD")
+    unit.title = f"message {msg.position} ({msg.source}): {mqmd}{what}"
     unit.attrs = {"message": msg.position, "source": msg.source, "msgtype": msg.msgtype,
                   "correlid": cid_hex, **({"role": role} if role else {}), **unit.attrs}
     return unit

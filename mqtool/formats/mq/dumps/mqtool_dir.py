@@ -2,7 +2,8 @@
 
 Each object: ``seq``, ``file``, the MQMD fields the dump carried under their lower-cased MQMD
 names (bytes as hex), ``properties`` (name -> value, bytes as ``{"hex": ...}``) and
-``truncated`` when the body holds only part of the message. Body files are read only when
+``truncated`` when the body holds only part of the message, ``capture`` (file, frames,
+endpoints, verb, queue) when it was read from a network capture. Body files are read only when
 they are regular files inside the directory (no FIFOs, devices or escaping symlinks).
 """
 
@@ -134,6 +135,9 @@ def message_json(msg: Message, file: str) -> dict[str, Any]:
         out["properties"] = {k: property_json(v) for k, v in msg.properties.items()}
     if msg.truncated:
         out["truncated"] = True
+    seen = getattr(msg, "provenance", None)
+    if seen is not None:  # read from a capture: where it was seen
+        out["capture"] = seen.to_json()
     return out
 
 

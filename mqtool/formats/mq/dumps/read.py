@@ -11,6 +11,8 @@ module per producer:
   byte order, eyecatcher ``MD  `` in ASCII or EBCDIC, then the body; one message per file,
   or a directory of them.
 * The mqtool directory (``mqtool_dir.py``): ``index.jsonl`` next to the body files.
+* pcap and pcapng captures of IBM MQ TCP traffic (``formats.mq.capture``): the messages on
+  the wire, each with where it came from (frames, endpoints, verb, queue).
 
 ``sniff`` (``sniff.py``) scores a file's first 64 KiB to tell them apart. Readers hold one
 message body at a time. Bad lines do not stop a reader: the message is marked unusable
@@ -40,11 +42,11 @@ from mqtool.formats.mq.dumps.mqtool_dir import (
     read_mqtool_dir,
     write_mqtool_dir,
 )
-from mqtool.formats.mq.dumps.producers import PRODUCERS
+from mqtool.formats.mq.dumps.producers import CAPTURES, PRODUCERS
 from mqtool.formats.mq.dumps.rfhutil import RfhutilReader
 from mqtool.formats.mq.dumps.sniff import HEAD, sniff
 from mqtool.formats.mq.mqmd import parse_mqmd, sniff_mqmd
-from mqtool.io.inputs import STDIN, Input, open_input
+from mqtool.io.inputs import STDIN, Input, missing_input, open_input
 from mqtool.model import Problem
 
 __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "Message",
@@ -52,6 +54,7 @@ __all__ = ["BLOCK", "DMPMQMSG_CODES", "FORMATS", "INDEX", "DumpProblemsError", "
            "problem_json", "read_messages", "sniff", "write_mqtool_dir"]
 
 FORMATS = tuple(PRODUCERS)
+RECORDS = ("manifest.json", "_summary.json", "custody.json")  # mqtool's records of its runs
 KINDS = ", ".join(FORMATS)
 
 Progress = Callable[[int], None]  # bytes of the dump read so far
@@ -139,7 +142,7 @@ def _open(path: str) -> IO[bytes]:
         return stdin()
     p = Path(path)
     if not p.exists():
-        raise InputError(f"{path}: no such file or directory")
+        raise missing_input(path)
     from mqtool.io.inputs import open_regular
 
     return open_regular(p)  # FIFOs, devices and sockets are refused, not opened
@@ -166,6 +169,8 @@ class QueueDump:
         self.count = 0
         self.truncated = 0
         self.size = _size(path)
+        self.notes: list[Problem] = []  # said, not errors: what a capture reader skipped
+        self.empty_why = ""  # why no message came, when the reader knows (a capture)
         self._done = 0
 
     def __iter__(self) -> Iterator[Message]:
@@ -180,15 +185,17 @@ class QueueDump:
 
     def report(self, say: Callable[[str], None], source: str | None = None) -> int:
         """After reading: each problem that made a message unusable (the first 50) said in
-        one line; returns how many. No message at all is ``NoMessagesError`` (exit 2)."""
+        one line; returns how many. No message at all is ``NoMessagesError`` (exit 2),
+        which says the last problem (a capture of a TLS channel: one line in all)."""
         source = source or self.path
-        bad = self.errors
+        bad = list(self.errors)
+        last = bad.pop() if self.count == 0 and bad and len(bad) <= 50 else None
         for p in bad[:50]:
             say(f"{p.path}: {p.reason}")
         if len(bad) > 50:
             say(f"{source}: ... and {len(bad) - 50} more problems")
         if self.count == 0:
-            raise NoMessagesError(source, self.format)
+            raise NoMessagesError(source, self.format, last.reason if last else self.empty_why)
         return len(bad)
 
     def _advance(self, n: int) -> None:
@@ -237,13 +244,29 @@ class QueueDump:
             data = head + f.read()
             self._advance(len(data))
             yield read_mqmd_binary(data, name, first + 1)
+        elif kind in CAPTURES:
+            yield from self._read_capture(head, f, name, first)
         else:
             raise InputError(f"unknown input format {kind!r}")
 
+    def _read_capture(self, head: bytes, f: IO[bytes], name: str, first: int) -> Iterator[Message]:
+        """The messages on the wire (MQ ports: ``capture.read.mq_ports``); a TLS channel or
+        a gap is an error, what the reader skipped a note."""
+        from mqtool.formats.mq.capture.read import CaptureReader
+
+        reader = CaptureReader(name, first, self._advance, self._problem)
+        yield from reader.read(head, f)
+        self.notes += reader.problems
+        self.empty_why = self.empty_why or reader.nothing_found()
+
     def _read_directory(self, root: Path) -> Iterator[Message]:
-        """A directory of one-file-per-message dumps (any kind, even mixed), in natural order."""
+        """A directory of dumps (any kind, even mixed) and message bodies, in natural
+        order: a file that is no dump is one message body without an MQMD (a folder of
+        bodies, or of what ``scan --carve`` wrote); mqtool's own records in it
+        (``RECORDS``) are not messages."""
         files = [p for p in sorted(root.iterdir(), key=lambda p: _natural(p.name))
-                 if _regular(p) and not p.name.startswith(".") and inside(root, p)]
+                 if _regular(p) and not p.name.startswith(".") and inside(root, p)
+                 and p.name not in RECORDS]
         if not files:
             raise InputError(f"{root}: empty directory, no dump files in it")
         position = 0
@@ -251,8 +274,15 @@ class QueueDump:
             with p.open("rb") as f:
                 head = f.read(HEAD)
                 kind = self.requested or sniff(head)
+                if kind is None and head:
+                    position += 1
+                    data = head + f.read()
+                    self._advance(len(data))
+                    yield Message(position, data, {}, _display(str(p)))
+                    continue
                 if kind is None or kind == "mqtool-dir":
-                    self.errors.append(Problem(_display(str(p)), 0, "not a message dump; skipped"))
+                    self.errors.append(Problem(_display(str(p)), 0, "empty file; skipped"
+                                               if not head else "not a message dump; skipped"))
                     continue
                 for msg in self._read_stream(kind, head, f, _display(str(p)), position):
                     position = msg.position

@@ -3,7 +3,8 @@
 Recognition does not need every line to match: a dmpmqmsg file with a damaged line, a cut
 last line or a long comment is still a dmpmqmsg file (the reader then reports the bad lines
 with their numbers). Binary kinds are recognised by an MQMD at offset 0 and, for RFHUtil
-save files, the ``#@#@#`` separator or ``$%$%$`` property separator followed by an MQMD.
+save files, the ``#@#@#`` separator or ``$%$%$`` property separator followed by an MQMD;
+captures (pcap, pcapng) by their file magic.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 
+from mqtool.formats.mq.capture.packets import sniff_capture
 from mqtool.formats.mq.dumps.dmpmqmsg import ATTRS, line_kind
 from mqtool.formats.mq.dumps.rfhutil import props_like
 from mqtool.formats.mq.mqmd import EYE_ASCII, EYE_EBCDIC, has_eye, sniff_mqmd
@@ -27,8 +29,11 @@ _HEADER = re.compile(rb"^\* *(?:QLOAD|Dumped by dmpmqmsg|dmpmqmsg)", re.IGNORECA
 
 def sniff(data: bytes) -> str | None:
     """``dmpmqmsg``, ``amqsbcg``, ``rfhutil``, ``mqmd-binary``, ``mqtool-dir`` (an
-    ``index.jsonl``) or None, for ``data``, the start of a file."""
+    ``index.jsonl``), ``pcap``, ``pcapng`` or None, for ``data``, the start of a file."""
     head = data[:HEAD]
+    capture = sniff_capture(head)
+    if capture is not None:
+        return capture
     if has_eye(head):
         if sniff_mqmd(head + bytes(400)) is None:
             return None

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from mqtool import __version__
 from mqtool.formats.mq.dumps.dmpmqmsg import CODES as DMPMQMSG_CODES
-from mqtool.formats.mq.dumps.dmpmqmsg import PROPERTY, TRUNCATED, property_json
+from mqtool.formats.mq.dumps.dmpmqmsg import MQMD_FIELD, PROPERTY, TRUNCATED, property_json
 from mqtool.formats.mq.dumps.message import Message
 from mqtool.formats.mq.mqmd import build_mqmd, byte_order_of
 
@@ -22,7 +22,7 @@ _DMP_ORDER = ("version", "report", "msgtype", "expiry", "feedback", "encoding", 
               "replytoq", "replytoqmgr", "useridentifier", "accountingtoken", "applidentitydata",
               "putappltype", "putapplname", "putdate", "puttime", "applorigindata", "groupid",
               "msgseqnumber", "offset", "msgflags", "originallength")
-_DEFAULTS: dict[str, Any] = {"version": 2, "report": 0, "expiry": -1, "feedback": 0,
+_DEFAULTS: dict[str, Any] = {"version": 2, "report": 0, "msgtype": 8, "expiry": -1, "feedback": 0,
                              "encoding": 546, "codedcharsetid": 819, "format": "", "priority": 0,
                              "persistence": 0, "msgid": bytes(24), "correlid": bytes(24),
                              "backoutcount": 0, "replytoq": "", "replytoqmgr": "",
@@ -34,7 +34,8 @@ _DEFAULTS: dict[str, Any] = {"version": 2, "report": 0, "expiry": -1, "feedback"
 
 
 def full_mqmd(msg: Message) -> dict[str, Any]:
-    """The message's MQMD fields with MQMD defaults for those it does not carry."""
+    """The message's MQMD fields with MQMD defaults for those it does not carry (IBM MQ,
+    MQMD initial values: MsgType MQMT_DATAGRAM, Expiry MQEI_UNLIMITED, ...)."""
     return {**_DEFAULTS, **msg.mqmd}
 
 
@@ -45,21 +46,31 @@ def write_dmpmqmsg(messages: Iterable[Message], out: IO[bytes], *, width: int = 
 
     Message properties, which the format has no lines for, go into ``* mqtool property
     NAME = JSON`` comments (the loader ignores comments; mqtool reads them back), a
-    truncated body gets a ``* mqtool truncated`` comment."""
+    truncated body gets a ``* mqtool truncated`` comment. A text field an ``A`` line cannot
+    hold as it is (line ends, trailing characters other than blanks, characters outside
+    latin-1) is written there as near as it goes and exactly in a ``* mqtool mqmd NAME =
+    JSON`` comment; a message read from a capture gets a ``* mqtool capture FILE: frames
+    ...`` comment saying where it was seen."""
     out.write(f"* Dumped by mqtool {__version__} in dmpmqmsg file format\n"
               f"* Qmgr  = {qmgr}\n* Queue = {queue}\n\n".encode())
     n = 0
     for msg in messages:
         n += 1
+        seen = getattr(msg, "provenance", None)
+        if seen is not None:
+            out.write(b"* mqtool capture " + _one_line(seen.describe()).encode("utf-8") + b"\n")
         if mqmd:
             fields = full_mqmd(msg)
-            lines = []
+            lines, exact = [], []
             for name in _DMP_ORDER:
                 v = fields[name]
                 code = DMPMQMSG_CODES[name]
                 text = v.hex().upper() if isinstance(v, bytes) else _one_line(str(v))
-                lines.append(f"A {code} {text}".rstrip() + "\n")
+                lines.append(f"A {code} {text}".rstrip(" ") + "\n")
+                if isinstance(v, str) and not _survives(v):
+                    exact.append(f"{MQMD_FIELD.decode()}{name} = {json.dumps(v)}\n")
             out.write("".join(lines).encode("latin-1", "replace"))
+            out.write("".join(exact).encode("utf-8"))
         else:
             out.write(b"N\n")
         for name, value in msg.properties.items():
@@ -76,6 +87,16 @@ def write_dmpmqmsg(messages: Iterable[Message], out: IO[bytes], *, width: int = 
             out.write(b"X " + hexed[i:i + 2 * step] + b"\n")
         out.write(b"\n")
     return n
+
+
+def _survives(text: str) -> bool:
+    """Does an ``A`` line give this text back as it is (the reader drops trailing blanks,
+    the padding of MQMD character fields)?"""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return "\r" not in text and "\n" not in text
 
 
 def _one_line(text: str) -> str:
@@ -125,7 +146,7 @@ def write_amqsbcg(messages: Iterable[Message], out: IO[bytes], *, queue: str = "
                  "****Message descriptor****", ""]
         for a, fa, b, fb in _BCG_MD:
             text = f"  {a} : {_bcg_value(fa, md[fa])}"
-            if b:
+            if b and fb:
                 text += f"  {b} : {_bcg_value(fb, md[fb])}"
             lines.append(text)
         lines += ["  ** Identity Context",

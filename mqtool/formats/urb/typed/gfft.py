@@ -191,16 +191,11 @@ def _fields(el: Any) -> dict[str, Any]:
 def tables(units: Iterable[Decoded], file: str = "", base: int = 0) -> Iterator[Gfft | LayoutError]:
     """Every URBF of decoded units with the layout it gives, or why it gives none."""
     for unit in units:
-        elements = unit.elements
-        for i, el in enumerate(elements):
+        for el in unit.elements:
             if el.type != "URBF":
                 continue
             urbf = _fields(el)
-            urbgs = []
-            for nxt in elements[i + 1:]:
-                if nxt.type != "URBG":
-                    break
-                urbgs.append(_fields(nxt))
+            urbgs = [_fields(g) for g in el.children if g.type == "URBG"]  # nested under it
             where = f"{file + ', ' if file else ''}offset {base + el.offset}"
             declared = urbf.get("urbfcntg")
             try:
