@@ -39,7 +39,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from mqtool.errors import EnvError, MqtoolError
+from mqtool.errors import EnvError, MqtoolError, OutputExistsError
 
 _DEVICES = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"} | {
     f"{d}{n}" for d in ("COM", "LPT") for n in "0123456789¹²³"
@@ -51,10 +51,6 @@ _UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069<
 # joiner and invisible operators, BOM, soft hyphen, Mongolian vowel separator
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 TEMP_SUFFIX = ".part"  # temporary files: ``.<name>.<random>.part`` beside the target
-
-
-class OutputExistsError(MqtoolError):
-    """An output file exists and ``--force`` was not given."""
 
 
 def safe_name(name: str, fallback: str) -> str:

@@ -228,7 +228,7 @@ def check_output_dir(outdir: str, force: bool, outputs: Iterable[str]) -> None:
     one no pyarrow file system serves is refused saying what to use instead."""
     from pathlib import Path
 
-    from mqtool.io.outputs import OutputExistsError
+    from mqtool.errors import OutputExistsError
 
     refuse_unserved(outdir, "an output")
     if is_remote(outdir):
@@ -283,7 +283,7 @@ def _check_remote_dir(outdir: str, force: bool, outputs: Iterable[str],
                       options: Mapping[str, str] | None = None) -> None:
     import pyarrow.fs as pafs
 
-    from mqtool.io.outputs import OutputExistsError
+    from mqtool.errors import OutputExistsError
 
     _check_container(outdir, options)
     info = _info(outdir, options)
@@ -300,7 +300,7 @@ def check_output_object(name: str, force: bool, options: Mapping[str, str] | Non
     its bucket there (``OutputExistsError`` / ``EnvError``, before any work)."""
     import pyarrow.fs as pafs
 
-    from mqtool.io.outputs import OutputExistsError
+    from mqtool.errors import OutputExistsError
 
     _check_container(name, options)
     info = _info(name, options)

@@ -274,9 +274,9 @@ _SHIPPED: set[tuple[int, str]] = set()
 
 
 def prepare(spark: Any) -> None:
-    """Ship mqtool to the executors and register the DataSources (idempotent)."""
+    """Ship mqtool to the executors and register the CSQ1LOGP DataSource (idempotent;
+    ``spark.urb.run_job`` registers the URB one)."""
     from mqtool.spark.datasource import register
-    from mqtool.spark.urb import register as register_urb
 
     zip_path = package_zip()
     if is_connect(spark):
@@ -288,7 +288,6 @@ def prepare(spark: Any) -> None:
         if os.path.basename(zip_path) not in getattr(sc, "_python_includes", []):
             sc.addPyFile(zip_path)
     register(spark)
-    register_urb(spark)
 
 
 def parallelism(spark: Any) -> int:

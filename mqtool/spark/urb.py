@@ -284,6 +284,7 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
     from mqtool.spark import job
 
     t0 = time.perf_counter()
+    register(spark)  # the mqtool.urb DataSource (job.prepare registers CSQ1LOGP's)
     master = master or job.master_of(spark, opts.remote)
     mode = opts.mode.upper()
     if files is None:
