@@ -890,7 +890,18 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
 
 
 def _custody_beside(output: str, inputs: list[str]) -> None:
-    """``FILE.custody.json``: the record of a run that wrote one file."""
+    """``FILE.custody.json``: the record of a run that wrote one file (an object-store
+    output: its inputs, the object named without a digest)."""
+    from mqtool.io.uris import is_remote, write_bytes
+
+    if is_remote(output):
+        import json
+
+        from mqtool.io.custody import run_record
+
+        doc = {"custody": run_record(inputs).to_json(), "output": output}
+        write_bytes(f"{output}.{CUSTODY}", (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
+        return
     target = Path(output)
     _custody_json(target.with_name(target.name + "." + CUSTODY), inputs, target.parent,
                   [target])

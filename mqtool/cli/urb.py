@@ -294,7 +294,7 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     starts; the output is written whole or not at all, Spark's log goes to OUTDIR/_logs/.
     Transaction, record and image numbers count per file here (the local command counts
     over the run); (file, transaction) names a transaction in both. Exit status 2 when the
-    errors table has rows.
+    errors table has rows, or no URB message was found.
     """
     import time
 
@@ -310,5 +310,8 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     if info["rows"].get("errors"):
         env.error(f"urb: {info['rows']['errors']} error{'s' if info['rows']['errors'] > 1 else ''}; "
                   f"first: {info.get('first_error', '')}")
+        return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # as extract urb: nothing decoded is status 2
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
         return ExitStatus.DECODE
     return ExitStatus.OK
