@@ -489,11 +489,13 @@ def reassembler(max_seg: int) -> Reassembler:
 
 
 def partitioned_writer(root: str, name: str, by: str | None = "log_date",
-                       keep: bool = False) -> PartitionedWriter:
-    """Parquet files under ``root``, one per value of ``by`` (Hive-style folders)."""
+                       keep: bool = False, options: Mapping[str, str] | None = None
+                       ) -> PartitionedWriter:
+    """Parquet files under ``root`` (a path or an object-store URI; ``options`` its
+    endpoint and credentials), one per value of ``by`` (Hive-style folders)."""
     from mqtool.formats.csq1logp.outdir import PartitionedWriter
 
-    return PartitionedWriter(root, name, by=by, keep=keep)
+    return PartitionedWriter(root, name, by=by, keep=keep, options=options)
 
 
 def urb_input_files(paths: Iterable[str]) -> Iterator[str]:
@@ -528,6 +530,19 @@ def urb_file_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0) 
     from mqtool.formats.urb.extract import extract_tables
 
     return extract_tables(path, mode, leap_seconds)[0]
+
+
+def urb_write_file(path: str, writers: object, mode: str = "PERMISSIVE",
+                   leap_seconds: int = 0) -> ExtractSummary:
+    """The ``extract urb`` tables of one input file, decoded once and streamed part by part
+    into ``writers.write(table_name, arrow_table)`` (a Spark task's writers); its summary
+    (rows per table, errors by reason, the first error)."""
+    from mqtool.formats.urb.changes import Stitch
+    from mqtool.formats.urb.extract import Summary, extract_file
+
+    summary = Summary(mode=mode, files=[path])
+    extract_file(path, writers, summary, Stitch(), mode, leap_seconds)
+    return summary
 
 
 SUMMARY = "_summary.json"  # a bulk run's summary, beside its outputs
@@ -853,7 +868,7 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
 
     from mqtool.formats.mq.dumps.read import write_mqtool_dir
     from mqtool.formats.mq.dumps.write import write_dmpmqmsg
-    from mqtool.io.outputs import OutputDir, atomic_output
+    from mqtool.io.outputs import OutputDir, atomic_output, published
 
     if to == "dmpmqmsg":
         if output == "-" and stdout is not None:
@@ -867,14 +882,26 @@ def write_messages(messages: Iterable[Message], output: str, to: str = "mqtool-d
     first = next(chosen, None)  # nothing readable: no directory is made
     if first is None:
         return 0
-    n = write_mqtool_dir(itertools.chain([first], chosen), OutputDir(output, force))
-    if inputs is not None:
-        _custody_json(Path(output) / CUSTODY, list(inputs), Path(output))
-    return n
+    with published(output, force) as local:  # an object-store URI: staged, uploaded at the end
+        n = write_mqtool_dir(itertools.chain([first], chosen), OutputDir(local, force))
+        if inputs is not None:
+            _custody_json(Path(local) / CUSTODY, list(inputs), Path(local))
+        return n
 
 
 def _custody_beside(output: str, inputs: list[str]) -> None:
-    """``FILE.custody.json``: the record of a run that wrote one file."""
+    """``FILE.custody.json``: the record of a run that wrote one file (an object-store
+    output: its inputs, the object named without a digest)."""
+    from mqtool.io.uris import is_remote, write_bytes
+
+    if is_remote(output):
+        import json
+
+        from mqtool.io.custody import run_record
+
+        doc = {"custody": run_record(inputs).to_json(), "output": output}
+        write_bytes(f"{output}.{CUSTODY}", (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
+        return
     target = Path(output)
     _custody_json(target.with_name(target.name + "." + CUSTODY), inputs, target.parent,
                   [target])
@@ -907,11 +934,18 @@ def reassemble_attachments(dump: str, outdir: str | None = None, *,
     Raises only ``MqtoolError`` subclasses."""
     from mqtool.formats.sas.decode import Hints
     from mqtool.formats.sas.reassemble import reassemble
+    from mqtool.io.outputs import published
 
-    return reassemble(dump, outdir, messages=messages, progress=progress, force=force,
-                      partial=partial, keep_orphans=keep_orphans, encoding=encoding,
-                      newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
-                      formats=formats, input_format=input_format)
+    if outdir is None:
+        return reassemble(dump, None, messages=messages, progress=progress, force=force,
+                          partial=partial, keep_orphans=keep_orphans, encoding=encoding,
+                          newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
+                          formats=formats, input_format=input_format)
+    with published(outdir, force) as local:  # an object-store URI: staged, uploaded at the end
+        return reassemble(dump, local, messages=messages, progress=progress, force=force,
+                          partial=partial, keep_orphans=keep_orphans, encoding=encoding,
+                          newline=newline, hints=hints or Hints(), obs_layout=obs_layout,
+                          formats=formats, input_format=input_format)
 
 
 def reassembly_report(report: Report) -> ReassemblyReport:
@@ -1125,8 +1159,8 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
     from mqtool.errors import InputError
     from mqtool.formats.csq1logp import extract as x
     from mqtool.io.inputs import spooled
-    from mqtool.io.outputs import check_output
-    from mqtool.io.uris import check_output_dir
+    from mqtool.io.outputs import check_output, mark_complete, output_root
+    from mqtool.io.uris import check_output_dir, join
 
     if run.summary_path and run.summary_path != "-":
         check_output(run.summary_path, True)
@@ -1138,6 +1172,7 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
         raise InputError("Parquet needs a file: -o OUT.parquet")
     if to_dir:
         check_output_dir(str(target), run.force, (*csq1logp_out_dirs(), "_summary.json"))
+        target = output_root(str(target))
     elif target is not None:
         check_output(target, run.force)
     sel = run.selection
@@ -1149,8 +1184,8 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
         stdout = ColumnStream(stdout, sel)  # type: ignore[assignment]
     try:
         with spooled(files) as spool:
-            x.extract(spool.paths, str(Path(str(target)).resolve()) if to_dir else target or stdout,
-                      fmt=fmt, **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
+            x.extract(spool.paths, target or stdout, fmt=fmt,
+                      **_extract_options(run, summary, spool.names, progress))  # type: ignore[arg-type]
             stdout.flush()
     except Exception as e:
         e.summary = summary.to_json()  # type: ignore[attr-defined]
@@ -1159,8 +1194,9 @@ def extract_csq1logp(files: Iterable[str], output: str | None, run: ExtractRun, 
         sel.check()
     info = summary.to_json()
     if to_dir:
-        info["output"] = str(Path(str(target)).resolve())
-        write_summary(str(Path(str(target)) / "_summary.json"), info)
+        info["output"] = target
+        write_summary(join(str(target), "_summary.json"), info)
+        mark_complete(str(target))
     return info
 
 

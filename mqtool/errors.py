@@ -155,3 +155,7 @@ def require_extra(extra: str, *modules: str) -> None:
             found = False
         if not found:
             raise MissingExtraError(m, extra)
+
+
+class OutputExistsError(MqtoolError):
+    """An output file exists and ``--force`` was not given."""

@@ -23,6 +23,7 @@ from mqtool.cli._common import (
     window,
     write_summary,
 )
+from mqtool.cli._spark import remote_option, report_spark_run, session_target, verbose_option
 from mqtool.errors import ExitStatus
 
 FRAMING_HELP = ("Record framing: rdw (FTP 'quote site rdw'), bdw (BDW+RDW blocks, RECFM=U "
@@ -279,15 +280,19 @@ def _filter_opts(f: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--force", is_flag=True, help="Replace existing records/, errors/, messages/ in OUTDIR.")
 @click.option("--writer", type=click.Choice(["arrow", "spark"]), default="arrow", show_default=True,
               help="Who writes the output: arrow = each executor task writes its range with "
-                   "pyarrow (fast; OUTDIR on a filesystem the executors can write: local, NFS); "
-                   "spark = Spark's writer through the DataSource.")
-@click.option("--verbose", is_flag=True, help="Let the JVM's start-up notes and Spark's log through.")
+                   "pyarrow (fast; OUTDIR a filesystem the executors share or an object store: "
+                   "s3://, gs://, hdfs://); spark = Spark's writer through the DataSource "
+                   "(local and shared filesystems).")
+@remote_option
+@summary_option
+@verbose_option
 def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
                   print_submit: bool, framing: str, codepage: str, mode: str,
                   queue: tuple[str, ...], verb: tuple[str, ...], urid: tuple[str, ...],
                   qmgr: tuple[str, ...], since: str | None, until: str | None,
                   status: tuple[str, ...], split_size: int | None, messages: bool, max_segment: int,
-                  force: bool, writer: str, verbose: bool) -> int:
+                  force: bool, writer: str, remote: str | None, summary_path: str | None,
+                  verbose: bool) -> int:
     """Run the same codec inside Spark. The driver lists the inputs (paths, directories,
     globs, or URIs: file://, s3://, gs://, hdfs://) and cuts them into byte ranges without
     reading them; each executor task finds the records of its range, decodes them with the
@@ -302,10 +307,14 @@ def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tupl
     cluster needs only Python with pyarrow and numpy. S3 settings come from the AWS
     environment (AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
     """
+    import time
+
     from mqtool.spark import job
 
+    started_at = time.perf_counter()
     env = get_env()
     conf = spark_conf(confs)
+    remote = session_target(master, remote)
     filters = {"queue": ",".join(queue), "verb": ",".join(verb), "urid": ",".join(urid),
                "qmgr": ",".join(qmgr), "since": since or "", "until": until or "",
                "status": ",".join(status)}
@@ -313,21 +322,37 @@ def spark_extract(inputs: tuple[str, ...], outdir: str, master: str, confs: tupl
     opts = job.JobOptions(inputs=list(inputs), outdir=outdir, framing=framing, codepage=codepage,
                           mode=mode.upper(), split_size=split_size, messages=messages,
                           max_seg=max_segment, force=force, writer=writer,
-                          filters={k: v for k, v in filters.items() if v}, verbose=verbose)
+                          filters={k: v for k, v in filters.items() if v}, verbose=verbose,
+                          remote=remote, started=started_at)
     if print_submit:
+        if remote:
+            raise click.UsageError("--print-submit: spark-submit does not take --remote; run the "
+                                   "command itself")
         env.line(job.submit_line(master, conf, opts))
         return ExitStatus.OK
 
     def started(spark: Any) -> None:
+        if remote or master.startswith("local"):
+            return
         url = spark.sparkContext.uiWebUrl
-        if not master.startswith("local") and url:
+        if url:
             env.error(f"Spark UI: {url}")
 
     with _task_progress(env) as progress:
         info = job.run(master, conf, opts, progress=progress, started=started)
+    report_spark_run(env, info, summary_path, _rows(info), verbose)
     if env.stderr_isatty:
         print_summary(env, info)
     return _status(env, info)
+
+
+def _rows(info: dict[str, Any]) -> dict[str, int]:
+    """Rows written per output folder of a CSQ1LOGP extract directory."""
+    errors = info["bad_spans"] if info["mode"] == "PERMISSIVE" else 0
+    rows = {"records": info["rows_written"] - errors, "errors": errors}
+    if "messages" in info:
+        rows["messages"] = info["messages"]["total"]
+    return rows
 
 
 class _task_progress:  # noqa: N801 (a context manager used like a function)

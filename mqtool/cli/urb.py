@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from datetime import tzinfo
 from typing import Any
@@ -29,6 +28,7 @@ from mqtool.cli._common import (
     write_built,
     write_summary,
 )
+from mqtool.cli._spark import print_rows, remote_option, report_spark_run, session_target, verbose_option
 from mqtool.errors import ExitStatus
 from mqtool.model import Decoded
 
@@ -235,13 +235,16 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     """
     from mqtool import api
     from mqtool.io.inputs import spooled, total_size
+    from mqtool.io.outputs import mark_complete
+    from mqtool.io.uris import join
 
     env = get_env()
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
                                  progress=advance, leap_seconds=leap_seconds, names=spool.names)
     info = result.to_json()
-    api.write_summary(os.path.join(outdir, "_summary.json"), info)
+    api.write_summary(join(outdir, "_summary.json"), info)
+    mark_complete(outdir)
     if summary_path:
         write_summary(env, summary_path, info)
     if summary_path != "-":  # the tables are in files: stdout says how many rows each got
@@ -257,11 +260,8 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
 
 
 def _print_rows(env: Env, info: dict[str, Any]) -> None:
-    """Rows per table, errors by reason (``extract urb`` and ``spark-extract urb``)."""
-    for name, n in info["rows"].items():
-        env.line(f"{name:<13} {n:>9,} rows")
-    for reason, n in info.get("errors_by_reason", {}).items():
-        env.line(f"  {reason}: {n:,}")
+    """Rows per table, errors by reason."""
+    print_rows(env, info["rows"], info.get("errors_by_reason", {}))
 
 
 # --------------------------------------------------------------------------- spark-extract urb
@@ -270,8 +270,9 @@ def _print_rows(env: Env, info: dict[str, Any]) -> None:
 @click.command(short_help="Event Replicator messages to change tables with PySpark (Parquet).")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...", type=click.Path())
 @click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", type=click.Path(),
-              help="Output directory: one Parquet folder per table (messages, transactions, records, "
-                   "images, status, errors, changes) and _summary.json.")
+              help="Output directory or object-store URI (s3://, gs://, hdfs://): one Parquet "
+                   "folder per table (messages, transactions, records, images, status, errors, "
+                   "changes) and _summary.json.")
 @click.option("--master", default="local[*]", show_default=True, metavar="URL",
               help="Spark master: local[N], spark://HOST:PORT, yarn, k8s://...")
 @click.option("--conf", "confs", multiple=True, metavar="K=V", help="Spark configuration; repeatable.")
@@ -280,36 +281,37 @@ def _print_rows(env: Env, info: dict[str, Any]) -> None:
 @click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True, metavar="N",
               help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds).")
 @click.option("--force", is_flag=True, help="Replace existing table folders in OUTDIR.")
+@remote_option
+@summary_option
+@verbose_option
 def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
-                      mode: str, leap_seconds: int, force: bool) -> int:
-    """The tables of 'extract urb' from Spark: the DataSource mqtool.urb decodes each input
-    file in an executor task with the same library function as the local command, and
-    Spark writes OUTDIR/<table>/ as Parquet. Java 17+ and pyspark are needed; mqtool is
-    shipped to the executors. Transaction, record and image numbers count per file here
-    (the local command counts over the run); (file, transaction) names a transaction in
-    both. Exit status 2 when the errors table has rows.
+                      mode: str, leap_seconds: int, force: bool, remote: str | None,
+                      summary_path: str | None, verbose: bool) -> int:
+    """The tables of 'extract urb' from Spark: each input is decoded once, in an executor
+    task, by the same library function as the local command, and the task writes every
+    table's rows as Parquet (OUTDIR/<table>/, the local tables' schema) with pyarrow.
+    Inputs, output, master (or --remote server) and Java (17+) are checked before the JVM
+    starts; the output is written whole or not at all, Spark's log goes to OUTDIR/_logs/.
+    Transaction, record and image numbers count per file here (the local command counts
+    over the run); (file, transaction) names a transaction in both. Exit status 2 when the
+    errors table has rows, or no URB message was found.
     """
-    from mqtool.errors import InputError
-    from mqtool.io.inputs import total_size
-    from mqtool.spark import job
+    import time
+
     from mqtool.spark import urb as spark_urb
 
+    started_at = time.perf_counter()
     env = get_env()
-    if "-" in inputs:
-        raise InputError("spark-extract urb: stdin (-) cannot be read by executors; give files")
-    total_size(inputs, refuse_empty="urb")
-    job.check_output(outdir, force)  # what can be checked before the JVM starts
-    job.check_master(master)
-    job.java_check()
-    job.pyspark_check()
-    spark = job.session(master, spark_conf(confs), app="mqtool spark-extract urb")
-    try:
-        info = spark_urb.run(spark, list(inputs), outdir, mode=mode.upper(), force=force,
-                             leap_seconds=leap_seconds)
-    finally:
-        spark.stop()
-    _print_rows(env, info)
+    opts = spark_urb.UrbJobOptions(list(inputs), outdir, mode.upper(), force, leap_seconds,
+                                   verbose=verbose, remote=session_target(master, remote),
+                                   started=started_at)
+    info = spark_urb.run(master, spark_conf(confs), opts)
+    report_spark_run(env, info, summary_path, info["rows"], verbose)
     if info["rows"].get("errors"):
-        env.error(f"urb: {info['rows']['errors']} errors; see {outdir}/errors")
+        env.error(f"urb: {info['rows']['errors']} error{'s' if info['rows']['errors'] > 1 else ''}; "
+                  f"first: {info.get('first_error', '')}")
+        return ExitStatus.DECODE
+    if not info["rows"].get("messages"):  # as extract urb: nothing decoded is status 2
+        env.error(f"urb: no URB message in {', '.join(inputs)}")
         return ExitStatus.DECODE
     return ExitStatus.OK

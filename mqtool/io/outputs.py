@@ -14,6 +14,18 @@ the writer finishes without error -- one mechanism, ``AtomicPath``, with an open
 Ctrl-C) leaves no partial output file. ``StagedDirs`` does the same for the named
 sub-directories of an output directory. An output that cannot be written (missing
 directory, permission) is an ``EnvError`` (exit status 4).
+
+Outputs named by an object-store URI (``s3://``, ``gs://``, ``hdfs://``, through
+``pyarrow.fs``) have the same faces and the same promise, kept the way object stores allow
+(an object appears whole when its upload completes; nothing can be renamed):
+``RemotePath`` writes a local temporary file and uploads it on commit (``atomic_path``
+picks the face for a name); ``RemoteStagedDirs`` lets many writers (Spark tasks) put their
+parts straight under the output, each under a name of its own (the run and the attempt
+in it), keeps the parts the run reports as its own and removes every other one on commit
+(failed attempts, what ``--force`` replaces), removes the run's parts on failure, and
+``success`` writes ``_SUCCESS`` last, so readers that follow the Hadoop convention see all
+or nothing; ``published`` stages a command's whole output locally and uploads it at the
+end. A URI is never taken for a local path.
 """
 
 from __future__ import annotations
@@ -22,12 +34,12 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable
-from contextlib import suppress
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
-from mqtool.errors import EnvError, MqtoolError
+from mqtool.errors import EnvError, MqtoolError, OutputExistsError
 
 _DEVICES = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"} | {
     f"{d}{n}" for d in ("COM", "LPT") for n in "0123456789¹²³"
@@ -39,10 +51,6 @@ _UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069<
 # joiner and invisible operators, BOM, soft hyphen, Mongolian vowel separator
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 TEMP_SUFFIX = ".part"  # temporary files: ``.<name>.<random>.part`` beside the target
-
-
-class OutputExistsError(MqtoolError):
-    """An output file exists and ``--force`` was not given."""
 
 
 def safe_name(name: str, fallback: str) -> str:
@@ -201,6 +209,99 @@ class AtomicPath:
             self.discard()
 
 
+class Atomic(Protocol):
+    """What ``AtomicPath`` and ``RemotePath`` both are."""
+
+    temp: Path
+
+    @property
+    def path(self) -> Path | str: ...
+
+    def commit(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+    def __enter__(self) -> Path: ...
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None: ...
+
+
+def remote(path: str | os.PathLike[str]) -> bool:
+    """Whether an output names an object store (a URI other than ``file://``)."""
+    from mqtool.io.uris import is_remote
+
+    return isinstance(path, str) and is_remote(path)
+
+
+def _local(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """A ``file://`` URI as its path (other names unchanged); a URI no file system serves
+    is refused, never taken for a path."""
+    if isinstance(path, str):
+        from mqtool.io.uris import local_path, refuse_unserved
+
+        refuse_unserved(path, "an output")
+        return local_path(path)
+    return path
+
+
+class RemotePath:
+    """``AtomicPath`` for an object-store URI: a local temporary file (``temp``) uploaded to
+    the URI by ``commit()`` -- one object, which appears whole when the upload completes --
+    and removed by ``discard()``. Without ``force`` an existing object is refused when the
+    path is made (``check``: also the bucket is there); the object store has no
+    link-if-absent, so a writer racing this one between the check and the upload wins."""
+
+    def __init__(self, uri: str, force: bool = False, options: Any = None,
+                 check: bool = True) -> None:
+        from mqtool.io.uris import check_output_object
+
+        self.path = uri
+        self.force, self.options = force, options
+        if check:
+            check_output_object(uri, force, options)
+        try:
+            fd, name = tempfile.mkstemp(prefix=".mqtool-upload-", suffix=TEMP_SUFFIX)
+        except OSError as e:
+            raise EnvError(f"{uri}: cannot stage a temporary file: {e.strerror}") from None
+        os.close(fd)
+        self.temp = Path(name)
+        self.done = False
+
+    def commit(self) -> None:
+        """Upload the temporary file (once), then remove it."""
+        if not self.done:
+            self.done = True
+            from mqtool.io.uris import upload
+
+            try:
+                upload(str(self.temp), self.path, self.options)
+            finally:
+                self.temp.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        if not self.done:
+            self.done = True
+            self.temp.unlink(missing_ok=True)
+
+    def __enter__(self) -> Path:
+        return self.temp
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def atomic_path(path: str | os.PathLike[str], force: bool = False, options: Any = None,
+                check: bool = True) -> Atomic:
+    """``AtomicPath`` for a local path or ``file://`` URI, ``RemotePath`` for an object
+    store (``options``: its endpoint and credentials; ``check``: refuse an existing one)."""
+    if remote(path):
+        return RemotePath(str(path), force, options, check)
+    return AtomicPath(_local(path), force)
+
+
 class AtomicFile:
     """An open file on an ``AtomicPath``: ``close()`` (or leaving a ``with`` block normally)
     renames it into place; ``discard()`` (or an exception in the ``with`` block) removes it.
@@ -211,8 +312,8 @@ class AtomicFile:
     """
 
     def __init__(self, path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> None:
-        self.target = AtomicPath(path, force)
-        self.path = self.target.path
+        self.target = atomic_path(path, force)
+        self.path: Path | str = self.target.path
         try:
             self._file: IO[Any] = (self.target.temp.open("wb") if binary
                                    else self.target.temp.open("w", encoding="utf-8"))
@@ -325,6 +426,14 @@ class StagedDirs:
         finally:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
+    def keep(self, paths: Iterable[str]) -> None:
+        """(``RemoteStagedDirs``' face: parts here are renamed into place, a retried
+        writer's file replaces its failed attempt's; nothing to remember.)"""
+
+    def success(self) -> None:
+        """(``RemoteStagedDirs``' face: a directory here appears whole by rename; no
+        marker is written.)"""
+
     def discard(self) -> None:
         """Remove what the run staged (and ``root`` when the run created it)."""
         if self.done:
@@ -344,6 +453,150 @@ class StagedDirs:
             self.discard()
 
 
+SUCCESS = "_SUCCESS"  # Hadoop's marker: the directory's output is complete
+
+
+class RemoteStagedDirs:
+    """``StagedDirs`` for an object-store URI. Nothing can be renamed there, so writers put
+    their parts straight under ``root/<name>/``, each under a name of its own
+    (``part_name``: the run's id and the attempt), and say which they finished
+    (``keep``). ``commit()`` removes every other file under the names (parts of failed
+    or killed attempts, the output ``--force`` replaces); ``discard()`` removes the run's
+    parts (and ``root`` when the run created it); ``success()`` writes ``_SUCCESS`` last.
+    An earlier output's ``_SUCCESS`` is removed when the run starts: from then on readers
+    that follow the Hadoop convention take the directory as incomplete until this run's
+    marker appears. As a context manager it gives ``root`` (a URI string)."""
+
+    def __init__(self, root: str, names: Iterable[str], options: Any = None) -> None:
+        import uuid
+
+        from mqtool.io.uris import delete, join, list_tree
+
+        self.root, self.names, self.options = root.rstrip("/"), tuple(names), options
+        self.run = uuid.uuid4().hex[:12]
+        self.kept: set[str] = set()
+        self.created = not list_tree(self.root, options)
+        delete([join(self.root, SUCCESS)], options)
+        self.done = False
+
+    @property
+    def scratch(self) -> str:
+        return self.root
+
+    def keep(self, uris: Iterable[str]) -> None:
+        """Parts a finished writer wrote (the others are removed on commit)."""
+        self.kept.update(uris)
+
+    def _under_names(self) -> list[str]:
+        from mqtool.io.uris import join, list_tree
+
+        return [f for n in self.names for f in list_tree(join(self.root, n), self.options)]
+
+    def commit(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        from mqtool.io.uris import delete, join, prune
+
+        delete([f for f in self._under_names() if f not in self.kept], self.options)
+        for n in self.names:
+            prune(join(self.root, n), self.options)
+
+    def discard(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        from mqtool.io.uris import delete, join, prune
+
+        mine = [f for f in self._under_names() if f in self.kept or self.run in f]
+        with suppress(MqtoolError):  # the failure being reported matters more
+            delete(mine, self.options)
+            for n in self.names:
+                prune(join(self.root, n), self.options)
+            if self.created:
+                prune(self.root, self.options)
+
+    def success(self) -> None:
+        """``_SUCCESS``, written last (after ``_summary.json``)."""
+        mark_complete(self.root, self.options)
+
+    def __enter__(self) -> str:
+        return self.root
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def output_root(root: str) -> str:
+    """An output directory as writers name it: an object-store URI as given (no trailing
+    slash), a path or ``file://`` URI as an absolute path (tasks have other working
+    directories)."""
+    if remote(root):
+        return root.rstrip("/")
+    return str(Path(_local(root)).resolve())
+
+
+def mark_complete(root: str, options: Any = None) -> None:
+    """``_SUCCESS`` in an object-store output directory, written last: readers that follow
+    the Hadoop convention take the directory as complete from then on. (A local directory
+    appears whole by rename: nothing to mark.)"""
+    if remote(root):
+        from mqtool.io.uris import join, write_bytes
+
+        write_bytes(join(root, SUCCESS), b"", options)
+
+
+def part_name(split: int, run: str = "", attempt: int | None = None) -> str:
+    """``part-00003.parquet``; with a run id (object stores) ``part-00003-<run>-a0.parquet``:
+    every attempt of every run writes a name of its own."""
+    tail = f"-{run}-a{attempt or 0}" if run else ""
+    return f"part-{split:05d}{tail}.parquet"
+
+
+def staged_dirs(root: str, names: Iterable[str], options: Any = None) -> StagedDirs | RemoteStagedDirs:
+    """The named sub-directories of ``root`` written whole or not at all: ``StagedDirs``
+    for a local path (or ``file://``), ``RemoteStagedDirs`` for an object store."""
+    if remote(root):
+        return RemoteStagedDirs(root, names, options)
+    return StagedDirs(Path(_local(root)).resolve(), names)
+
+
+@contextmanager
+def published(output: str, force: bool = False, directory: bool = True) -> Iterator[str]:
+    """A command's output (a directory, or one file) for a writer that needs a local
+    path: the path itself, or for an object-store URI a local staging folder uploaded file
+    by file when the block ends normally, ``_SUCCESS`` last for a directory; nothing is
+    uploaded when it fails. Existing objects are refused without ``force``."""
+    if not remote(output):
+        yield str(_local(output))
+        return
+    from mqtool.io.uris import check_output_dir, join, upload, write_bytes
+
+    if directory:
+        check_output_dir(output, True, ())
+    else:
+        check_output(output, force)
+    stage = Path(tempfile.mkdtemp(prefix=".mqtool-stage-"))
+    try:
+        local = stage / "out"
+        yield str(local)
+        if directory:
+            if not force:  # what the local writer refuses, refused here too
+                for f in sorted(p for p in local.rglob("*") if p.is_file()):
+                    check_output(join(output, *f.relative_to(local).parts))
+            for f in sorted(p for p in local.rglob("*") if p.is_file()):
+                upload(str(f), join(output, *f.relative_to(local).parts))
+            if local.exists():
+                write_bytes(join(output, SUCCESS), b"")
+        elif local.exists():
+            upload(str(local), output)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> AtomicFile:
     """Open ``path`` for writing, whole or not at all (see ``AtomicFile``)."""
     return AtomicFile(path, force, binary)
@@ -351,8 +604,14 @@ def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: boo
 
 def check_output(path: str | os.PathLike[str], force: bool = False) -> None:
     """Refuse before any work: an existing output without ``force`` (``OutputExistsError``),
-    a directory, a missing or read-only parent directory (``EnvError``)."""
-    p = Path(path)
+    a directory, a missing or read-only parent directory (``EnvError``); for an object-store
+    URI an existing object without ``force`` and a missing bucket."""
+    if remote(path):
+        from mqtool.io.uris import check_output_object
+
+        check_output_object(str(path), force)
+        return
+    p = Path(_local(path))
     _check_target(p, force)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
@@ -28,6 +29,46 @@ def is_uri(name: str) -> bool:
     """``scheme://...`` with a scheme pyarrow.fs reads (a Windows drive letter is no URI)."""
     scheme = urlsplit(name).scheme.lower()
     return "://" in name and scheme in SCHEMES
+
+
+def looks_like_uri(name: str) -> bool:
+    """``scheme://...`` of any scheme (``s3a://``, ``abfss://``, ``http://``): a name that
+    must never be taken for a local path, whether or not it can be served."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", name) is not None
+
+
+def is_remote(name: str) -> bool:
+    """A URI of another file system than this machine's (``s3://``, ``gs://``, ``hdfs://``;
+    not ``file://``)."""
+    return is_uri(name) and urlsplit(name).scheme.lower() != "file"
+
+
+def local_path(name: str) -> str:
+    """The local path of a path or ``file://`` URI (``ValueError`` for a remote URI)."""
+    if is_remote(name):
+        raise ValueError(f"{name}: not a local path")
+    return urlsplit(name).path if is_uri(name) else name
+
+
+def join(base: str, *parts: str) -> str:
+    """``base/part/...`` for a path or a URI (a URI keeps its scheme and host)."""
+    if not parts:
+        return base
+    if is_uri(base):
+        return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
+    return os.path.join(base, *parts)
+
+
+def refuse_unserved(name: str, what: str) -> None:
+    """One line for a URI no pyarrow file system serves (``s3a://``, ``abfss://``,
+    ``http://``): which schemes work and what to use instead (``InputError``)."""
+    if looks_like_uri(name) and not is_uri(name):
+        scheme = name.split("://", 1)[0]
+        hint = (" (s3a:// and s3n:// are Hadoop's names: write s3://)"
+                if scheme.lower() in ("s3a", "s3n") else
+                "; for other stores use a local path or a mounted file system")
+        raise InputError(f"{name}: {what} cannot use {scheme}:// ({', '.join(f'{s}://' for s in SCHEMES)} "
+                         f"are read and written through pyarrow.fs){hint}")
 
 
 def absolute(name: str) -> str:
@@ -80,8 +121,9 @@ def _filesystem(scheme: str, netloc: str, settings: tuple[tuple[str, str], ...])
         try:
             return pafs.HadoopFileSystem(host or "default", int(port or 0))
         except (OSError, ImportError) as e:
-            raise EnvError(f"hdfs://{netloc}: cannot reach HDFS ({e}); libhdfs and "
-                           "HADOOP_HOME/CLASSPATH are needed") from None
+            raise EnvError(f"hdfs://{netloc}: cannot reach HDFS ({_first_line(e)}): pyarrow "
+                           "needs libhdfs (HADOOP_HOME, CLASSPATH, ARROW_LIBHDFS_DIR); else use "
+                           "s3://, gs:// or a local path") from None
     raise InputError(f"{scheme}://: not a supported scheme ({', '.join(SCHEMES)})")
 
 
@@ -180,16 +222,19 @@ def read_range(name: str, start: int = 0, end: int | None = None, chunk: int = C
 
 
 def check_output_dir(outdir: str, force: bool, outputs: Iterable[str]) -> None:
-    """An output directory (a path or ``file://`` URI; other URIs are checked by their
-    writer) that holds none of ``outputs`` (unless ``force``) and can be created and
-    written: ``OutputExistsError`` (exit 1) or ``EnvError`` (exit 4), before any work."""
+    """An output directory (a path, ``file://`` or an object-store URI) that holds none of
+    ``outputs`` (unless ``force``) and can be created and written: ``OutputExistsError``
+    (exit 1) or ``EnvError`` (exit 4), before any work. A URI is never taken for a path;
+    one no pyarrow file system serves is refused saying what to use instead."""
     from pathlib import Path
 
-    from mqtool.io.outputs import OutputExistsError
+    from mqtool.errors import OutputExistsError
 
-    if is_uri(outdir) and not outdir.startswith("file://"):
+    refuse_unserved(outdir, "an output")
+    if is_remote(outdir):
+        _check_remote_dir(outdir, force, outputs)
         return
-    root = Path(outdir.removeprefix("file://"))
+    root = Path(local_path(outdir))
     if root.exists() and not root.is_dir():
         raise OutputExistsError(f"{outdir}: exists and is not a directory")
     if root.is_dir() and not force:
@@ -201,3 +246,131 @@ def check_output_dir(outdir: str, force: bool, outputs: Iterable[str]) -> None:
         probe = probe.parent
     if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
         raise EnvError(f"{outdir}: cannot create output directory: {probe} is not writable")
+
+
+def _info(name: str, options: Mapping[str, str] | None = None) -> Any:
+    """``pyarrow.fs.FileInfo`` of a URI; a store that cannot be asked is ``EnvError``."""
+    fs, path = resolve(name, options)
+    try:
+        return fs.get_file_info(path)
+    except OSError as e:
+        raise EnvError(f"{name}: cannot reach the store ({_first_line(e)})") from None
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _check_container(name: str, options: Mapping[str, str] | None) -> None:
+    """The bucket (or HDFS root) of a URI exists."""
+    import pyarrow.fs as pafs
+
+    parts = urlsplit(name)
+    if parts.scheme.lower() == "hdfs":
+        return
+    bucket = f"{parts.scheme}://{parts.netloc}"
+    fs, _path = resolve(name, options)
+    try:
+        info = fs.get_file_info(parts.netloc)
+    except OSError as e:
+        raise EnvError(f"{name}: cannot reach the store ({_first_line(e)})") from None
+    if info.type == pafs.FileType.NotFound:
+        raise EnvError(f"{name}: cannot write: the bucket {bucket} does not exist")
+
+
+def _check_remote_dir(outdir: str, force: bool, outputs: Iterable[str],
+                      options: Mapping[str, str] | None = None) -> None:
+    import pyarrow.fs as pafs
+
+    from mqtool.errors import OutputExistsError
+
+    _check_container(outdir, options)
+    info = _info(outdir, options)
+    if info.type == pafs.FileType.File:
+        raise OutputExistsError(f"{outdir}: exists and is not a directory")
+    if info.type == pafs.FileType.Directory and not force:
+        for n in outputs:
+            if _info(join(outdir, n), options).type != pafs.FileType.NotFound:
+                raise OutputExistsError(f"{join(outdir, n)} exists (use --force to replace it)")
+
+
+def check_output_object(name: str, force: bool, options: Mapping[str, str] | None = None) -> None:
+    """An object-store URI for one output file: not a directory, not there unless ``force``,
+    its bucket there (``OutputExistsError`` / ``EnvError``, before any work)."""
+    import pyarrow.fs as pafs
+
+    from mqtool.errors import OutputExistsError
+
+    _check_container(name, options)
+    info = _info(name, options)
+    if info.type == pafs.FileType.Directory:
+        raise EnvError(f"{name}: is a directory, not a file")
+    if info.type == pafs.FileType.File and not force:
+        raise OutputExistsError(f"{name} exists (use --force to overwrite)")
+
+
+def upload(local: str, name: str, options: Mapping[str, str] | None = None) -> None:
+    """Copy a local file to ``name``: one object, visible whole when its upload completes
+    (a single PUT or a multipart upload completed at once); an interrupted copy leaves none."""
+    import pyarrow.fs as pafs
+
+    fs, path = resolve(name, options)
+    try:
+        pafs.copy_files(local, path, source_filesystem=pafs.LocalFileSystem(),
+                        destination_filesystem=fs)
+    except OSError as e:
+        raise EnvError(f"{name}: cannot write ({_first_line(e)})") from None
+
+
+def write_bytes(name: str, data: bytes, options: Mapping[str, str] | None = None) -> None:
+    """One small object (a marker, a summary)."""
+    fs, path = resolve(name, options)
+    try:
+        with fs.open_output_stream(path) as dst:
+            dst.write(data)
+    except OSError as e:
+        raise EnvError(f"{name}: cannot write ({_first_line(e)})") from None
+
+
+def list_tree(name: str, options: Mapping[str, str] | None = None) -> list[str]:
+    """The URIs of every file under ``name`` (recursively; none when it does not exist)."""
+    import pyarrow.fs as pafs
+
+    fs, path = resolve(name, options)
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(path, recursive=True, allow_not_found=True))
+    except OSError as e:
+        raise EnvError(f"{name}: cannot list ({_first_line(e)})") from None
+    return sorted(_join(name, i.path) for i in infos if i.type == pafs.FileType.File)
+
+
+def delete(names: Iterable[str], options: Mapping[str, str] | None = None) -> None:
+    """Remove files (missing ones are no error)."""
+    for name in names:
+        fs, path = resolve(name, options)
+        try:
+            fs.delete_file(path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise EnvError(f"{name}: cannot remove ({_first_line(e)})") from None
+
+
+def prune(name: str, options: Mapping[str, str] | None = None) -> None:
+    """Remove the directories under ``name`` (and ``name``) that hold no file: an object
+    store keeps an empty marker where files were deleted."""
+    import pyarrow.fs as pafs
+
+    fs, path = resolve(name, options)
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(path, recursive=True, allow_not_found=True))
+        files = [i.path for i in infos if i.type == pafs.FileType.File]
+        dirs = [i.path for i in infos if i.type == pafs.FileType.Directory] + [path]
+        for d in sorted(dirs, key=lambda p: -p.count("/")):  # the deepest first
+            if "/" in d.strip("/") and not any(f.startswith(d.rstrip("/") + "/") for f in files):
+                fs.delete_dir(d)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise EnvError(f"{name}: cannot remove ({_first_line(e)})") from None

@@ -8,36 +8,44 @@ A task runs the same library function as the DataSource and the local ``extract`
   repeated inside the files, so every reader sees one type: a date),
 * ``errors/part-<range>.parquet`` (bad-span rows, their own folder, no null partition),
 * with ``--messages``: ``messages/log_date=<date>/part-<range>.parquet`` for the records that
-  are a whole message by themselves, and the multi-segment records into a scratch folder
-  that a second, small job shuffles, reassembles and writes the same way.
+  are a whole message by themselves; the records of multi-segment messages leave the task as
+  rows, are shuffled by file, sorted by offset, reassembled and written the same way by the
+  next stage of the same job (nothing is written twice or read back).
 
-Timestamps TIMESTAMP_MICROS, no dictionary encoding. Files appear by rename, so a retried
-task replaces its own output. A task returns one stats row; nothing else crosses into the
-JVM, so a task keeps one core busy and the job scales with the cores (``bench/extract.py``).
-The output must be on a filesystem the executors can write with plain file I/O (local disk,
-NFS, a mounted share); for HDFS or object stores use ``--writer spark``.
+Timestamps TIMESTAMP_MICROS, no dictionary encoding. On a local or shared file system the
+files appear by rename, so a retried task replaces its own output; on an object store
+(``s3://``, ``gs://``, ``hdfs://``, through ``pyarrow.fs``) each attempt uploads its files
+under names of its own (``outputs.part_name``) and reports them in its stats row, and the
+driver keeps those and removes every other part (``outputs.RemoteStagedDirs``). A task
+returns one stats row (JSON); nothing else crosses into the JVM but the multi-segment
+records, so a task keeps one core busy and the job scales with the cores
+(``bench/extract.py``).
+
+``MQTOOL_SPARK_FAULT=kill:N`` (read by the driver; for tests of the commit protocol) makes
+the first attempt of range N end its Python worker at once after its first output file is
+in place, as a lost executor would.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from mqtool import api
 
-STATS_SCHEMA = ("split long, records long, rows long, errors string, first string, "
-                "problems string, messages long, multi long, incomplete long, mproblems string")
-RANGE_SCHEMA = "split long, path string, name string, start long, end long, size long"
+STATS = "_stats"  # the one column of a task's stats rows (JSON)
+STATS_SCHEMA = f"{STATS} string"
 
 
 @dataclass
 class WriteOptions:
     """What every task needs to know (pickled once into the task closure)."""
 
-    root: str  # the job's scratch directory: records/, errors/, messages/, multi/
+    root: str  # where records/, errors/, messages/ go: the job's scratch folder or the URI
     framing: str = "auto"
     codepage: str = "cp037"
     mode: str = "PERMISSIVE"
@@ -45,10 +53,21 @@ class WriteOptions:
     messages: bool = False
     max_seg: int = 32552
     fs_options: dict[str, str] = field(default_factory=dict)
+    ranges: list[tuple[str, str, int, int, int]] = field(default_factory=list)
+    run: str = ""  # a run id on object stores: every attempt's parts are named apart
+    fault: str = ""
+
+
+def _attempt() -> int:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return ctx.attemptNumber() if ctx is not None else 0
 
 
 class WriteRanges:
-    """The ``mapInArrow`` function: range rows in, one stats row per range out."""
+    """The ``mapInArrow`` function over ``spark.range(n)``: the range numbers in, one stats
+    row per range out (and, with ``--messages``, the rows of multi-segment records)."""
 
     def __init__(self, opts: WriteOptions) -> None:
         self.opts = opts
@@ -59,28 +78,61 @@ class WriteRanges:
         pa.set_cpu_count(1)  # one task, one core: Spark schedules the parallelism
         pa.set_io_thread_count(1)
         for b in batches:
-            for row in b.to_pylist():
-                yield write_range(row, self.opts)
+            for split in b.column(0).to_pylist():
+                stats, multi = write_range(split, self.opts)
+                if self.opts.messages:
+                    if multi is not None and multi.num_rows:
+                        yield from _with_stats(multi, None).to_batches()
+                    yield from _with_stats(None, stats).to_batches()
+                else:
+                    yield pa.RecordBatch.from_pylist([{STATS: json.dumps(stats)}])
 
 
-def write_range(row: dict[str, Any], o: WriteOptions) -> Any:
-    """Decode one byte range; write records, errors (and message parts); the stats."""
+def multi_schema() -> Any:
+    """The rows the range stage hands to the reassembly stage: record rows and stats rows."""
+    import pyarrow as pa
+
+    return api.record_schema().append(pa.field(STATS, pa.string()))
+
+
+def _with_stats(records: Any, stats: dict[str, Any] | None) -> Any:
+    import pyarrow as pa
+
+    schema = multi_schema()
+    if records is None:
+        cols = [pa.nulls(1, f.type) for f in schema][:-1]
+        return pa.Table.from_arrays([*cols, pa.array([json.dumps(stats)])], schema=schema)
+    return records.append_column(STATS, pa.nulls(records.num_rows, pa.string())).cast(schema)
+
+
+def _name(split: int, o: WriteOptions) -> str:
+    from mqtool.io.outputs import part_name
+
+    return part_name(split, o.run, _attempt() if o.run else None)
+
+
+def write_range(split: int, o: WriteOptions) -> tuple[dict[str, Any], Any]:
+    """Decode one byte range; write records, errors (and single-record messages); the stats
+    and the multi-segment records (with ``--messages``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    path, uri, start, end, size = o.ranges[split]
     stats = api.range_stats()
-    name = f"part-{row['split']:05d}.parquet"
-    records = api.partitioned_writer(os.path.join(o.root, "records"), name)
-    errors = api.partitioned_writer(os.path.join(o.root, "errors"), name, by=None)
-    msgs = api.partitioned_writer(os.path.join(o.root, "messages"), name) if o.messages else None
-    multi = api.partitioned_writer(os.path.join(o.root, "multi"), name, by=None, keep=True) \
-        if o.messages else None
-    writers = [w for w in (records, errors, msgs, multi) if w is not None]
-    rows = n_msgs = n_multi = 0
+    name = _name(split, o)
+    join = _join(o.root)
+    records = api.partitioned_writer(join("records"), name, options=o.fs_options)
+    errors = api.partitioned_writer(join("errors"), name, by=None, options=o.fs_options)
+    msgs = (api.partitioned_writer(join("messages"), name, options=o.fs_options)
+            if o.messages else None)
+    writers = [w for w in (records, errors, msgs) if w is not None]
+    rows = n_msgs = 0
+    multi: list[Any] = []
     problems: Counter[str] = Counter()
+    t0 = time.perf_counter()
     try:
-        for batch in api.decode_range(row["path"], row["start"], row["end"], row["size"], o.framing,
-                                  o.codepage, o.mode, row["name"], o.fs_options, stats):
+        for batch in api.decode_range(path, start, end, size, o.framing, o.codepage, o.mode, uri,
+                                      o.fs_options, stats):
             table = pa.Table.from_batches([batch])
             bad = table.column("_error").is_valid()
             if pc.any(bad).as_py():
@@ -92,42 +144,64 @@ def write_range(row: dict[str, Any], o: WriteOptions) -> Any:
             records.write(kept)
             rows += kept.num_rows
             problems.update(field_problems(kept))
-            if msgs is not None and multi is not None and table.num_rows:
+            if msgs is not None and table.num_rows:
                 alone = pa.array(api.standalone(table, o.max_seg))
                 one = api.singles(table.filter(alone))
                 one = o.filters.apply(one) if o.filters else one
                 msgs.write(one)
                 n_msgs += one.num_rows
-                rest = table.filter(pc.invert(alone))
-                multi.write(rest)
-                n_multi += rest.num_rows
+                multi.append(table.filter(pc.invert(alone)))
+        t1 = time.perf_counter()
+        files = _close(writers, o, split)
     except BaseException:
         for w in writers:
             w.abort()
         raise
+    rest = pa.concat_tables(multi) if multi else None
+    return {"split": split, "records": stats.records, "rows": rows, "errors": dict(stats.errors),
+            "first": stats.first, "problems": dict(problems), "messages": n_msgs,
+            "multi": rest.num_rows if rest is not None else 0, "incomplete": 0, "mproblems": {},
+            "files": files, "decode_s": round(t1 - t0, 3),
+            "write_s": round(time.perf_counter() - t1, 3)}, rest
+
+
+def _join(root: str) -> Any:
+    from mqtool.io.uris import join
+
+    return lambda name: join(root, name)
+
+
+def _close(writers: list[Any], o: WriteOptions, split: int) -> list[str]:
+    """Close every writer (its files go in place); the files written."""
+    files: list[str] = []
     for w in writers:
         w.close()
-    return pa.RecordBatch.from_pylist([{
-        "split": row["split"], "records": stats.records, "rows": rows,
-        "errors": json.dumps(stats.errors), "first": stats.first, "problems": json.dumps(problems),
-        "messages": n_msgs, "multi": n_multi, "incomplete": 0, "mproblems": "{}"}])
+        files += w.written
+        if files and o.fault == f"kill:{split}" and _attempt() == 0:
+            os._exit(1)  # the test hook: a worker lost after its first file is in place
+    return files
 
 
 class ReassembleWrite:
-    """Second job of ``--messages``: multi-segment records of a file, sorted by offset, in;
-    message rows written like records; one stats row out."""
+    """The second stage of ``--messages``: multi-segment records of a file, sorted by offset,
+    in (and the range stage's stats rows, passed on); message rows written like records;
+    stats rows out."""
 
     def __init__(self, opts: WriteOptions) -> None:
         self.opts = opts
 
     def __call__(self, batches: Any) -> Any:
         import pyarrow as pa
+        import pyarrow.compute as pc
         from pyspark import TaskContext
 
         ctx = TaskContext.get()
         part = ctx.partitionId() if ctx is not None else 0
-        out = api.partitioned_writer(os.path.join(self.opts.root, "messages"),
-                                f"part-m{part:05d}.parquet")
+        from mqtool.io.outputs import part_name
+
+        name = part_name(part, self.opts.run, _attempt() if self.opts.run else None)
+        out = api.partitioned_writer(_join(self.opts.root)("messages"), name.replace("part-", "part-m"),
+                                     options=self.opts.fs_options)
         r = api.reassembler(self.opts.max_seg)
         schema = api.message_schema()
         total = incomplete = 0
@@ -145,21 +219,27 @@ class ReassembleWrite:
                 problems.update(p.split(":", 1)[0] for p in m["problems"] or [])
             out.write(table)
 
+        passed: list[str] = []
         try:
             for b in batches:
+                is_stats = b.column(STATS).is_valid()
+                if pc.any(is_stats).as_py():
+                    passed += b.filter(is_stats).column(STATS).to_pylist()
+                    b = b.filter(pc.invert(is_stats))
                 done: list[dict[str, Any]] = []
-                for row in b.to_pylist():
+                for row in b.drop_columns([STATS]).to_pylist():
                     done += r.feed(row)
                 emit(done)
             emit(r.finish())
+            out.close()
         except BaseException:
             out.abort()
             raise
-        out.close()
-        yield pa.RecordBatch.from_pylist([{
-            "split": part, "records": 0, "rows": 0, "errors": "{}", "first": "", "problems": "{}",
-            "messages": total, "multi": 0, "incomplete": incomplete,
-            "mproblems": json.dumps(problems)}])
+        passed.append(json.dumps({
+            "split": -1 - part, "records": 0, "rows": 0, "errors": {}, "first": "", "problems": {},
+            "messages": total, "multi": 0, "incomplete": incomplete, "mproblems": dict(problems),
+            "files": out.written}))
+        yield pa.RecordBatch.from_pylist([{STATS: s} for s in passed])
 
 
 def field_problems(table: Any) -> Counter[str]:
@@ -177,28 +257,26 @@ def field_problems(table: Any) -> Counter[str]:
     return counts
 
 
-def run_ranges(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: WriteOptions,
-               progress: Any = None) -> list[dict[str, Any]]:
-    """Run one task per byte range; the stats rows."""
-    rows = [(k, p, uri, a, b, size) for k, (p, uri, a, b, size) in enumerate(ranges)]
-    if not rows:
-        return []
-    frame = spark.createDataFrame(
-        spark.sparkContext.parallelize(rows, len(rows)), RANGE_SCHEMA)
-    return [r.asDict() for r in frame.mapInArrow(WriteRanges(opts), STATS_SCHEMA).collect()]
+def ranges_frame(spark: Any, n: int) -> Any:
+    """``n`` rows ``0..n-1``, one per partition: a task per range, in classic Spark and over
+    Spark Connect alike (no RDD needed)."""
+    return spark.range(0, n, 1, n)
 
 
-def run_reassembly(spark: Any, opts: WriteOptions) -> list[dict[str, Any]]:
-    """The multi-segment records (written by the range tasks): shuffled by file, sorted by
-    offset, reassembled and written; the stats rows."""
-    multi = os.path.join(opts.root, "multi")
-    if not os.path.isdir(multi) or not any(n.endswith(".parquet") for n in os.listdir(multi)):
+def run_ranges(spark: Any, opts: WriteOptions) -> list[dict[str, Any]]:
+    """One task per byte range (``opts.ranges``), and with ``--messages`` the reassembly
+    stage in the same job; every task's stats."""
+    n = len(opts.ranges)
+    if not n:
         return []
+    frame = ranges_frame(spark, n)
+    if not opts.messages:
+        rows = frame.mapInArrow(WriteRanges(opts), STATS_SCHEMA).collect()
+        return [json.loads(r[STATS]) for r in rows]
     from mqtool.spark.datasource import spark_schema
 
-    records = spark.read.schema(spark_schema(api.record_schema())).parquet(multi)
-    parts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions", "8")),
-                       spark.sparkContext.defaultParallelism))
-    stats = (records.repartition(parts, "file").sortWithinPartitions("file", "offset")
-             .mapInArrow(ReassembleWrite(opts), STATS_SCHEMA).collect())
-    return [r.asDict() for r in stats]
+    staged = frame.mapInArrow(WriteRanges(opts), spark_schema(multi_schema()))
+    parts = max(1, min(n, int(spark.conf.get("spark.sql.shuffle.partitions", "8"))))
+    rows = (staged.repartition(parts, "file").sortWithinPartitions("file", "offset")
+            .mapInArrow(ReassembleWrite(opts), STATS_SCHEMA).collect())
+    return [json.loads(r[STATS]) for r in rows]

@@ -1,20 +1,23 @@
 """``spark-extract``: the CSQ1LOGP extraction as a Spark job.
 
-In-process (``mqtool spark-extract``, embedded ``local[*]`` by default, or any master), or
-through spark-submit with this file as the application::
+In-process (``mqtool spark-extract``: an embedded ``local[*]`` by default, any master, or a
+Spark Connect server with ``--remote sc://HOST:PORT``), or through spark-submit with this
+file as the application::
 
     spark-submit --master yarn --py-files mqtool-<version>.zip \\
         .../mqtool/spark/job.py INPUT... -o OUTDIR [--messages] [--mode ...]
 
 mqtool goes to the executors as a zip of the package (``SparkContext.addPyFile`` in
-process, ``--py-files`` / ``spark.submit.pyFiles`` with spark-submit). Everything that can
-be checked is checked before the JVM starts (``preflight``). The driver only lists the
-inputs and their sizes and cuts them into byte ranges; each executor task finds the records
-of its range itself, decodes them and writes its own files with pyarrow
-(``arrow_writer.py``): ``records/log_date=YYYY-MM-DD/``, ``errors/`` and, with
-``--messages``, ``messages/`` (only the multi-segment records are shuffled). With
-``--writer spark`` the DataSource and Spark's writer produce the same layout. Everything is
-written in a scratch folder inside OUTDIR and moved into place when the job succeeded.
+process, ``SparkSession.addArtifacts`` over Spark Connect, ``--py-files`` with
+spark-submit). Everything that can be checked is checked before the JVM starts
+(``preflight``). The driver only lists the inputs and their sizes and cuts them into byte
+ranges; each executor task finds the records of its range itself, decodes them and writes
+its own files with pyarrow (``arrow_writer.py``): ``records/log_date=YYYY-MM-DD/``,
+``errors/`` and, with ``--messages``, ``messages/`` (only the multi-segment records are
+shuffled). With ``--writer spark`` the DataSource and Spark's writer produce the same
+layout. Outputs are written whole or not at all (``io.outputs.staged_dirs``): in a scratch
+folder moved into place on a file system, under names of their own with ``_SUCCESS`` last
+on an object store. Spark's own log goes to ``OUTDIR/_logs/``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -38,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mqtool.errors import EnvError, ExitStatus, InputError, MqtoolError
+from mqtool.errors import EmptyInputError, EnvError, ExitStatus, InputError, MqtoolError
 
 PACKAGE = Path(__file__).resolve().parent.parent  # .../mqtool
 TUNING = {
@@ -49,9 +53,14 @@ TUNING = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.python.worker.reuse": "true",
 }
+# what a Spark Connect session takes at run time (the rest is the server's)
+SESSION_TUNING = ("spark.sql.session.timeZone", "spark.sql.parquet.outputTimestampType",
+                  "spark.sql.execution.arrow.pyspark.enabled")
 
 
 FILTERS = ("queue", "verb", "urid", "qmgr", "since", "until", "status")
+Listing = list[tuple[str, int]]  # (path or URI, size) of every input file
+Ranges = list[tuple[str, str, int, int, int]]  # (path, uri, start, end, size)
 
 
 @dataclass
@@ -69,6 +78,9 @@ class JobOptions:
     filters: dict[str, str] = field(default_factory=dict)  # queue, verb, ... (lists: a,b)
     fs_options: dict[str, str] = field(default_factory=dict)  # s3.endpoint, ...
     verbose: bool = False
+    remote: str = ""  # sc://HOST:PORT: through a Spark Connect session
+    started: float | None = None  # time.perf_counter() when the command started
+    log: str = ""  # where the JVM's own output goes while the job runs (set by run)
 
     def argv(self) -> list[str]:
         out = [*self.inputs, "-o", self.outdir, "--framing", self.framing, "--codepage",
@@ -96,7 +108,8 @@ def java_check() -> str:
     if not java or not os.path.exists(java):
         where = f"JAVA_HOME={home} has no bin/java" if home else "no 'java' on PATH and JAVA_HOME is not set"
         raise EnvError(f"spark-extract needs Java 17 or newer: {where} "
-                       "(install e.g. openjdk-17-jre-headless, or set JAVA_HOME)")
+                       "(install e.g. openjdk-17-jre-headless, or set JAVA_HOME; or run on a "
+                       "Spark Connect server with --remote sc://HOST:PORT, no Java here)")
     try:
         out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -121,9 +134,21 @@ def pyspark_check() -> None:
     require_extra("spark", "pyspark", "py4j", "pandas")
 
 
+def connect_check() -> None:
+    """The Spark Connect client is importable (``pyspark-client``, or pyspark with its
+    ``connect`` extra): no JVM is needed here."""
+    import importlib.util
+
+    missing = [m for m in ("pyspark", "grpc", "google.protobuf") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise EnvError(f"spark-extract --remote needs the Spark Connect client ({', '.join(missing)} "
+                       "missing): pip install 'mqtool[spark-connect]'")
+
+
 def package_zip() -> str:
     """A zip of the mqtool package to ship to executors (cached by content)."""
-    files = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+    files = sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".properties")
+                   and "__pycache__" not in p.parts)
     h = hashlib.sha256()
     for p in files:
         h.update(str(p.relative_to(PACKAGE.parent)).encode())
@@ -170,9 +195,12 @@ def submit_line(master: str, conf: dict[str, str], opts: JobOptions) -> str:
 
 
 def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract",
-            verbose: bool = False) -> Any:
-    """A Spark session for the job: tuned, mqtool shipped, the DataSource registered. The
-    JVM's own output (start-up notes, log lines) goes to a file unless ``verbose``."""
+            verbose: bool = False, remote: str = "", log: str = "") -> Any:
+    """A Spark session for the job: tuned, mqtool shipped, the DataSources registered.
+    ``remote``: a Spark Connect session (no JVM here). The JVM's own output (start-up
+    notes, log lines) goes to the file ``log`` unless ``verbose``."""
+    if remote:
+        return connect_session(remote, conf, app)
     java_check()
     pyspark_check()
     from pyspark.sql import SparkSession
@@ -188,19 +216,43 @@ def session(master: str, conf: dict[str, str], app: str = "mqtool spark-extract"
 
     if not verbose and not os.environ.get("MQTOOL_DEBUG"):
         quiet_py4j()
-    with kept(), _quiet_fd2(not verbose):
+    with kept(), _quiet_fd2(None if verbose else log):
         spark = b.getOrCreate()
     prepare(spark)
     return spark
 
 
+def connect_session(remote: str, conf: dict[str, str], app: str = "mqtool spark-extract") -> Any:
+    """A Spark Connect session on ``remote`` (``sc://HOST:PORT``; Databricks Connect's
+    ``DatabricksSession`` is one too): run-time settings applied, mqtool shipped as an
+    artifact, the DataSources registered."""
+    connect_check()
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(remote).appName(app).getOrCreate()
+    for k in SESSION_TUNING:
+        spark.conf.set(k, TUNING[k])
+    for k, v in conf.items():
+        try:
+            spark.conf.set(k, v)
+        except Exception as e:  # noqa: BLE001 (a static setting: the server's)
+            raise InputError(f"--conf {k}: the Spark Connect server does not take it at run "
+                             f"time ({_first(e)}); set it where the server starts") from None
+    prepare(spark)
+    return spark
+
+
+def _first(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[0][:200] if lines else type(e).__name__
+
+
 @contextlib.contextmanager
-def _quiet_fd2(quiet: bool) -> Any:
-    """While the JVM starts, file descriptor 2 points at a log file (the JVM keeps it)."""
-    if not quiet:
+def _quiet_fd2(log: str | None) -> Any:
+    """While the JVM starts, file descriptor 2 points at ``log`` (the JVM keeps it)."""
+    if not log:
         yield
         return
-    log = Path(tempfile.gettempdir()) / f"mqtool-spark-{os.getpid()}.log"
     sys.stderr.flush()
     saved = os.dup(2)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -213,15 +265,45 @@ def _quiet_fd2(quiet: bool) -> Any:
         os.close(fd)
 
 
+def is_connect(spark: Any) -> bool:
+    """A Spark Connect session (no SparkContext, no RDDs)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+_SHIPPED: set[tuple[int, str]] = set()
+
+
 def prepare(spark: Any) -> None:
-    """Ship mqtool to the executors and register the DataSource (idempotent)."""
+    """Ship mqtool to the executors and register the CSQ1LOGP DataSource (idempotent;
+    ``spark.urb.run_job`` registers the URB one)."""
     from mqtool.spark.datasource import register
 
     zip_path = package_zip()
-    sc = spark.sparkContext
-    if os.path.basename(zip_path) not in getattr(sc, "_python_includes", []):
-        sc.addPyFile(zip_path)
+    if is_connect(spark):
+        if (id(spark), zip_path) not in _SHIPPED:
+            spark.addArtifacts(zip_path, pyfile=True)
+            _SHIPPED.add((id(spark), zip_path))
+    else:
+        sc = spark.sparkContext
+        if os.path.basename(zip_path) not in getattr(sc, "_python_includes", []):
+            sc.addPyFile(zip_path)
     register(spark)
+
+
+def parallelism(spark: Any) -> int:
+    """The cores the session's executors offer (0 when a Spark Connect server does not say)."""
+    if not is_connect(spark):
+        return int(spark.sparkContext.defaultParallelism)
+    try:
+        return int(spark.conf.get("spark.default.parallelism"))
+    except Exception:  # noqa: BLE001 (not set on the server)
+        return 0
+
+
+def master_of(spark: Any, remote: str = "") -> str:
+    if is_connect(spark):
+        return remote or "Spark Connect"
+    return str(spark.sparkContext.master)
 
 
 # --------------------------------------------------------------------------- checks
@@ -234,51 +316,117 @@ _MASTER = re.compile(
     r"|yarn"
     r"|k8s://(https?://)?[A-Za-z0-9._-]+(:\d{1,5})?(/.*)?"
     r"|mesos://.+)$")
+_REMOTE = re.compile(r"^sc://(?P<host>\[[0-9A-Fa-f:]+\]|[A-Za-z0-9._-]+)(:(?P<port>\d{1,5}))?/?(;.*)?$")
 OUTPUTS = ("records", "errors", "messages", "_summary.json")
+
+
+def _reachable(host: str, port: int) -> str:
+    """'' when something listens at host:port (2 s), else why not."""
+    try:
+        with socket.create_connection((host, port), timeout=2):
+            return ""
+    except OSError as e:
+        return e.strerror or str(e)
 
 
 def check_master(master: str) -> None:
     """A well-formed master URL, and for ``spark://`` a master that answers (2 s), before
     a JVM is started."""
-    from mqtool.errors import InputError
-
     if not _MASTER.match(master):
         raise InputError(f"--master: {master!r} is not a Spark master URL (local[N], "
                          "local-cluster[W,C,MB], spark://HOST:PORT, yarn, k8s://https://HOST:PORT)")
     if master.startswith("spark://"):
-        import socket
-
         errors = []
         for hostport in master.removeprefix("spark://").split(","):
             host, _, port = hostport.rpartition(":")
-            try:
-                with socket.create_connection((host, int(port)), timeout=2):
-                    return
-            except OSError as e:
-                errors.append(e.strerror or str(e))
+            why = _reachable(host, int(port))
+            if not why:
+                return
+            errors.append(why)
         raise EnvError(f"spark-extract: master {master} unreachable ({'; '.join(errors)})")
 
 
-def check_output(outdir: str, force: bool) -> None:
-    """OUTDIR holds none of the outputs (unless --force) and can be created and written."""
-    from mqtool.io.uris import check_output_dir
+def check_remote(remote: str) -> None:
+    """A Spark Connect URL (``sc://HOST[:PORT][/;key=value...]``, port 15002 by default)
+    whose server answers (2 s)."""
+    m = _REMOTE.match(remote)
+    if not m:
+        raise InputError(f"--remote: {remote!r} is not a Spark Connect URL (sc://HOST:PORT)")
+    host = m.group("host").strip("[]")
+    port = int(m.group("port") or 15002)
+    why = _reachable(host, port)
+    if why:
+        raise EnvError(f"spark-extract: Spark Connect server {remote} unreachable ({why})")
 
-    check_output_dir(outdir, force, OUTPUTS)
+
+def check_output(outdir: str, force: bool, writer: str = "arrow",
+                 outputs: tuple[str, ...] = OUTPUTS) -> None:
+    """OUTDIR holds none of the outputs (unless --force) and can be created and written; a
+    URI stays a URI. Spark's writer (``--writer spark``) writes what its Hadoop file systems
+    reach: not an object store here (pyspark ships no S3/GCS connector)."""
+    from mqtool.io.uris import check_output_dir, is_remote
+
+    if writer == "spark" and is_remote(outdir):
+        raise InputError(f"{outdir}: --writer spark cannot write there (Spark's writer needs a "
+                         "Hadoop connector such as hadoop-aws, which pyspark does not ship); "
+                         "the default --writer arrow writes it through pyarrow.fs")
+    check_output_dir(outdir, force, outputs)
 
 
-def preflight(master: str, opts: JobOptions) -> list[tuple[str, str, int, int, int]]:
-    """Everything that can be checked before the JVM starts; nothing is created. Returns
-    the byte ranges (a listing of the inputs, no data read)."""
-    if "-" in opts.inputs:
+def check_inputs(inputs: list[str]) -> None:
+    """Names the executors can read: no stdin, no URI no file system serves."""
+    from mqtool.io.uris import refuse_unserved
+
+    if "-" in inputs:
         raise InputError("spark-extract: stdin (-) cannot be split across executors; "
                          "give files, directories, globs or URIs")
-    check_output(opts.outdir, opts.force)
+    for name in inputs:
+        refuse_unserved(name, "an input")
+
+
+def check_session(master: str, remote: str) -> None:
+    """The master (and pyspark, Java) or the Spark Connect server (and its client)."""
+    if remote:
+        check_remote(remote)
+        connect_check()
+        return
     check_master(master)
     java_check()
     pyspark_check()
-    from mqtool.spark.datasource import plan_ranges
 
-    return plan_ranges(opts.inputs, opts.split_size or MAX_SPLIT, opts.fs_options)
+
+def listing(inputs: list[str], fs_options: dict[str, str] | None = None,
+            fmt: str = "csq1logp") -> Listing:
+    """Every input file and its size (a listing, nothing read); all empty:
+    ``EmptyInputError`` (exit 2)."""
+    from mqtool.io.uris import list_files
+
+    files = list_files(inputs, fs_options)
+    if not any(size for _, size in files):
+        raise EmptyInputError(fmt, ", ".join(inputs))
+    return files
+
+
+def preflight(master: str, opts: JobOptions) -> Listing:
+    """Everything that can be checked before the JVM starts; nothing is created. Returns
+    the listing of the inputs (no data read)."""
+    check_inputs(opts.inputs)
+    check_output(opts.outdir, opts.force, opts.writer)
+    files = listing(opts.inputs, opts.fs_options)
+    check_session(master, opts.remote)
+    return files
+
+
+def cut(files: Listing, split: int) -> Ranges:
+    """``(path, uri, start, end, size)`` of every byte range of the files: no data read."""
+    from mqtool import api
+    from mqtool.io.uris import absolute
+
+    out: Ranges = []
+    for path, size in files:
+        uri = absolute(path)
+        out += [(path, uri, r.start, r.end, size) for r in api.byte_ranges(path, size, split)]
+    return out
 
 
 # --------------------------------------------------------------------------- the job
@@ -296,86 +444,160 @@ def auto_split(total: int, parallelism: int) -> int:
 
 def run(master: str, conf: dict[str, str], opts: JobOptions, spark: Any = None,
         progress: Any = None, started: Any = None) -> dict[str, Any]:
-    """Check, start Spark, run the job (in this process); returns the summary written to
-    ``_summary.json``. Spark failures are EnvError naming the master (exit 4).
+    """Check, start Spark (or connect), run the job (in this process); returns the summary
+    written to ``_summary.json``. Spark failures are EnvError naming the master (exit 4).
     ``started(spark)`` is called once the session is up; ``progress(done, total, bytes)``
     while tasks run."""
-    preflight(master, opts)
+    where = opts.remote or master
+    return in_session(master, conf, opts, lambda: preflight(master, opts),
+                      lambda sp, files, ss: run_job(sp, opts, where, progress, files, ss),
+                      spark, started)
+
+
+def in_session(master: str, conf: dict[str, str], opts: Any, check: Any, body: Any,
+               spark: Any = None, started: Any = None,
+               app: str = "mqtool spark-extract") -> dict[str, Any]:
+    """``check()`` (everything before the JVM; returns the listing), then ``body(spark,
+    listing, session_s)`` in a session started here (stopped after) unless one is given.
+    The JVM's own output goes to a log file that the job keeps in ``OUTDIR/_logs/``
+    (``keep_log``); when the job fails it stays in ``$TMPDIR`` and a Spark failure's message
+    names it. ``opts``: ``verbose``, ``remote``, ``log`` (set here)."""
+    files = check()
     own = spark is None
+    t0 = time.perf_counter()
+    if own and not opts.verbose and not opts.remote:
+        fd, opts.log = tempfile.mkstemp(prefix="mqtool-spark-", suffix=".log")
+        os.close(fd)
     try:
-        spark = spark or session(master, conf, verbose=opts.verbose)
-    except MqtoolError:
+        spark = spark or _start(master, conf, opts, app)
+        if started is not None:
+            started(spark)
+        result: dict[str, Any] = body(spark, files, time.perf_counter() - t0)
+        _drop(opts.log)  # kept in the output by now
+        return result
+    except EnvError as e:  # a Spark failure: its log says more
+        if opts.log and os.path.exists(opts.log):
+            raise EnvError(f"{e}; Spark's log: {opts.log}") from None
         raise
-    except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
-        raise _spark_error(e, master) from None
-    if started is not None:
-        started(spark)
-    try:
-        return run_job(spark, opts, master, progress)
+    except BaseException:
+        _drop(opts.log)
+        raise
     finally:
-        if own:
+        if own and spark is not None:
             with contextlib.suppress(Exception):
                 spark.stop()
 
 
-def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None) -> dict[str, Any]:
+def _start(master: str, conf: dict[str, str], opts: Any, app: str) -> Any:
+    try:
+        return session(master, conf, app, verbose=opts.verbose, remote=opts.remote, log=opts.log)
+    except MqtoolError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
+        raise _spark_error(e, opts.remote or master) from None
+
+
+def _drop(log: str) -> None:
+    if log:
+        with contextlib.suppress(OSError):
+            os.unlink(log)
+
+
+def keep_log(opts: Any, root: str) -> str:
+    """The JVM's log so far into ``root/_logs/`` (``spark-<time>.log``); its new place."""
+    from mqtool.io.outputs import atomic_path
+    from mqtool.io.uris import is_remote, join
+
+    if not opts.log or not os.path.exists(opts.log):
+        return ""
+    target = join(root, "_logs", time.strftime("spark-%Y%m%dT%H%M%S.log", time.gmtime()))
+    if not is_remote(target):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    with atomic_path(target, force=True, check=False) as tmp:
+        shutil.copyfile(opts.log, tmp)
+    return target
+
+
+def run_job(spark: Any, opts: JobOptions, master: str = "", progress: Any = None,
+            files: Listing | None = None, session_s: float | None = None) -> dict[str, Any]:
+    """The job in a running session: plan, tasks, commit, ``_summary.json``, the log,
+    ``_SUCCESS`` (object stores); returns the summary."""
     from mqtool import api
-    from mqtool.io.outputs import StagedDirs
-    from mqtool.spark.datasource import filters_from, plan_ranges
+    from mqtool.io.outputs import staged_dirs
+    from mqtool.io.uris import driver_settings, join, local_path
+    from mqtool.io.uris import is_remote as remote
+    from mqtool.spark.datasource import filters_from
 
     t0 = time.perf_counter()
-    master = master or spark.sparkContext.master
-    check_output(opts.outdir, opts.force)
-    from mqtool.io.uris import driver_settings
-
+    master = master or master_of(spark, opts.remote)
+    check_output(opts.outdir, opts.force, opts.writer)
     opts.fs_options = {**driver_settings(), **opts.fs_options}  # endpoint, region: not secrets
     try:
         filters = filters_from(opts.filters)
     except ValueError as e:
         raise InputError(str(e)) from None
-    listed = plan_ranges(opts.inputs, MAX_SPLIT, opts.fs_options)
-    files: dict[str, int] = {}
-    for path, _uri, _a, _b, size in listed:
-        files[path] = size
-    total = sum(files.values())
-    split = opts.split_size or auto_split(total, spark.sparkContext.defaultParallelism)
-    ranges = plan_ranges(list(files), split, opts.fs_options) if files else []
+    files = files if files is not None else listing(opts.inputs, opts.fs_options)
+    total = sum(size for _, size in files)
+    split = opts.split_size or auto_split(total, parallelism(spark))
+    ranges = cut(files, split)
     t_plan = time.perf_counter() - t0
     summary = api.csq1logp_summary(opts.mode)
-    for path, size in files.items():
-        summary.files.append({"file": path, "bytes": size,
-                              "ranges": sum(1 for r in ranges if r[0] == path)})
+    per_file: dict[str, int] = {}
+    for r in ranges:
+        per_file[r[0]] = per_file.get(r[0], 0) + 1
+    summary.files += [{"file": p, "bytes": size, "ranges": per_file.get(p, 0)} for p, size in files]
     summary.bytes = total
-    root = Path(opts.outdir.removeprefix("file://")).resolve()  # executors have other cwds
-    with StagedDirs(root, api.csq1logp_out_dirs()) as scratch:
+    root = opts.outdir.rstrip("/") if remote(opts.outdir) else str(Path(local_path(opts.outdir)).resolve())
+    staged = staged_dirs(root, api.csq1logp_out_dirs(), opts.fs_options)
+    with staged as scratch:
         t_jobs = time.perf_counter()
-        stats = _jobs(spark, ranges, opts, filters, scratch, progress, master)
+        stats = _jobs(spark, ranges, opts, filters, str(scratch), progress, master,
+                      getattr(staged, "run", ""))
         t_jobs = time.perf_counter() - t_jobs
         _count(summary, stats, opts.mode)
-        shutil.rmtree(scratch / "multi", ignore_errors=True)
-        if summary.rows and not (scratch / "records").exists() and not (scratch / "errors").exists():
+        staged.keep(f for st in stats for f in st.get("files", []))
+        if not remote(root) and summary.rows and not any(
+                (Path(scratch) / d).exists() for d in ("records", "errors")):
             raise EnvError(f"spark-extract: the executors wrote {summary.rows} rows but none "
-                           f"reached {root}: is it on a file system they share? (else --writer spark)")
+                           f"reached {root}: is it on a file system they share? (else an "
+                           "object store: -o s3://...)")
     info = summary.to_json()
-    info["output"] = str(root.resolve())
-    info["master"] = master
-    info["split_size"] = split
-    info["ranges"] = len(ranges)
-    info["planning_s"] = round(t_plan, 3)
-    info["spark_jobs_s"] = round(t_jobs, 3)  # the rest of elapsed_s is the driver's own work
-    info["elapsed_s"] = round(time.perf_counter() - t0, 3)
-    api.write_summary(str(root / "_summary.json"), info)
+    info.update(output=root, master=master, split_size=split, ranges=len(ranges))
+    info.update(_timings(stats, t0, t_plan, t_jobs, session_s, opts.started))
+    api.write_summary(join(root, "_summary.json"), info)
+    keep_log(opts, root)
+    staged.success()
     return info
 
 
-def _jobs(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
-          filters: Any, scratch: Path, progress: Any, master: str) -> list[dict[str, Any]]:
+def _timings(stats: list[dict[str, Any]], t0: float, t_plan: float, t_jobs: float,
+             session_s: float | None, started: float | None) -> dict[str, Any]:
+    """Where the time went: planning, the Spark jobs (and inside them the tasks' decoding
+    and writing, summed over tasks), the whole job; with the JVM's start (``session_s``)
+    and from the command's start (``wall_s``, the cold run) when known."""
+    now = time.perf_counter()
+    out: dict[str, Any] = {
+        "planning_s": round(t_plan, 3),
+        "spark_jobs_s": round(t_jobs, 3),  # the rest of elapsed_s is the driver's own work
+        "tasks_decode_s": round(sum(st.get("decode_s", 0.0) for st in stats), 3),
+        "tasks_write_s": round(sum(st.get("write_s", 0.0) for st in stats), 3),
+        "elapsed_s": round(now - t0, 3),
+    }
+    if session_s is not None:
+        out["session_s"] = round(session_s, 3)  # the JVM's start and the session's set-up
+    if started is not None:
+        out["wall_s"] = round(now - started, 3)  # from the command's start: the cold run
+    return out
+
+
+def _jobs(spark: Any, ranges: Ranges, opts: JobOptions, filters: Any, scratch: str,
+          progress: Any, master: str, run_id: str) -> list[dict[str, Any]]:
     """The Spark jobs that write into ``scratch``: their stats rows; a Spark or py4j
     failure is one line."""
     try:
         if opts.writer == "arrow":
-            return _arrow_job(spark, ranges, opts, filters, scratch, progress)
-        return _spark_writer_job(spark, opts, scratch)
+            return _arrow_job(spark, ranges, opts, filters, scratch, progress, run_id)
+        return _spark_writer_job(spark, opts, Path(scratch))
     except KeyboardInterrupt:  # SIGINT, SIGTERM: the JVM ends before its outputs are removed
         stop_jvm(spark)
         raise
@@ -424,29 +646,33 @@ def _count(summary: Any, stats: list[dict[str, Any]], mode: str) -> None:
     """The tasks' stats rows added up into the run's summary."""
     for st in stats:
         summary.records += st["records"]
-        summary.errors.update(json.loads(st["errors"]))
-        summary.corrupt_fields.update(json.loads(st["problems"]))
+        summary.errors.update(_dict(st["errors"]))
+        summary.corrupt_fields.update(_dict(st["problems"]))
         summary.rows += st["rows"]
         summary.messages += st["messages"]
         summary.incomplete += st["incomplete"]
-        summary.message_problems.update(json.loads(st["mproblems"]))
+        summary.message_problems.update(_dict(st["mproblems"]))
         if st["first"] and not summary.first_error:
             summary.first_error = st["first"]
     if mode == "DROPMALFORMED":
         summary.dropped = sum(summary.errors.values())
 
 
-def _arrow_job(spark: Any, ranges: list[tuple[str, str, int, int, int]], opts: JobOptions,
-               filters: Any, scratch: Path, progress: Any) -> list[dict[str, Any]]:
-    from mqtool.spark.arrow_writer import WriteOptions, run_ranges, run_reassembly
+def _dict(value: Any) -> dict[str, int]:
+    return json.loads(value) if isinstance(value, str) else dict(value)
 
-    wo = WriteOptions(str(scratch), opts.framing, opts.codepage, opts.mode, filters or None,
-                      opts.messages, opts.max_seg, dict(opts.fs_options))
+
+def _arrow_job(spark: Any, ranges: Ranges, opts: JobOptions, filters: Any, scratch: str,
+               progress: Any, run_id: str) -> list[dict[str, Any]]:
+    from mqtool.spark.arrow_writer import WriteOptions, run_ranges
+
+    wo = WriteOptions(scratch, opts.framing, opts.codepage, opts.mode, filters or None,
+                      opts.messages, opts.max_seg, dict(opts.fs_options), list(ranges), run_id,
+                      os.environ.get("MQTOOL_SPARK_FAULT", ""))
     total = sum(r[3] - r[2] for r in ranges)
     with _Tracker(spark, progress, total):
-        stats = run_ranges(spark, ranges, wo)
-        if opts.messages:
-            stats += run_reassembly(spark, wo)
+        stats = run_ranges(spark, wo)
+    stats.sort(key=lambda st: st["split"] if st["split"] >= 0 else len(ranges) - st["split"])
     return stats
 
 
@@ -510,7 +736,7 @@ class _Tracker:
         self.thread: threading.Thread | None = None
 
     def __enter__(self) -> _Tracker:
-        if self.progress is not None:
+        if self.progress is not None and not is_connect(self.spark):  # Connect has no tracker
             self.thread = threading.Thread(target=self._poll, daemon=True)
             self.thread.start()
         return self
@@ -544,7 +770,7 @@ def _spark_error(e: Exception, master: str = "") -> MqtoolError:
         import traceback
 
         traceback.print_exception(e, file=sys.stderr)
-    m = re.search(r"MalformedError: (csq1logp: .*?\(mode FAILFAST\))", text)
+    m = re.search(r"(?:MalformedError|DecodeError): ((?:csq1logp|urb): .*?\(mode FAILFAST\))", text)
     if m:
         err = MqtoolError(m.group(1))
         err.status = ExitStatus.DECODE

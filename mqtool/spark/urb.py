@@ -8,22 +8,31 @@
 ``table`` is one of ``extract urb``'s tables (messages, transactions, records, images,
 status, errors, changes; default changes), with the same schema (``formats.urb.extract.
 schema``). Each input file is one partition, decoded by the same library function as the
-local command (``extract_tables``): rows are the local rows. Transaction ids (``transaction``,
+local command (``extract_file``): rows are the local rows. Transaction ids (``transaction``,
 ``record_number``, ``image_number``) are numbered per file in Spark (the local command numbers
 them over the whole run); the pair (file, transaction) identifies a transaction in both.
+
+``spark-extract urb`` decodes every input once: each task reads one input and writes every
+table's rows itself with pyarrow (``OUTDIR/<table>/part-NNNNN.parquet``, the schema of the
+local Parquet tables), returning one stats row; the driver adds them up. The output is
+written whole or not at all, as ``spark-extract``'s (``io.outputs.staged_dirs``).
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
+import time
+from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 NAME = "mqtool.urb"
+STATS = "_stats"
 
 
 def spark_schema(schema: pa.Schema) -> Any:
@@ -136,34 +145,219 @@ def register(spark: Any) -> None:
     spark.dataSource.register(_datasource())
 
 
-def run(spark: Any, inputs: list[str], outdir: str, mode: str = "PERMISSIVE", force: bool = False,
-        leap_seconds: int = 0) -> dict[str, Any]:
-    """``spark-extract urb``: every table of ``extract urb`` as Parquet under ``outdir``
-    (``<table>/``), written by Spark, and ``_summary.json``."""
+# --------------------------------------------------------------------------- spark-extract urb
+
+
+@dataclass
+class UrbJobOptions:
+    """``spark-extract urb``'s inputs, output and settings."""
+
+    inputs: list[str]
+    outdir: str
+    mode: str = "PERMISSIVE"
+    force: bool = False
+    leap_seconds: int = 0
+    fs_options: dict[str, str] = field(default_factory=dict)
+    verbose: bool = False
+    remote: str = ""
+    started: float | None = None
+    log: str = ""
+
+
+@dataclass
+class TaskOptions:
+    """What every task needs (pickled once into the task closure)."""
+
+    root: str
+    files: list[str]
+    mode: str = "PERMISSIVE"
+    leap_seconds: int = 0
+    fs_options: dict[str, str] = field(default_factory=dict)
+    run: str = ""
+
+
+class _TableWriters:
+    """``extract_file``'s writers in a task: one Parquet file per table under ``root``."""
+
+    def __init__(self, root: str, name: str, options: dict[str, str]) -> None:
+        from mqtool import api
+        from mqtool.io.uris import join
+
+        self.writers = {t: api.partitioned_writer(join(root, t), name, by=None, keep=True,
+                                                  options=options)
+                        for t in api.urb_tables()}
+
+    def write(self, name: str, table: pa.Table) -> None:
+        from mqtool import api
+
+        self.writers[name].write(table.cast(api.urb_table_schema(name)))
+
+    def close(self) -> list[str]:
+        files: list[str] = []
+        for w in self.writers.values():
+            w.close()
+            files += w.written
+        return files
+
+    def abort(self) -> None:
+        for w in self.writers.values():
+            w.abort()
+
+
+def write_file(split: int, o: TaskOptions) -> dict[str, Any]:
+    """Decode one input once, write every table's rows; the task's stats."""
     from mqtool import api
-    from mqtool.errors import EnvError, InputError
+    from mqtool.io.outputs import part_name
+    from mqtool.spark.arrow_writer import _attempt
 
-    files = expand(inputs)
-    if not files:
-        raise InputError("no input files")
-    out = Path(outdir)
-    tables = api.urb_tables()
-    there = [t for t in tables if (out / t).exists()]
-    if there and not force:
-        from mqtool.io.outputs import OutputExistsError
-
-        raise OutputExistsError(f"{out / there[0]} exists (use --force to overwrite)")
+    t0 = time.perf_counter()
+    writers = _TableWriters(o.root, part_name(split, o.run, _attempt() if o.run else None),
+                            o.fs_options)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise EnvError(f"{outdir}: cannot create output directory: {e.strerror}") from None
-    register(spark)
-    rows: dict[str, int] = {}
-    for table in tables:
-        df = (spark.read.format(NAME).option("table", table).option("mode", mode)
-              .option("leapSeconds", str(leap_seconds)).option("paths", ",".join(files)).load())
-        df.write.mode("overwrite").parquet(str(out / table))
-        rows[table] = spark.read.parquet(str(out / table)).count()
-    info = {"mode": mode, "files": files, "rows": rows, "output": str(out), "format": "parquet"}
-    api.write_summary(str(out / "_summary.json"), info)
+        summary = api.urb_write_file(o.files[split], writers, o.mode, o.leap_seconds)
+        files = writers.close()
+    except BaseException:
+        writers.abort()
+        raise
+    return {"split": split, "rows": dict(summary.rows),
+            "errors_by_reason": dict(summary.errors_by_reason), "first": summary.first_error,
+            "files": files, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+class WriteFiles:
+    """The ``mapInArrow`` function over ``spark.range(n)``: input numbers in, stats out."""
+
+    def __init__(self, opts: TaskOptions) -> None:
+        self.opts = opts
+
+    def __call__(self, batches: Any) -> Any:
+        pa.set_cpu_count(1)
+        pa.set_io_thread_count(1)
+        for b in batches:
+            for split in b.column(0).to_pylist():
+                yield pa.RecordBatch.from_pylist([{STATS: json.dumps(write_file(split, self.opts))}])
+
+
+def preflight(master: str, opts: UrbJobOptions) -> list[tuple[str, int]]:
+    """What ``spark-extract urb`` checks before the JVM starts: inputs, output, the master
+    or Spark Connect server; the input files and sizes (all empty: exit 2)."""
+    from mqtool import api
+    from mqtool.errors import EmptyInputError, InputError
+    from mqtool.spark import job
+
+    job.check_inputs(opts.inputs)
+    for name in opts.inputs:
+        from mqtool.io.uris import is_uri
+
+        if is_uri(name):
+            raise InputError(f"{name}: spark-extract urb reads local paths and shared file "
+                             "systems (a URI works with spark-extract csq1logp)")
+    job.check_output(opts.outdir, opts.force, outputs=(*api.urb_tables(), "_summary.json"))
+    job.check_session(master, opts.remote)
+    files = expand(opts.inputs)
+    sizes = [(f, 0 if os.path.isdir(f) else os.path.getsize(f)) for f in files]
+    if not any(size for _, size in sizes) and not any(os.path.isdir(f) for f in files):
+        raise EmptyInputError("urb", ", ".join(opts.inputs))
+    return sizes
+
+
+def run(master: str, conf: dict[str, str], opts: UrbJobOptions, spark: Any = None,
+        started: Any = None) -> dict[str, Any]:
+    """``spark-extract urb`` in this process: checks, the session, the job."""
+    from mqtool.spark import job
+
+    return job.in_session(master, conf, opts, lambda: preflight(master, opts),
+                          lambda sp, files, ss: run_job(sp, opts, opts.remote or master, files, ss),
+                          spark, started, app="mqtool spark-extract urb")
+
+
+def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
+            files: list[tuple[str, int]] | None = None,
+            session_s: float | None = None) -> dict[str, Any]:
+    """Every table of ``extract urb`` as Parquet under ``OUTDIR/<table>/``, each input
+    decoded once by one task; ``_summary.json``; returns the summary."""
+    from pathlib import Path
+
+    from mqtool import api
+    from mqtool.io.outputs import staged_dirs
+    from mqtool.io.uris import driver_settings, is_remote, join, local_path
+    from mqtool.spark import job
+
+    t0 = time.perf_counter()
+    register(spark)  # the mqtool.urb DataSource (job.prepare registers CSQ1LOGP's)
+    master = master or job.master_of(spark, opts.remote)
+    mode = opts.mode.upper()
+    if files is None:
+        files = [(f, os.path.getsize(f) if os.path.isfile(f) else 0) for f in expand(opts.inputs)]
+    opts.fs_options = {**driver_settings(), **opts.fs_options}
+    root = opts.outdir.rstrip("/") if is_remote(opts.outdir) else str(Path(local_path(opts.outdir)).resolve())
+    tables = api.urb_tables()
+    staged = staged_dirs(root, tables, opts.fs_options)
+    with staged as scratch:
+        t_plan = t_jobs = time.perf_counter()
+        t_plan -= t0
+        task = TaskOptions(str(scratch), [f for f, _ in files], mode, opts.leap_seconds,
+                           dict(opts.fs_options), getattr(staged, "run", ""))
+        stats = _tasks(spark, task, master)
+        t_jobs = time.perf_counter() - t_jobs
+        rows: Counter[str] = Counter()
+        reasons: Counter[str] = Counter()
+        first = ""
+        for st in sorted(stats, key=lambda s: s["split"]):
+            rows.update(st["rows"])
+            reasons.update(st["errors_by_reason"])
+            first = first or st["first"]
+        staged.keep(f for st in stats for f in st["files"])
+        staged.keep(_empty_tables(str(scratch), [t for t in tables if not rows[t]], task))
+    info: dict[str, Any] = {
+        "mode": mode, "files": [f for f, _ in files], "bytes": sum(s for _, s in files),
+        "rows": {t: rows[t] for t in tables}, "errors_by_reason": dict(sorted(reasons.items())),
+        "output": root, "format": "parquet", "master": master,
+        "planning_s": round(t_plan, 3), "spark_jobs_s": round(t_jobs, 3),
+        "elapsed_s": round(time.perf_counter() - t0, 3)}
+    if first:
+        info["first_error"] = first
+    if session_s is not None:
+        info["session_s"] = round(session_s, 3)
+    if opts.started is not None:
+        info["wall_s"] = round(time.perf_counter() - opts.started, 3)
+    api.write_summary(join(root, "_summary.json"), info)
+    job.keep_log(opts, root)
+    staged.success()
     return info
+
+
+def _tasks(spark: Any, task: TaskOptions, master: str) -> list[dict[str, Any]]:
+    from mqtool.errors import MqtoolError
+    from mqtool.spark import job
+    from mqtool.spark.arrow_writer import ranges_frame
+
+    try:
+        n = len(task.files)
+        frame = ranges_frame(spark, n)
+        return [json.loads(r[STATS]) for r in
+                frame.mapInArrow(WriteFiles(task), f"{STATS} string").collect()]
+    except MqtoolError:
+        raise
+    except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
+        raise job._spark_error(e, master) from None
+
+
+def _empty_tables(root: str, names: list[str], task: TaskOptions) -> list[str]:
+    """An empty Parquet file (the schema alone) for each table no task wrote, so every
+    table reads back with its columns."""
+    from mqtool import api
+    from mqtool.io.outputs import atomic_path, part_name, remote
+    from mqtool.io.uris import join
+
+    out = []
+    for name in names:
+        import pyarrow.parquet as pq
+
+        target = join(root, name, part_name(0, task.run).replace("part-", "part-empty-"))
+        if not remote(target):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+        with atomic_path(target, force=True, options=task.fs_options, check=False) as tmp:
+            pq.write_table(api.urb_table_schema(name).empty_table(), tmp)
+        out.append(target)
+    return out

@@ -1,15 +1,19 @@
-"""``mqtool.urb`` in Spark: the rows of every table equal the local ``extract urb`` rows
-(per file: Spark numbers transactions per file)."""
+"""``mqtool.urb`` and ``spark-extract urb`` in Spark: the rows of every table equal the local
+``extract urb`` rows; each input is decoded once (one Spark job writes every table)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+import pytest
+
 from mqtool.formats.urb.extract import extract_tables
 from mqtool.formats.urb.tables import TABLES
-from tests.helpers import TESTDATA
+from tests.helpers import TESTDATA, mq
 
+pytestmark = pytest.mark.spark
 SEEDS = [str(TESTDATA / "urb" / f"{n}.dump") for n in ("inst-color.data", "inst-employee.data",
                                                        "status.reply")]
 
@@ -43,9 +47,32 @@ def test_spark_rows_equal_local_rows(spark: Any) -> None:
     assert isns == [2, 3, 4]
 
 
-def test_spark_extract_writes_every_table(spark: Any, tmp_path: Path) -> None:
-    from mqtool.spark.urb import run
+def test_spark_extract_urb_decodes_once_and_writes_every_table(spark: Any, tmp_path: Path) -> None:
+    from mqtool.spark.urb import UrbJobOptions, run_job
 
-    info = run(spark, SEEDS, str(tmp_path / "out"))
-    assert info["rows"]["changes"] == 5 and info["rows"]["messages"] == 3 and info["rows"]["errors"] == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted([*TABLES, "_summary.json"])
+    tracker = spark.sparkContext.statusTracker()
+    spark.sparkContext.setJobGroup("urb-once", "spark-extract urb")
+    try:
+        info = run_job(spark, UrbJobOptions(SEEDS, str(tmp_path / "out")))
+    finally:
+        spark.sparkContext.setJobGroup("", "")
+    assert len(tracker.getJobIdsForGroup("urb-once")) == 1  # one job: every input decoded once
+    assert info["rows"] == {"messages": 3, "transactions": 2, "records": 5, "images": 5,
+                            "status": 1, "errors": 0, "changes": 5}
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == sorted([*TABLES, "_summary.json"])
+    local = tmp_path / "local"
+    assert mq("extract", "urb", *SEEDS, "-o", local).status == 0
+    for table in TABLES:
+        got, want = pq.read_table(out / table), pq.read_table(local / f"{table}.parquet")
+        assert got.schema == want.schema, table  # the local tables' types: no Spark casts
+        assert got.num_rows == want.num_rows == info["rows"][table], table
+
+
+def test_spark_extract_urb_command(cli_uses_shared_spark: Any, tmp_path: Path) -> None:
+    """The command prints the same rows table as ``extract urb``, on a terminal or not."""
+    r = mq("spark-extract", "urb", *SEEDS, "-o", tmp_path / "s")
+    local = mq("extract", "urb", *SEEDS, "-o", tmp_path / "l")
+    assert r.status == local.status == 0 and r.text == local.text
+    r = mq("spark-extract", "urb", *SEEDS, "-o", tmp_path / "s", "--force", "--summary", "-")
+    assert r.status == 0 and r.text.startswith("{") and '"changes": 5' in r.text

@@ -41,8 +41,8 @@ from mqtool.formats.csq1logp.framing import (
 )
 from mqtool.formats.csq1logp.layout import COMMIT_STATUS, MAX_SEGMENT
 from mqtool.formats.csq1logp.outdir import OUT_DIRS, PartitionedWriter
-from mqtool.io.outputs import AtomicPath, StagedDirs
-from mqtool.io.uris import is_uri
+from mqtool.io.outputs import atomic_path, part_name, staged_dirs
+from mqtool.io.uris import is_uri, looks_like_uri
 
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv",
            ".parquet": "parquet", ".pq": "parquet"}
@@ -634,13 +634,16 @@ def extract(paths: list[str], out: IO[bytes] | str, *, fmt: str = "jsonl", frami
         tables: Iterable[pa.Table] = decoded_tables(indexes, codepage, mode, workers, summary,
                                                     progress, names, split_size, pool)
         if fmt == "dir":
-            with StagedDirs(str(out), OUT_DIRS) as scratch:
-                _extract_to_dir(str(scratch), tables, filters, messages, max_seg, summary)
+            staged = staged_dirs(str(out), OUT_DIRS, options)
+            with staged as scratch:
+                staged.keep(_extract_to_dir(str(scratch), tables, filters, messages, max_seg,
+                                            summary, part_name(0, getattr(staged, "run", "")),
+                                            options))
             return summary
         if messages:
             batches_ = (b for t in tables for b in t.to_batches())
             tables = reassemble(batches_, max_seg)
-        target = AtomicPath(out, force) if isinstance(out, str) else None
+        target = atomic_path(out, force, options) if isinstance(out, str) else None
         with target or nullcontext():
             _write(Writer(fmt, str(target.temp) if target else out, schema), tables, filters,
                    messages, summary)
@@ -663,15 +666,17 @@ def _write(writer: Writer, tables: Iterable[pa.Table], filters: Filters, message
 
 
 def _extract_to_dir(root: str, tables: Iterable[pa.Table], filters: Filters, messages: bool,
-                    max_seg: int, summary: Summary) -> None:
-    """``spark-extract``'s layout in ``root``: records/ in log_date folders, errors/, and
-    with ``messages`` messages/ (the same rows as the other writers)."""
+                    max_seg: int, summary: Summary, name: str = "part-00000.parquet",
+                    options: Mapping[str, str] | None = None) -> list[str]:
+    """``spark-extract``'s layout in ``root`` (a path or an object-store URI): records/ in
+    log_date folders, errors/, and with ``messages`` messages/ (the same rows as the other
+    writers); the files written."""
     from mqtool.formats.csq1logp.segments import messages as reassemble
+    from mqtool.io.uris import join
 
-    name = "part-00000.parquet"
-    records = PartitionedWriter(os.path.join(root, "records"), name)
-    errors = PartitionedWriter(os.path.join(root, "errors"), name, by=None)
-    msgs = PartitionedWriter(os.path.join(root, "messages"), name) if messages else None
+    records = PartitionedWriter(join(root, "records"), name, options=options)
+    errors = PartitionedWriter(join(root, "errors"), name, by=None, options=options)
+    msgs = PartitionedWriter(join(root, "messages"), name, options=options) if messages else None
 
     def split(tables: Iterable[pa.Table]) -> Iterator[pa.RecordBatch]:
         for t in tables:
@@ -709,11 +714,15 @@ def _extract_to_dir(root: str, tables: Iterable[pa.Table], filters: Filters, mes
         raise
     for w in writers:
         w.close()
+    return [f for w in writers for f in w.written]
 
 
 def is_dir_output(output: str | None) -> bool:
-    """``-o DIR/`` (a trailing slash, or an existing directory): the Spark layout."""
-    return bool(output) and output != "-" and (output.endswith(("/", os.sep)) or os.path.isdir(output))  # type: ignore[union-attr]
+    """``-o DIR/`` (a trailing slash, or an existing directory; a URI with a trailing
+    slash): the Spark layout."""
+    if not output or output == "-":
+        return False
+    return output.endswith(("/", os.sep)) or (not looks_like_uri(output) and os.path.isdir(output))
 
 
 def parse_size(text: str | int) -> int:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mqtool.io.outputs import AtomicPath
+from mqtool.io.outputs import Atomic, atomic_path, remote
+from mqtool.io.uris import join
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and Spark's) folder for a null value
 OUT_DIRS = ("records", "errors", "messages")  # what an extract directory holds
@@ -16,12 +17,16 @@ OUT_DIRS = ("records", "errors", "messages")  # what an extract directory holds
 class PartitionedWriter:
     """Parquet files under ``root``: one per ``log_date`` value in Hive-style folders (the
     column dropped from the data), or one flat file (``by=None``; ``keep`` keeps every
-    column). Each file is an ``AtomicPath``: renamed into place by ``close()``, removed by
-    ``abort()``; a retried task replaces its own files."""
+    column). Each file is an ``atomic_path``: renamed into place (uploaded, for an
+    object-store ``root``) by ``close()``, removed by ``abort()``; a retried task replaces
+    its own files (on an object store it names them apart: ``outputs.part_name``).
+    ``written`` lists the files ``close()`` put in place."""
 
-    def __init__(self, root: str, name: str, by: str | None = "log_date", keep: bool = False) -> None:
-        self.root, self.name, self.by, self.keep = root, name, by, keep
-        self.open: dict[object, tuple[Any, AtomicPath]] = {}
+    def __init__(self, root: str, name: str, by: str | None = "log_date", keep: bool = False,
+                 options: Any = None) -> None:
+        self.root, self.name, self.by, self.keep, self.options = root, name, by, keep, options
+        self.open: dict[object, tuple[Any, Atomic]] = {}
+        self.written: list[str] = []
 
     def write(self, table: Any) -> None:
         import pyarrow as pa
@@ -48,9 +53,11 @@ class PartitionedWriter:
 
         if value not in self.open:
             part = NULL_PARTITION if value is None else value
-            folder = self.root if self.by is None else os.path.join(self.root, f"{self.by}={part}")
-            os.makedirs(folder, exist_ok=True)
-            target = AtomicPath(os.path.join(folder, self.name), force=True)
+            folder = self.root if self.by is None else join(self.root, f"{self.by}={part}")
+            if not remote(folder):
+                os.makedirs(folder, exist_ok=True)
+            target = atomic_path(join(folder, self.name), force=True, options=self.options,
+                                 check=False)
             try:
                 w = pq.ParquetWriter(target.temp, schema, use_dictionary=False,
                                      coerce_timestamps="us", allow_truncated_timestamps=False)
@@ -64,6 +71,7 @@ class PartitionedWriter:
         for w, target in self.open.values():
             w.close()
             target.commit()
+            self.written.append(str(target.path))
         self.open.clear()
 
     def abort(self) -> None:

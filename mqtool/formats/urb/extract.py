@@ -84,15 +84,16 @@ class Summary:
 class _Writers:
     """One output file per table, each an ``AtomicPath``: renamed into place at the end."""
 
-    def __init__(self, outdir: Path, fmt: str, force: bool) -> None:
-        from mqtool.io.outputs import AtomicPath
+    def __init__(self, outdir: str, fmt: str, force: bool) -> None:
+        from mqtool.io.outputs import Atomic, atomic_path
+        from mqtool.io.uris import join
 
         self.outdir, self.fmt = outdir, fmt
         self.open: dict[str, Any] = {}
-        self.targets: dict[str, AtomicPath] = {}
+        self.targets: dict[str, Atomic] = {}
         try:
             for t in TABLES:
-                self.targets[t] = AtomicPath(outdir / f"{t}.{fmt}", force)
+                self.targets[t] = atomic_path(join(outdir, f"{t}.{fmt}"), force)
         except BaseException:
             self.abort()
             raise
@@ -189,18 +190,11 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     files = list(input_files(paths))
     if not files:
         raise InputError("no input files")
-    out = Path(outdir)
-    made = _made_dirs(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise EnvError(f"{outdir}: cannot create output directory: {e.strerror}") from None
-    if not os.access(out, os.W_OK):
-        raise EnvError(f"{outdir}: output directory is not writable")
+    made = _output_dir(outdir)
     names = dict(names or {})
-    summary = Summary(mode=mode, files=[names.get(f, f) for f in files], output=str(out),
-                      format=fmt)
-    writers = _Writers(out, fmt, force)
+    summary = Summary(mode=mode, files=[names.get(f, f) for f in files],
+                      output=outdir.rstrip("/"), format=fmt)
+    writers = _Writers(outdir, fmt, force)
     done_before = 0
     state = Stitch()  # ids run over the whole extraction; continuations stay in their file
     try:
@@ -223,6 +217,25 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
                 d.rmdir()
         raise
     return summary
+
+
+def _output_dir(outdir: str) -> list[Path]:
+    """The output directory made (a path; returns the directories this made, deepest
+    first) or its bucket there (an object-store URI: nothing made)."""
+    from mqtool.io.uris import check_output_dir, is_remote, local_path
+
+    if is_remote(outdir):
+        check_output_dir(outdir, True, ())
+        return []
+    out = Path(local_path(outdir))
+    made = _made_dirs(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise EnvError(f"{outdir}: cannot create output directory: {e.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise EnvError(f"{outdir}: output directory is not writable")
+    return made
 
 
 def _made_dirs(out: Path) -> list[Path]:
