@@ -130,7 +130,7 @@ def test_build_refusals_are_usage_errors() -> None:
     r = mq("build-request", "mq", "--dlh", "reason=2051,color=red", "--text", "x")
     assert r.status == 1 and "MQDLH has no field 'color'" in r.stderr
     r = mq("build-request", "mq", "--rfh2", "usr.N:i4=five", "--text", "x")
-    assert r.status == 1 and "'five' is not an integer for dt i4" in r.stderr
+    assert r.status == 1 and "'five' is not an integer of 32 bits for dt i4" in r.stderr
     r = mq("build-request", "mq", "--dlh", "destqname=" + "Q" * 49, "--text", "x")
     assert r.status == 1 and r.stderr.startswith("mqtool: mq: destqname: value ")
     assert mq("build-request", "mq", "--text", "x").status == 1
@@ -178,9 +178,31 @@ def test_wrap_dead_letters_every_message_of_a_dump(tmp_path: Path) -> None:
     assert titles[1].endswith(": attachment header")
 
 
+def test_rfh2_properties_a_folder_cannot_hold_are_refused() -> None:
+    """Issue 22, root cause 15: names that are no XML element names, values their dt
+    cannot hold (it wrote a folder that was not XML; 'usr.g[.a' was exit 70)."""
+    for prop, said in (
+            ("usr.<a>=1", "'<a>' is not an XML element name"),
+            ("usr.g[.a=1", "'g[' is not an XML element name"),
+            ("1usr.a=1", "'1usr' is not an XML element name"),
+            ("usr.a:i4=2147483648", "'2147483648' is not an integer of 32 bits for dt i4"),
+            ("usr.a:i1=-129", "'-129' is not an integer of 8 bits for dt i1"),
+            ("usr.a:bin.hex=ZZ", "'ZZ' is not hex digits in pairs for dt bin.hex"),
+            ("usr.a:boolean=maybe", "'maybe' is not a boolean"),
+            ("usr.a:r8=x", "'x' is not a number for dt r8")):
+        r = mq("build-request", "mq", "--rfh2", prop, "--text", "x")
+        assert r.status == 1 and r.stderr.count("\n") == 1 and said in r.stderr, (prop, r.stderr)
+    for prop in ("usr.a:i4=2147483647", "usr.a:i1=-128", "usr.g.a=1", "usr.a_b-c=1"):
+        assert mq("build-request", "mq", "--rfh2", prop, "--text", "x", "--dump").status == 0
+
+
 def test_from_json_of_the_wrong_shape_is_a_usage_error(tmp_path: Path) -> None:
     js = tmp_path / "bad.json"
     for text, message in (
+            ('{"elements": [], "context": 5}',  # issue 22, root cause 2: was exit 70
+             "mqtool: \"context\" must be an object, as 'decode mq --json' writes it (got int)\n"),
+            ('{"elements": [], "payload": [1]}',
+             "mqtool: \"payload\" must be an object, as 'decode mq --json' writes it (got list)\n"),
             ('{"elements": [{"type": "MQDLH", "fields": "x"}]}',
              "mqtool: mq: headers[0].fields: expected an object\n"),
             ('{"elements": [{"type": "MQDLH"}], "context": {"encoding": "big"}}',

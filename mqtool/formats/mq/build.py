@@ -33,14 +33,21 @@ def _fail(path: str, reason: str) -> BuildError:
     return BuildError(FORMAT, path, reason)
 
 
+def _next_header(headers: Sequence[Mapping[str, Any]], i: int) -> Mapping[str, Any] | None:
+    """The header after ``i`` that is not a part of one (None: ``i`` is the last). Read by
+    index, not by slicing: a chain of N headers builds in O(N)."""
+    for j in range(i + 1, len(headers)):
+        if headers[j].get("type") not in PARTS:
+            return headers[j]
+    return None
+
+
 def _next_format(headers: Sequence[Mapping[str, Any]], i: int, payload_format: str) -> str:
-    for h in headers[i + 1:]:
-        t = h.get("type")
-        if t in PARTS:
-            continue
-        info = lay.BY_TYPE.get(str(t))
-        return info.format if info else ""
-    return payload_format
+    h = _next_header(headers, i)
+    if h is None:
+        return payload_format
+    info = lay.BY_TYPE.get(str(h.get("type")))
+    return info.format if info else ""
 
 
 def build_chain(headers: Sequence[Mapping[str, Any]], payload: bytes = b"", *,
@@ -115,7 +122,7 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
     if info is None:
         known = ", ".join(h.type for h in lay.HEADERS)
         raise _fail(f"{where}.type", f"{type_!r} is not a header mqtool builds ({known})")
-    last = all(h.get("type") in PARTS for h in headers[i + 1:])
+    last = _next_header(headers, i) is None
     big = byte_order_of(enc) != "little"
     codepage = header_codepage(cc)
     fields = {k: v for k, v in dict(spec.get("fields") or {}).items()
@@ -244,7 +251,8 @@ def _dh_records(headers: Sequence[Mapping[str, Any]], i: int, fields: dict[str, 
     spec = headers[i]
     ors = [dict(r) for r in spec.get("records") or []]
     pmrs = [dict(r) for r in spec.get("putmsgrecs") or []]
-    for h in headers[i + 1:]:
+    for j in range(i + 1, len(headers)):  # by index: no copy of the rest of the chain
+        h = headers[j]
         if h.get("type") not in PARTS:
             break
         if h.get("type") == "MQOR":

@@ -26,6 +26,10 @@ from mqtool.formats.mq.rfh2 import DT_TYPES, INT_TYPES, typed
 CHAIN_ORDER = ("MQXQH", "MQDLH", "MQMDE", "MQCIH", "MQIIH", "MQWIH", "MQRFH2", "MQTM")
 RFH2 = "MQRFH2"
 _INT = re.compile(r"^[+-]?(?:\d+|0[xX][0-9a-fA-F]+)$")
+# an XML element name without a namespace prefix: a folder, or one level of a property name
+_XML_NAME = re.compile(r"[^\W\d][\w-]*")
+# the signed integer types of MQRFH2 (IBM MQ, "MQRFH2 - NameValueData": i1 .. i8; int: i8)
+INT_BITS = {"i1": 8, "i2": 16, "i4": 32, "i8": 64, "int": 64}
 
 
 class ChainRefusedError(BuildError):
@@ -61,12 +65,34 @@ def parse_property(text: str) -> tuple[str, str, Any, str | None]:
     folder, dot, prop = name.strip().partition(".")
     if not eq or not dot or not folder or not prop:
         raise ValueError(f"{text!r} is not folder.name=value (or folder.name:dt=value)")
+    folder, prop = folder.strip(), prop.strip()
+    bad = [n for n in (folder, *prop.split(".")) if not _XML_NAME.fullmatch(n)]
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not an XML element name (a letter or _, then letters, "
+                         "digits, _ or -): folders and properties are elements of the folder")
     if dt and dt not in DT_TYPES:
         raise ValueError(f"dt {dt!r} is not one of {', '.join(sorted(DT_TYPES))}")
     v = typed(value, dt or None)
-    if dt in INT_TYPES and not isinstance(v, int):
-        raise ValueError(f"{value!r} is not an integer for dt {dt}")
+    _check_value(value, v, dt)
     return folder, prop, v, dt or None
+
+
+def _check_value(text: str, v: Any, dt: str) -> None:
+    """A value its ``dt`` can hold: integers in range, hex for ``bin.hex``, a boolean, a
+    number for ``r4``/``r8`` (``ValueError`` otherwise)."""
+    if dt in INT_TYPES:
+        bits = INT_BITS[dt]
+        if not isinstance(v, int) or not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
+            raise ValueError(f"{text!r} is not an integer of {bits} bits for dt {dt}")
+    elif dt == "bin.hex":
+        try:
+            bytes.fromhex(text.strip())
+        except ValueError:
+            raise ValueError(f"{text!r} is not hex digits in pairs for dt bin.hex") from None
+    elif dt == "boolean" and not isinstance(v, bool):
+        raise ValueError(f"{text!r} is not a boolean (0, 1, true, false)")
+    elif dt in ("r4", "r8") and not isinstance(v, float):
+        raise ValueError(f"{text!r} is not a number for dt {dt}")
 
 
 @dataclass
@@ -146,6 +172,10 @@ def _from_document(doc: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]],
         raise InputError("expected a 'decode mq --json' object with \"elements\"")
     ctx = doc.get("context") or {}
     pay = doc.get("payload") or {}
+    for key, value in (("context", ctx), ("payload", pay)):
+        if not isinstance(value, Mapping):
+            raise InputError(f"\"{key}\" must be an object, as 'decode mq --json' writes it "
+                             f"(got {type(value).__name__})")
     options = {"encoding": ctx.get("encoding", ENC_BIG), "ccsid": ctx.get("codedcharsetid", 819),
                "payload_format": pay.get("format", ""), "payload_encoding": pay.get("encoding"),
                "payload_ccsid": pay.get("ccsid")}
