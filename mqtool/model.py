@@ -12,10 +12,11 @@ offset absolute. Siblings never overlap and a child lies inside its parent
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from mqtool.tod import Tod
 
@@ -23,6 +24,8 @@ from mqtool.tod import Tod
 TEXT, EYE, INT, HEXINT, HEX, STCK, RESERVED, DATA = (
     "text", "eye", "int", "hexint", "hex", "stck", "reserved", "data",
 )
+
+_T = TypeVar("_T")
 
 
 class Span(NamedTuple):
@@ -121,6 +124,14 @@ class Element:
             if s.name == name:
                 return s.value
         return default
+
+    def value_as(self, name: str, kind: builtins.type[_T]) -> _T:
+        """The value of field ``name``, which its declaration makes a ``kind`` (an ``int`` for
+        integer fields, ``bytes`` for hex ones); ``TypeError`` when it is not, or is absent."""
+        v = self.value(name)
+        if not isinstance(v, kind):
+            raise TypeError(f"{self.type}.{name} is {type(v).__name__}, not {kind.__name__}")
+        return v
 
     @property
     def fields(self) -> dict[str, object]:

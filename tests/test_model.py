@@ -3,6 +3,8 @@ the listing and the annotated hex show the nesting (for any format: built by han
 
 from __future__ import annotations
 
+import pytest
+
 from mqtool.model import HEX, INT, Decoded, Element, Span, element_json, tree_faults
 from mqtool.render.annotate import annotate_unit
 from mqtool.render.listing import unit_lines
@@ -57,3 +59,13 @@ def test_annotate_marks_where_a_nested_element_starts() -> None:
     lines = [t.plain for t in annotate_unit(tree(), bytes(20))]
     assert lines[0].endswith(" len n [IN] v [IN] v")
     assert lines[1].endswith(" x")
+
+
+def test_value_as_returns_a_field_of_the_declared_type_and_refuses_others() -> None:
+    outer = tree().elements[0]
+    assert outer.value_as("len", int) == 16
+    assert tree().elements[1].value_as("x", bytes) == b"\x00" * 4
+    with pytest.raises(TypeError, match=r"OUT\.len is int, not bytes"):
+        outer.value_as("len", bytes)
+    with pytest.raises(TypeError, match=r"OUT\.missing is NoneType, not int"):
+        outer.value_as("missing", int)

@@ -14,8 +14,9 @@ only when dumping) and the per-line path for partial lines and colour.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 
 from mqtool.codepages import char_table
 
@@ -38,7 +39,7 @@ class DumpOptions:
     base: int | None = None  # storage address of the first dumped byte
     offset_width: int | None = None  # minimum digits; default 4 (document), 8 (others)
 
-    def resolved(self) -> DumpOptions:
+    def resolved(self) -> Resolved:
         if self.style not in STYLES:
             raise ValueError(f"unknown style {self.style!r}; choose one of {', '.join(STYLES)}")
         if self.cols < 1 or self.cols > 256:
@@ -48,13 +49,27 @@ class DumpOptions:
         if group < 1:
             group = self.cols
         width = self.offset_width or (8 if self.base is not None or not doc else 4)
-        return replace(
-            self,
+        return Resolved(
+            style=self.style,
+            cols=self.cols,
             group=group,
             upper=doc if self.upper is None else self.upper,
             codepage=self.codepage or ("cp037" if doc else "ascii"),
+            dual=self.dual,
+            squeeze=self.squeeze,
+            base=self.base,
             offset_width=width,
         )
+
+
+@dataclass(frozen=True)
+class Resolved(DumpOptions):
+    """``DumpOptions`` with the style's defaults filled in: no ``None`` left but ``base``."""
+
+    group: int = 1
+    upper: bool = False
+    codepage: str = "cp037"
+    offset_width: int = 4
 
 
 # --------------------------------------------------------------------------- geometry
@@ -81,7 +96,9 @@ class Geometry:
 @lru_cache(maxsize=64)
 def geometry(opts: DumpOptions, width: int) -> Geometry:
     o = opts.resolved()
-    cells: list[tuple[str, object]] = [("off", None)]
+    # what each cell holds: "off" None, "lit" text, "hex" column, "chr" (table, column),
+    # "close" (table, delimiter)
+    cells: list[tuple[str, str | int | tuple[int, int] | tuple[int, str] | None]] = [("off", None)]
     cols, group = o.cols, o.group
     if o.style == "document":
         cells.append(("lit", " "))
@@ -116,23 +133,22 @@ def geometry(opts: DumpOptions, width: int) -> Geometry:
     off_pos, hex_pos = 0, [0] * cols
     chr_pos = [[0] * cols for _ in tables]
     close = [-1] * len(tables)
-    for kind, arg in cells:
-        if kind == "off":
-            off_pos = len(line)
-            line += b"0" * width
-        elif kind == "lit":
-            line += str(arg).encode()
-        elif kind == "hex":
-            hex_pos[arg] = len(line)  # type: ignore[index]
-            line += b"  "
-        elif kind == "chr":
-            t, j = arg  # type: ignore[misc]
-            chr_pos[t][j] = len(line)
-            line += b" "
-        else:  # close
-            t, ch = arg  # type: ignore[misc]
-            close[t] = len(line)
-            line += ch.encode()
+    for cell in cells:
+        match cell:
+            case ("off", _):
+                off_pos = len(line)
+                line += b"0" * width
+            case ("lit", str(text)):
+                line += text.encode()
+            case ("hex", int(j)):
+                hex_pos[j] = len(line)
+                line += b"  "
+            case ("chr", (int(t), int(j))):
+                chr_pos[t][j] = len(line)
+                line += b" "
+            case ("close", (int(t), str(ch))):
+                close[t] = len(line)
+                line += ch.encode()
     line += b"\n"
     return Geometry(bytes(line), off_pos, width, tuple(hex_pos),
                     tuple(tuple(p) for p in chr_pos), tuple(tables), tuple(close),
@@ -236,7 +252,7 @@ def dump(
 class _Squeeze:
     """Formats lines and squeezes runs identical to the line before (across blocks)."""
 
-    def __init__(self, o: DumpOptions) -> None:
+    def __init__(self, o: Resolved) -> None:
         self.o = o
         self.prev: bytes | None = None  # the last full line's bytes
         self.last: tuple[int, Geometry] | None = None  # its address and geometry
@@ -254,7 +270,7 @@ class _Squeeze:
         if self.run and self.o.style == "xxd" and self.prev is not None and self.last:
             address, geo = self.last
             self.run -= 1
-            return self._marker() + format_line(self.prev, address, 0, geo, bool(self.o.upper))
+            return self._marker() + format_line(self.prev, address, 0, geo, self.o.upper)
         return self._marker()
 
     def partial(self, data: bytes, address: int, first: int, geo: Geometry, upper: bool) -> bytes:
@@ -316,14 +332,14 @@ class _Workspace:
     """Arrays reused from block to block: the literal columns are written once, and no
     block pays for fresh pages."""
 
-    def __init__(self, np: object, geo: Geometry, n: int, upper: bool) -> None:
+    def __init__(self, np: ModuleType, geo: Geometry, n: int, upper: bool) -> None:
         cols = len(geo.hex_pos)
-        self.out = np.empty((n, len(geo.template)), np.uint8)  # type: ignore[attr-defined]
-        self.out[:] = np.frombuffer(geo.template, np.uint8)  # type: ignore[attr-defined]
-        self.hexp = np.empty((n, cols), np.uint16)  # type: ignore[attr-defined]
-        self.pairs16 = np.frombuffer(_tables(upper)[1], np.uint16)  # type: ignore[attr-defined]
-        self.offpairs = np.frombuffer(_tables(geo.upper_offsets)[1], np.uint16)  # type: ignore[attr-defined]
-        self.step = np.arange(n, dtype=np.uint64) * np.uint64(cols)  # type: ignore[attr-defined]
+        self.out = np.empty((n, len(geo.template)), np.uint8)
+        self.out[:] = np.frombuffer(geo.template, np.uint8)
+        self.hexp = np.empty((n, cols), np.uint16)
+        self.pairs16 = np.frombuffer(_tables(upper)[1], np.uint16)
+        self.offpairs = np.frombuffer(_tables(geo.upper_offsets)[1], np.uint16)
+        self.step = np.arange(n, dtype=np.uint64) * np.uint64(cols)
 
 
 @lru_cache(maxsize=8)
@@ -358,7 +374,7 @@ def _hex_plan(geo: Geometry) -> tuple[int, int, tuple[tuple[int, int, int], ...]
     return best if best is not None and len(best[2]) <= 4 else None
 
 
-def _format_rows(np: object, block: bytes, address: int, geo: Geometry, upper: bool) -> bytes:
+def _format_rows(np: ModuleType, block: bytes, address: int, geo: Geometry, upper: bool) -> bytes:
     """Vectorised formatting of full lines (latin-1 bytes, fixed width per line)."""
     import binascii
 
@@ -372,22 +388,23 @@ def _format_rows(np: object, block: bytes, address: int, geo: Geometry, upper: b
         text = binascii.hexlify(block, b" ", -g) + b" "
         if upper:
             text = text.upper()
-        hx = np.frombuffer(text, np.uint8).reshape(n, width)  # type: ignore[attr-defined]
+        hx = np.frombuffer(text, np.uint8).reshape(n, width)
         for o, h, k in runs:
             out[:, o:o + k] = hx[:, h:h + k]
     else:
-        rows = np.frombuffer(block, np.uint8).reshape(-1, cols)  # type: ignore[attr-defined]
-        np.take(ws.pairs16, rows, out=ws.hexp)  # type: ignore[attr-defined]
-        _scatter(out, geo.hex_pos, ws.hexp.view(np.uint8), 2)  # type: ignore[attr-defined]
+        rows = np.frombuffer(block, np.uint8).reshape(-1, cols)
+        np.take(ws.pairs16, rows, out=ws.hexp)
+        _scatter(out, geo.hex_pos, ws.hexp.view(np.uint8), 2)
     for table, pos in zip(geo.tables, geo.chr_pos, strict=True):
-        chars = np.frombuffer(block.translate(table), np.uint8).reshape(n, cols)  # type: ignore[attr-defined]
+        chars = np.frombuffer(block.translate(table), np.uint8).reshape(n, cols)
         _scatter(out, pos, chars, 1)
     # offsets: two hex digits per address byte, through the same pair table
     nbytes = (geo.off_width + 1) // 2
-    addrs = (ws.step + np.uint64(address)).astype(">u8").view(np.uint8).reshape(n, 8)  # type: ignore[attr-defined]
+    addrs = (ws.step + np.uint64(address)).astype(">u8").view(np.uint8).reshape(n, 8)
     digits = ws.offpairs[addrs[:, 8 - nbytes:]].view(np.uint8)
     out[:, geo.off_pos:geo.off_pos + geo.off_width] = digits[:, 2 * nbytes - geo.off_width:]
-    return out.tobytes()
+    lines: bytes = out.tobytes()
+    return lines
 
 
 def _scatter(out: object, positions: tuple[int, ...], values: object, size: int) -> None:

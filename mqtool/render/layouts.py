@@ -15,12 +15,12 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict
 
 import yaml
 from construct import Adapter, Bytes, Construct, FormatField, Renamed
 
-from mqtool.compose import Envelope, counted, key_text
+from mqtool.compose import At, Envelope, counted, key_text
 from mqtool.compose import describe as content_text
 from mqtool.layout import INT_CODES, Annotated, Eye, FieldInfo, Hex, HexInt, Layout, Reserved, Stck, Text
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT
@@ -120,6 +120,15 @@ class FormatDoc:
         raise KeyError(name)
 
 
+class _Filled(TypedDict, total=False):
+    """What a composition fills in of a ``RecordDoc``."""
+
+    members: tuple[Member, ...]
+    data: str
+    data_size: str
+    data_doc: str
+
+
 def composed(fmt: FormatDoc) -> FormatDoc:
     """``fmt`` with what its composition declares filled in: each record's trailing data
     (name, the field holding its length, what it holds) or counted members, the element
@@ -127,7 +136,8 @@ def composed(fmt: FormatDoc) -> FormatDoc:
     env, resolve = fmt.composition, fmt.resolve
     if env is None or resolve is None:
         return fmt
-    chain, said = env.chain, {}
+    chain = env.chain
+    said: dict[str, _Filled] = {}
     for rec in chain.records.values():
         t = rec.trailing
         if t is None:
@@ -143,6 +153,9 @@ def composed(fmt: FormatDoc) -> FormatDoc:
     records = tuple(replace(r, **said.get(r.name, {})) for r in fmt.records)
     cases = {str(key_text(rec, resolve)): rec.layouts[0] for rec in chain.records.values()}
     doc = fmt.elements.doc if fmt.elements else ""
+    if not isinstance(chain.key, At):
+        raise TypeError(f"{fmt.name}: elements keyed by {type(chain.key).__name__}, not by a "
+                        "field read where each starts, have no head layout to document")
     return replace(fmt, records=records, elements=Elements(chain.key.layout, cases, doc))
 
 
@@ -580,7 +593,7 @@ def _ksy_seq(fmt: FormatDoc, record: RecordDoc, enums: dict[str, Any], skip: int
             for v in varlens:  # a length read by the varlen type is its .value
                 item["size"] = re.sub(rf"\b{v}\b", f"{v}.value", item["size"])
     for m in record.members:
-        item: dict[str, Any] = {"id": ksy_id(m.name), "type": ksy_id(m.record)}
+        item = {"id": ksy_id(m.name), "type": ksy_id(m.record)}
         if m.size:
             item["size"] = ksy_id(m.size)
         if m.repeat == "eos":

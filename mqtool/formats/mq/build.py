@@ -12,7 +12,7 @@ JSON; MQXQH takes its MsgDesc from ``msgdesc`` or the ``MQMD`` element after it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from mqtool.codepages import ccsid_codec
 from mqtool.errors import BuildError
@@ -240,7 +240,7 @@ def _folders(spec: Mapping[str, Any], nv_ccsid: int, big: bool, where: str) -> b
             else:
                 datas.append(_encode(str(value), codec, f"{where}.fields.{name}"))
             k += 1
-    order = "big" if big else "little"
+    order: Literal["big", "little"] = "big" if big else "little"
     return b"".join(len(d).to_bytes(lay.NAME_VALUE_LENGTH_SIZE, order, signed=True) + d
                     for d in datas)
 

@@ -50,7 +50,7 @@ class Chain:
     body_length: int = 0
     pcf: Pcf | None = None  # the payload decoded when its Format is MQADMIN / MQEVENT / MQPCF
 
-    def headers_json(self) -> list[dict]:
+    def headers_json(self) -> list[dict[str, object]]:
         """One object per header: ``type``, ``offset``, ``length``, ``fields``, ``meanings``."""
         return [element_json(el) for el in self.elements]
 
@@ -153,7 +153,7 @@ def sniff(body: bytes, pos: int = 0) -> tuple[lay.Header, bool, bool] | None:
         return lay.BY_TYPE["MQTMC2"], True, ebcdic
     for big in (True, False):
         version = _version_at(body, pos, big)
-        if version in lay.PLAUSIBLE_VERSIONS:
+        if version is not None and version in lay.PLAUSIBLE_VERSIONS:
             h = lay.header_for(struc_id, version)
             return (h, big, ebcdic) if h else None
     return None
@@ -347,7 +347,7 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
 
 def _trailing(chain: Chain, body: bytes, pos: int, fixed: int, length: int,
               header: lay.Header, el: Element, big: bool,
-              codepage: str) -> tuple[int, str, int, int] | tuple | None:
+              codepage: str) -> tuple[int, str, int, int] | tuple[()] | None:
     """What trails the fixed part; ``()`` when nothing changes the walk, a new
     ``(length, format, encoding, ccsid)`` for the MQXQH, None when the walk must stop."""
     start, end = pos + fixed, pos + length

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from construct import Renamed
+
 from mqtool.formats.mq import meanings as m
 from mqtool.formats.mq.mqmd import encoding_meaning, mqmd_layout
 from mqtool.layout import Hex, Layout, Means, Variant, dsect
@@ -25,7 +27,7 @@ from mqtool.layout import Hex, Layout, Means, Variant, dsect
 FORMAT = "mq"
 
 
-def _chained(v: Variant, eye: str) -> list:
+def _chained(v: Variant, eye: str) -> list[Renamed]:
     """The seven fields every chained header starts with (MQRFH's fixed part)."""
     return [
         "strucid" / v.eye(eye),
@@ -38,7 +40,7 @@ def _chained(v: Variant, eye: str) -> list:
     ]
 
 
-def _dlh(v: Variant, version: int) -> list:
+def _dlh(v: Variant, version: int) -> list[Renamed]:
     return [
         "strucid" / v.eye("DLH "),
         "version" / v.S4,
@@ -55,15 +57,15 @@ def _dlh(v: Variant, version: int) -> list:
     ]
 
 
-def _rfh(v: Variant, version: int) -> list:
+def _rfh(v: Variant, version: int) -> list[Renamed]:
     return _chained(v, "RFH ")
 
 
-def _rfh2(v: Variant, version: int) -> list:
+def _rfh2(v: Variant, version: int) -> list[Renamed]:
     return [*_chained(v, "RFH "), "namevalueccsid" / Means(v.S4, m.ccsid_meaning)]
 
 
-def _xqh(v: Variant, version: int) -> list:
+def _xqh(v: Variant, version: int) -> list[Renamed]:
     """MQXQH up to its MsgDesc; the embedded MQMD version 1 follows (``mqmd_layout``)."""
     return [
         "strucid" / v.eye("XQH "),
@@ -73,7 +75,7 @@ def _xqh(v: Variant, version: int) -> list:
     ]
 
 
-def _tm(v: Variant, version: int) -> list:
+def _tm(v: Variant, version: int) -> list[Renamed]:
     return [
         "strucid" / v.eye("TM  "),
         "version" / v.S4,
@@ -87,7 +89,7 @@ def _tm(v: Variant, version: int) -> list:
     ]
 
 
-def _tmc2(v: Variant, version: int) -> list:
+def _tmc2(v: Variant, version: int) -> list[Renamed]:
     """MQTMC2: the character form of MQTM (version and ApplType as 4 characters)."""
     fields = [
         "strucid" / v.eye("TMC "),
@@ -103,7 +105,7 @@ def _tmc2(v: Variant, version: int) -> list:
     return [*fields, "qmgrname" / v.text(48)] if version >= 2 else fields
 
 
-def _cih(v: Variant, version: int) -> list:
+def _cih(v: Variant, version: int) -> list[Renamed]:
     fields = [
         *_chained(v, "CIH "),
         "returncode" / Means(v.S4, m.MQCRC),
@@ -140,7 +142,7 @@ def _cih(v: Variant, version: int) -> list:
     return fields
 
 
-def _iih(v: Variant, version: int) -> list:
+def _iih(v: Variant, version: int) -> list[Renamed]:
     return [
         *_chained(v, "IIH "),
         "ltermoverride" / v.text(8),
@@ -155,7 +157,7 @@ def _iih(v: Variant, version: int) -> list:
     ]
 
 
-def _mde(v: Variant, version: int) -> list:
+def _mde(v: Variant, version: int) -> list[Renamed]:
     return [
         *_chained(v, "MDE "),
         "groupid" / Hex(24),
@@ -166,7 +168,7 @@ def _mde(v: Variant, version: int) -> list:
     ]
 
 
-def _wih(v: Variant, version: int) -> list:
+def _wih(v: Variant, version: int) -> list[Renamed]:
     return [
         *_chained(v, "WIH "),
         "servicename" / v.text(32),
@@ -176,7 +178,7 @@ def _wih(v: Variant, version: int) -> list:
     ]
 
 
-def _rmh(v: Variant, version: int) -> list:
+def _rmh(v: Variant, version: int) -> list[Renamed]:
     return [
         *_chained(v, "RMH "),
         "objecttype" / v.text(8),
@@ -195,7 +197,7 @@ def _rmh(v: Variant, version: int) -> list:
     ]
 
 
-def _dh(v: Variant, version: int) -> list:
+def _dh(v: Variant, version: int) -> list[Renamed]:
     return [
         *_chained(v, "DH  "),
         "putmsgrecfields" / Means(v.S4, m.pmrf_meaning),
@@ -205,12 +207,12 @@ def _dh(v: Variant, version: int) -> list:
     ]
 
 
-def _or(v: Variant, version: int) -> list:
+def _or(v: Variant, version: int) -> list[Renamed]:
     """MQOR, one per destination behind an MQDH."""
     return ["objectname" / v.text(48), "objectqmgrname" / v.text(48)]
 
 
-def _cfh(v: Variant, version: int) -> list:
+def _cfh(v: Variant, version: int) -> list[Renamed]:
     """MQCFH, the PCF header of command, response and event messages."""
     return [
         "type" / Means(v.S4, m.MQCFT),
@@ -252,7 +254,7 @@ def _parameter(value: object, fields: object) -> str:
     return PARAMETERS.get(value, "") if isinstance(value, int) else ""
 
 
-def _pcf_head(v: Variant, type_name: str) -> list:
+def _pcf_head(v: Variant, type_name: str) -> list[Renamed]:
     return ["type" / Means(v.S4, m.MQCFT), "struclength" / v.S4,
             "parameter" / Means(v.S4, _parameter)]
 
@@ -278,7 +280,7 @@ PCF_PARAMETERS: dict[int, tuple[str, tuple[tuple[str, str], ...], str]] = {
 PCF_BY_NAME = {name: (type_, fields, rest) for type_, (name, fields, rest) in PCF_PARAMETERS.items()}
 
 
-def _pcf(v: Variant, version: int, name: str) -> list:
+def _pcf(v: Variant, version: int, name: str) -> list[Renamed]:
     _type, fields, _rest = PCF_BY_NAME[name]
     return [*_pcf_head(v, name), *(f / getattr(v, kind) for f, kind in fields)]
 
@@ -290,7 +292,7 @@ PMR_FIELDS: tuple[tuple[int, str, int], ...] = (
 )
 
 
-def _pmr(v: Variant, version: int) -> list:
+def _pmr(v: Variant, version: int) -> list[Renamed]:
     """MQPMR: ``version`` carries PutMsgRecFields (which fields each record has)."""
     return [name / (Means(v.S4, m.reason_meaning) if name == "feedback" else Hex(size))
             for flag, name, size in PMR_FIELDS if version & flag]
@@ -303,7 +305,7 @@ class Header:
     type: str  # "MQDLH"
     struc_id: str  # "DLH "
     format: str  # the MQ format name that announces it ("MQDEAD"), "" when none does
-    declare: Callable[[Variant, int], list]
+    declare: Callable[[Variant, int], list[Renamed]]
     length_field: str | None = None  # "struclength" when the header says its own length
     chained: bool = True  # its encoding / codedcharsetid / format describe what follows
     trailing: str = ""  # what follows the fixed part inside the header: folders, nvs, ...
@@ -333,7 +335,7 @@ TEXT_FORMATS = frozenset({"MQSTR"})
 PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF"})
 
 # parts that are not headers of their own
-EMBEDDED: dict[str, Callable[[Variant, int], list]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}
+EMBEDDED: dict[str, Callable[[Variant, int], list[Renamed]]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}
 
 
 @lru_cache(maxsize=256)

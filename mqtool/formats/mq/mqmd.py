@@ -12,6 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from construct import Renamed
+
 from mqtool.formats.mq import meanings
 from mqtool.layout import Hex, Layout, Means, Variant, dsect
 
@@ -49,7 +51,7 @@ def encoding_meaning(value: Any, fields: Any = None) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def _fields(v: Variant) -> list:
+def _fields(v: Variant) -> list[Renamed]:
     """The MQMD in the manuals' order; the first 24 fields are version 1."""
     return [
         "strucid" / v.eye("MD  "),
@@ -158,7 +160,7 @@ def encoding_for(byte_order: str, float_format: str) -> int:
     return integer | decimal | flt
 
 
-def has_eye(buf: bytes, at: int = 0) -> bool:
+def has_eye(buf: bytes | bytearray, at: int = 0) -> bool:
     """Does an MQMD StrucId (``MD  `` in ASCII or EBCDIC) start at ``at``?"""
     return buf[at:at + _EYE_SIZE] in (EYE_ASCII, EYE_EBCDIC)
 

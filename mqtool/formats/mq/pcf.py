@@ -95,13 +95,13 @@ class _Walker:
                                            f"{len(body) - pos} left)"))
             return None
         el.length = sl
-        pid = el.value("parameter")
+        pid = el.value_as("parameter", int)
         el.title = f"{name} {PARAMETERS.get(pid, pid)} at offset X'{pos:04X}'"
         self.out.elements.append(el)
         item: dict[str, Any] = {"parameter": pid, "name": PARAMETERS.get(pid, ""), "type": name}
         value = self.value(el, rest, pos + fixed, pos + sl, k)
         if rest == "group":
-            got = self.params(pos + sl, int(el.value("parametercount") or 0), depth + 1) \
+            got = self.params(pos + sl, el.value_as("parametercount", int), depth + 1) \
                 if depth < MAX_DEPTH else None
             if got is None:
                 if depth >= MAX_DEPTH:
@@ -124,7 +124,8 @@ class _Walker:
         if rest == "":
             return el.value("value")
         if rest in ("string", "bytes"):
-            n = int(el.value("stringlength", el.value("filtervaluelength")) or 0)
+            length = el.value("stringlength", el.value("filtervaluelength"))
+            n = length if isinstance(length, int) else 0
             if n < 0 or start + n > end:
                 self.out.errors.append(Problem(f"pcf[{k}].stringlength", start, f"string of {n} "
                                                f"bytes does not fit StrucLength ({end - start} "
@@ -139,7 +140,7 @@ class _Walker:
             return text
         if rest in ("ints", "int64s"):
             size = INT_SIZE if rest == "ints" else INT64_SIZE
-            count = int(el.value("count") or 0)
+            count = el.value_as("count", int)
             if count < 0 or start + count * size > end:
                 self.out.errors.append(Problem(f"pcf[{k}].count", start, f"{count} values do not "
                                                f"fit StrucLength ({end - start} bytes left)"))
@@ -151,7 +152,7 @@ class _Walker:
                                      bytes(body[a:a + size])))
             return values
         if rest == "strings":
-            count, n = int(el.value("count") or 0), int(el.value("stringlength") or 0)
+            count, n = el.value_as("count", int), el.value_as("stringlength", int)
             if count < 0 or n < 0 or start + count * n > end:
                 self.out.errors.append(Problem(f"pcf[{k}].count", start, f"{count} strings of {n} "
                                                f"bytes do not fit StrucLength ({end - start} "
@@ -168,7 +169,7 @@ class _Walker:
         return None
 
     def text(self, raw: bytes, el: Element, at: int, k: int) -> str:
-        cc = int(el.value("codedcharsetid") or 0) or self.ccsid
+        cc = el.value_as("codedcharsetid", int) or self.ccsid
         codec = ccsid_codec(cc, self.big) or self.codepage
         try:
             return raw.decode(codec).rstrip(" \x00")
@@ -178,7 +179,7 @@ class _Walker:
             return raw.decode(self.codepage, errors="replace").rstrip(" \x00")
 
 
-def _name_values(el: Element, item: dict[str, Any], pid: Any) -> None:
+def _name_values(el: Element, item: dict[str, Any], pid: int) -> None:
     """Put the names of integer values beside them: in the spans' meanings and as
     ``meaning`` / ``meanings`` / ``operator_meaning`` in the parameter's JSON."""
     for k, s in enumerate(el.spans):
@@ -219,7 +220,7 @@ def decode_pcf(body: bytes, pos: int, big: bool, codepage: str, ccsid: int) -> P
     if cfh.value("struclength") != layout.size:
         w.out.problems.append(Problem("pcf.mqcfh.struclength", pos + layout.offset_of(
             "struclength"), f"MQCFH StrucLength {cfh.value('struclength')} is not {layout.size}"))
-    got = w.params(pos + (layout.size or 0), int(cfh.value("parametercount") or 0), 0)
+    got = w.params(pos + (layout.size or 0), cfh.value_as("parametercount", int), 0)
     if got is not None:
         end, w.out.parameters = got
         if end < len(body):

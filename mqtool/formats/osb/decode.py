@@ -321,7 +321,8 @@ def param_run(buf: bytes, start: int, end: int, count: int | None = None,
 
 
 def _entries(buf: bytes, start: int, end: int, count: int | None) -> _ParmRun | None:
-    pos, entries = start, []
+    pos = start
+    entries: list[tuple[int, int]] = []
     while pos < end and (count is None or len(entries) < count):
         n = buf[pos]
         if n == 0:
@@ -564,7 +565,7 @@ def scan_segment(buf: bytes, start: int, end: int, *, nparams: int | None = None
 
 def _pairs(buf: bytes, pos: int, end: int, nfields: int | None,
            budget: list[int]) -> list[tuple[int, int, int]] | None:
-    pairs = []
+    pairs: list[tuple[int, int, int]] = []
     while pos < end:
         budget[0] -= 1
         if budget[0] < 0 or (nfields is not None and len(pairs) >= nfields):
@@ -618,7 +619,7 @@ def _format1(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
                      f"Format-1 update segment {i} at {_at(pos)}", end)
         if seg is None:
             return limit
-        seglen = int(seg.value("r1_seglen"))  # type: ignore[arg-type]
+        seglen = seg.value_as("r1_seglen", int)
         bstart, bend = pos + 2, pos + 2 + seglen
         if bend > end:
             s = seg.spans[0]

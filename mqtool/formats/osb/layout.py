@@ -101,13 +101,14 @@ def decode_length(buf: bytes, pos: int, end: int | None = None) -> tuple[int, in
     return ((b0 & 0x7F) << 8) | buf[pos + 1], 2
 
 
-class VarLen(Construct):
+class VarLen(Construct):  # type: ignore[misc]  # construct is untyped: Construct is Any
     """OSB length whose high-order bit says "two bytes" (FACT-DOC, R1BROWL and R1BF1L)."""
 
     def _parse(self, stream: Any, context: Any, path: Any) -> int:
-        b0 = stream_read(stream, 1, path)[0]
+        b0: int = stream_read(stream, 1, path)[0]
         if b0 & 0x80:
-            return ((b0 & 0x7F) << 8) | stream_read(stream, 1, path)[0]
+            b1: int = stream_read(stream, 1, path)[0]
+            return ((b0 & 0x7F) << 8) | b1
         return b0
 
     def _build(self, obj: Any, stream: Any, context: Any, path: Any) -> int:
@@ -344,7 +345,7 @@ def usrextpl_layout(names: tuple[str, ...], codepage: str = "cp037", default_map
 # declarations above (code page does not move fields, so the default page's layouts serve).
 
 
-def field_slice(layout: Layout, name: str, base: int = 0) -> slice:
+def field_slice(layout: Layout, name: str, base: int = 0) -> slice[int, int, None]:
     """Where field ``name`` of ``layout`` lies when the layout starts at ``base``."""
     f = layout.field(name)
     if f.start is None or f.size is None:
@@ -367,6 +368,7 @@ def has_field(data: bytes, layout: Layout, name: str, base: int = 0) -> bool:
 
 
 DECLARED = layouts()  # offsets by name for walkers and detectors
-R1SEG_LEN = DECLARED.r1seg.size  # the halfword before each format-1 segment
-LIST_ID_LEN = DECLARED.r2hdr.field("r2_len").size  # the leading halfword of an intent list
-PAREA_LEN = DECLARED.r2parea.size  # the halfword that may prefix a parameter run ($CLRTAB)
+# fixed layouts and fields: their sizes are never None
+R1SEG_LEN = DECLARED.r1seg.size or 0  # the halfword before each format-1 segment
+LIST_ID_LEN = DECLARED.r2hdr.field("r2_len").size or 0  # the leading halfword of an intent list
+PAREA_LEN = DECLARED.r2parea.size or 0  # the halfword that may prefix a parameter run ($CLRTAB)

@@ -117,7 +117,8 @@ def float_to_hfp(values: np.ndarray) -> np.ndarray:
     biased = np.where(zero | small, 0, biased).astype(np.uint64)
     frac = np.where(zero | small, np.uint64(0), frac)
     sign = np.where((v < 0) & ~zero & ~small, np.uint64(1) << np.uint64(63), np.uint64(0))
-    return sign | (biased << np.uint64(56)) | frac
+    words: np.ndarray = sign | (biased << np.uint64(56)) | frac
+    return words
 
 
 def encode_doubles(values: Sequence[float | str | None], fmt: str, width: int = 8) -> list[bytes]:
@@ -236,9 +237,9 @@ class Observations:
                 found.add(var.name)
         return found
 
-    def row_values(self, block: bytes) -> list[list[object]]:
+    def row_values(self, block: bytes) -> list[list[str | float]]:
         """Plain Python values per observation (listings): floats, strings, ``.A`` text."""
-        cols = []
+        cols: list[list[str | float]] = []
         for _var, values, codes in self.columns(block):
             if codes is None:
                 cols.append(list(values))

@@ -198,7 +198,7 @@ def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None,
         why, elements = first_failure or ("no variant tried", [])
         return None, why, elements
     fits.sort(key=lambda t: t[0])
-    rank, s, elements = fits[0]
+    _rank, s, elements = fits[0]
     charset = _charset_from(elements)
     how = "qualifier 1 FILENAME/FILEREF"
     if charset is None:
@@ -221,13 +221,13 @@ def header_of(elements: list[Element], s: Settings, reason: str) -> Header:
     entries = []
     for i, el in enumerate(elements[1:], 1):
         q1 = next((sp.raw for sp in el.spans if sp.name == "qualifier1"), b"")
-        entries.append(Entry(i, int(el.value("type")), el.value("correlid"),  # type: ignore[arg-type]
+        entries.append(Entry(i, el.value_as("type", int), el.value_as("correlid", bytes),
                              str(el.value("qualifier1")), str(el.value("qualifier2")),
-                             str(el.value("description")), int(el.value("minor_version")),  # type: ignore[arg-type]
-                             int(el.value("major_version")), q1))  # type: ignore[arg-type]
-    return Header(head.value("header_correlid"), head.value("original_msgtype"),  # type: ignore[arg-type]
-                  head.value("original_correlid"), head.value("message_correlid"),  # type: ignore[arg-type]
-                  entries, s, reason)
+                             str(el.value("description")), el.value_as("minor_version", int),
+                             el.value_as("major_version", int), q1))
+    return Header(head.value_as("header_correlid", bytes), head.value_as("original_msgtype", int),
+                  head.value_as("original_correlid", bytes),
+                  head.value_as("message_correlid", bytes), entries, s, reason)
 
 
 def decode_header(body: bytes, hints: Hints = Hints(), correlid: bytes | None = None
@@ -258,10 +258,10 @@ def decode_header(body: bytes, hints: Hints = Hints(), correlid: bytes | None = 
     if correlid is not None and key_of(correlid) != key_of(header.header_correlid):
         header.problems.append(f"the MQMD CorrelId {correlid.hex().upper()} is not the header "
                                f"correlid {header.header_correlid.hex().upper()}")
-    for i, e in enumerate(header.entries, 1):
-        if any(seq_raw(e.correlid)):
+    for i, entry in enumerate(header.entries, 1):
+        if any(seq_raw(entry.correlid)):
             header.problems.append(f"attachment {i} correlid has sequence bytes "
-                                   f"{seq_raw(e.correlid).hex().upper()}, expected 00000000")
+                                   f"{seq_raw(entry.correlid).hex().upper()}, expected 00000000")
     if "MQMD Encoding says" in reason:
         header.problems.append(reason.split("; ", 1)[1])
     for p in header.problems:
@@ -273,7 +273,7 @@ def _header_elements(body: bytes, s: Settings) -> list[Element]:
     lay = layouts_for(s)
     head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
     elements = [head]
-    _parse_entries(body, s, lay, int(head.value("num_attachments")), head.length,  # type: ignore[arg-type]
+    _parse_entries(body, s, lay, head.value_as("num_attachments", int), head.length,
                    elements)
     return elements
 
@@ -515,7 +515,8 @@ def _record_span(el: Element, raw: bytes, start: int, s: Settings, text: bool, n
 def dataset_type(body: bytes, s: Settings) -> int | None:
     if len(body) < type_word(s):
         return None
-    return int_struct(s).unpack_from(body, 0)[0]
+    kind: int = int_struct(s).unpack_from(body, 0)[0]
+    return kind
 
 
 def parse_dsdef(body: bytes, s: Settings, start: int | None = None) -> Element:
@@ -581,8 +582,8 @@ def decode_dataset(body: bytes, s: Settings, ctx: DatasetContext | None = None) 
         _error(unit, e)
         return unit
     unit.elements.append(tid)
-    kind = tid.value("type")
-    unit.attrs["dataset_message"] = DATASET_MESSAGES.get(kind, f"unknown type {kind}")  # type: ignore[arg-type]
+    kind = tid.value_as("type", int)
+    unit.attrs["dataset_message"] = DATASET_MESSAGES.get(kind, f"unknown type {kind}")
     ctx = ctx if ctx is not None else DatasetContext()
     tw = tid.length
     if kind == DSDEF:
@@ -898,7 +899,7 @@ def _decode_piece(att: _Att, cid: bytes, body: bytes) -> tuple[Decoded, str]:
     if seq == 1:
         unit = decode_fileinfo(body, s)
         if unit.ok and unit.elements:
-            att.lrecl = int(unit.elements[0].value("lrecl"))  # type: ignore[arg-type]
+            att.lrecl = unit.elements[0].value_as("lrecl", int)
         return unit, role
     if att.stream is None:
         att.settings = s = replace(s, record_nul=detect_record_nul(body, s, att.lrecl))

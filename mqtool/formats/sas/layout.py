@@ -90,7 +90,8 @@ CORRELID = dsect("CORRELID", "g" / Hex(16), "seq" / Hex(4), "pad" / Reserved(4))
 G_SIZE = CORRELID.offset_of("seq")
 KEY_SIZE = CORRELID.offset_of("pad")  # G and sequence number: what messages are matched on
 SEQ = slice(G_SIZE, KEY_SIZE)
-PAD = slice(KEY_SIZE, CORRELID.size)
+CORRELID_SIZE = CORRELID.size or 0  # a fixed layout: its size is never None
+PAD = slice(KEY_SIZE, CORRELID_SIZE)
 
 
 def make_correlid(g: bytes, seq: int = 0, order: str = "big") -> bytes:
@@ -151,7 +152,7 @@ def layouts(big: bool = True, long: int = 4, codepage: str = "cp037", nul: bool 
     v = Variant(big=big, codepage=codepage)
     L = v.S4 if long == 4 else v.S8  # noqa: N806 - the sender's C "long"
     rz = 1 if record_nul else 0
-    cid = CORRELID.size
+    cid = CORRELID_SIZE
     return Layouts(
         header=dsect("HEADER",
                      "header_correlid" / Hex(cid),
@@ -229,7 +230,7 @@ def int_struct(s: Settings, long: bool = False) -> struct.Struct:
 
 def type_word(s: Settings) -> int:
     """Size of the type word that starts every data set message."""
-    return layouts_for(s).typeid.size  # type: ignore[return-value]
+    return layouts_for(s).typeid.size or 0  # a fixed layout: its size is never None
 
 
 # --------------------------------------------------------------------------- logical records

@@ -33,7 +33,7 @@ from mqtool.formats.sas.datasets import encode_doubles, missing_letter
 from mqtool.formats.sas.layout import (
     BINARY_FILE,
     CHAR_LENGTH_MAX,
-    CORRELID,
+    CORRELID_SIZE,
     DATASET,
     FORMAT,
     G_SIZE,
@@ -99,7 +99,7 @@ class Request:
     message: bytes = b""
     attachments: list[FileAttachment | DatasetAttachment] = field(default_factory=list)
     original_msgtype: int = 1
-    original_correlid: bytes = bytes(CORRELID.size)
+    original_correlid: bytes = bytes(CORRELID_SIZE)
     header_correlid: bytes | None = None  # 16 bytes (G); default: BuildOptions.correlid
     message_correlid: bytes | None = None  # 16 bytes; default: stepped from the header's
 
@@ -164,7 +164,7 @@ class Builder:
                 entries.append(Entry(i, DATASET, cid, att.library, att.member, att.description,
                                      att.version[1], att.version[0]))
         return Header(make_correlid(first), r.original_msgtype,
-                      r.original_correlid.ljust(CORRELID.size, b"\0")[:CORRELID.size],
+                      r.original_correlid.ljust(CORRELID_SIZE, b"\0")[:CORRELID_SIZE],
                       make_correlid(r.message_correlid or stepped_g(first, 1)), entries,
                       self.o.settings)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from mqtool.errors import ExitStatus, MissingExtraError, MqtoolError
+from mqtool.errors import ExitStatus, MissingExtraError, MqtoolError, OutputExistsError
 from mqtool.formats.mq.chain import Chain, unwrap
 from mqtool.formats.mq.dumps.read import INDEX, Message, QueueDump, message_json
 from mqtool.formats.sas.decode import (
@@ -68,7 +68,7 @@ from mqtool.formats.sas.layout import (
     type_word,
 )
 from mqtool.formats.sas.placement import Placement, placement
-from mqtool.io.outputs import AtomicFile, OutputDir, OutputExistsError, safe_name
+from mqtool.io.outputs import AtomicFile, OutputDir, safe_name
 from mqtool.model import Problem
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from mqtool.codepages import is_single_byte
 from mqtool.errors import BuildError, InputError, MqtoolError
 from mqtool.formats.sas.layout import (
     CHAR_LENGTH_MAX,
-    CORRELID,
+    CORRELID_SIZE,
     FLOAT_FORMATS,
     FORMAT,
     G_SIZE,
@@ -108,9 +108,9 @@ def parse_g(value: object, where: str) -> bytes:
         raw = bytes.fromhex(value)
     except ValueError:
         raise BuildError(FORMAT, where, f"{value!r} is not hex") from None
-    if len(raw) not in (G_SIZE, KEY_SIZE, CORRELID.size):
+    if len(raw) not in (G_SIZE, KEY_SIZE, CORRELID_SIZE):
         raise BuildError(FORMAT, where, f"{len(raw)} bytes; give the {G_SIZE}-byte G (or the "
-                         f"{KEY_SIZE}/{CORRELID.size}-byte CorrelId)")
+                         f"{KEY_SIZE}/{CORRELID_SIZE}-byte CorrelId)")
     return raw[:G_SIZE]
 
 
@@ -273,10 +273,10 @@ def request_of(doc: object, base: Path, source_encoding: str = "utf-8",
             raw = bytes.fromhex(oc) if isinstance(oc, str) else None
         except ValueError:
             raw = None
-        if raw is None or len(raw) > CORRELID.size:
-            c.bad("original_correlid", f"{_kind(oc)}: up to {CORRELID.size} bytes in hex")
+        if raw is None or len(raw) > CORRELID_SIZE:
+            c.bad("original_correlid", f"{_kind(oc)}: up to {CORRELID_SIZE} bytes in hex")
         else:
-            request.original_correlid = raw.ljust(CORRELID.size, b"\0")
+            request.original_correlid = raw.ljust(CORRELID_SIZE, b"\0")
     if "message_file" in top:
         p = c.path(top, "message_file", "", base)
         if p is not None:
@@ -420,9 +420,10 @@ def _variables(c: _Check, value: object, where: str) -> list[Variable]:
             kind = lay.field(f.name).kind if f.name in lay.names else "int"
             if kind == "text":
                 default = "" if f.default is MISSING else f.default
-                values[f.name] = c.text(doc, f.name, at, default, 256)  # type: ignore[arg-type]
+                values[f.name] = c.text(doc, f.name, at, default, 256)
             else:
-                values[f.name] = c.integer(doc, f.name, at, f.default, 0, INT_MAX)  # type: ignore[arg-type]
+                number = 0 if f.default is MISSING else f.default
+                values[f.name] = c.integer(doc, f.name, at, number, 0, INT_MAX)
         var = Variable(**values)
         if var.numeric and var.length not in NUMERIC_LENGTHS:
             c.bad(f"{at}.length", f"{var.length}: a numeric variable has {NUMERIC_LENGTHS[0]}.."

@@ -122,7 +122,7 @@ class DmpmqmsgReader:
         first = Line(run.number, run.offset, b"X ", EOL)
         msg, done = self._data(first)
         text = run.text
-        if (text.count(b"X") == run.count and b"<" not in text
+        if (text.count(b"X") == run.lines and b"<" not in text
                 and text.count(b"\r") == text.count(b"\r\n")):
             try:
                 msg.body += bytes.fromhex(text.translate(None, b"X").decode("ascii"))
@@ -130,7 +130,7 @@ class DmpmqmsgReader:
                 pass
             else:
                 last = text.rfind(b"\n", 0, len(text) - 1) + 1
-                self.last = Line(run.number + run.count - 1, run.offset + last,
+                self.last = Line(run.number + run.lines - 1, run.offset + last,
                                  text[last:].rstrip(b"\r\n"), EOL)
                 self.last_kind = "X"
                 return [done] if done is not None else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from typing import IO, NamedTuple
+from typing import IO, NamedTuple, overload
 
 BLOCK = 1 << 20
 MAX_LINE = 16 << 20
@@ -31,7 +31,19 @@ class Run(NamedTuple):
     number: int  # of the first line
     offset: int
     text: bytes
-    count: int  # lines
+    lines: int  # how many
+
+
+@overload
+def read_lines(head: bytes, f: IO[bytes] | None, advance: Callable[[int], None] | None = None,
+               block: int = BLOCK, max_line: int = MAX_LINE,
+               run_prefix: None = None) -> Iterator[Line]: ...
+
+
+@overload
+def read_lines(head: bytes, f: IO[bytes] | None, advance: Callable[[int], None] | None = None,
+               block: int = BLOCK, max_line: int = MAX_LINE, *,
+               run_prefix: bytes) -> Iterator[Line | Run]: ...
 
 
 def read_lines(head: bytes, f: IO[bytes] | None, advance: Callable[[int], None] | None = None,
