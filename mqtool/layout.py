@@ -239,6 +239,13 @@ class FieldInfo:
     endian: str | None  # '>' / '<' of integer fields
     convert: Callable[[Any], Any]  # struct value -> decoded value
 
+    @property
+    def static_slice(self) -> slice[int, int, None]:
+        """Where the field lies from the layout's start (fields with a static place)."""
+        if self.start is None or self.size is None:
+            raise TypeError(f"{self.name} has no static place")
+        return slice(self.start, self.start + self.size)
+
 
 def _unwrap(con: Construct) -> tuple[str, str, Meaning | None, Construct]:
     """Kind, note, meaning and innermost construct of a (possibly wrapped) field."""
@@ -344,6 +351,13 @@ class Layout:
         if self._fast is None:
             raise TypeError(f"{self.name} is not a fixed-size layout")
         return self._fast.struct.format
+
+    @property
+    def fixed_size(self) -> int:
+        """The size of a fixed-size layout (``size`` that is never None)."""
+        if self.size is None:
+            raise TypeError(f"{self.name} is not a fixed-size layout")
+        return self.size
 
     def field(self, name: str) -> FieldInfo:
         for f in self.fields:
