@@ -166,9 +166,9 @@ def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowReque
         head = unit_bytes(window_bytes(path, False, c.name, window, HEAD), False, path, c.name)
         if refuse_other:
             refuse_other_format(c.name, head, path, claimed=True, whole=False)
-        w = window.window
-        assert w is not None
-        return c.stream(iter_chunks(path, w.start, w.length), head, final=False, **options)
+        w, stream = window.window, c.stream
+        assert w is not None and stream is not None  # no stream: the branch above decoded it
+        return stream(iter_chunks(path, w.start, w.length), head, final=False, **options)
     with open_input(path) as inp:
         inp.refuse_directory()
         dump = hex_text or is_dump_text(inp.head)
@@ -561,7 +561,7 @@ def write_summary(path: str, summary: Mapping[str, object],
     from mqtool.io.outputs import write_file
 
     p = Path(path)
-    outputs = files_under(p.parent, exclude=(p.name,)) if p.name == SUMMARY else []
+    outputs: Sequence[str | Path] = files_under(p.parent, exclude=(p.name,)) if p.name == SUMMARY else []
     named = summary.get("output")  # a run writing one file names it
     if not outputs and isinstance(named, str) and named != "-" and Path(named).is_file():
         outputs = [named]

@@ -48,7 +48,7 @@ Meaning = Mapping[Any, str] | Callable[[Any, Mapping[str, Any]], str]
 # --------------------------------------------------------------------------- field types
 
 
-class Text(Adapter):
+class Text(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """Character field in a named code page; decoded and right-trimmed of the page's blank
     only (X'40' / X'20'; NUL and every other byte kept). Builds blank-padded."""
 
@@ -94,7 +94,7 @@ class Eye(Text):
         return self.expected.encode(self.codec)
 
 
-class Stck(Adapter):
+class Stck(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """8-byte TOD clock value in the given byte order; the value is a ``Tod``."""
 
     kind = STCK
@@ -109,7 +109,7 @@ class Stck(Adapter):
         return Tod.coerce(obj).raw
 
 
-class HexInt(Adapter):
+class HexInt(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """A binary integer shown in hex (``X'09'``): flag bytes, architecture keys."""
 
     kind = HEXINT
@@ -126,7 +126,7 @@ class HexInt(Adapter):
         return 0 if obj is None else int(obj)
 
 
-class Hex(Adapter):
+class Hex(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """Opaque bytes, never translated or swapped; shown and written to JSON as hex."""
 
     kind = HEX
@@ -156,7 +156,7 @@ class Reserved(Hex):
     kind = RESERVED
 
 
-class Annotated(Adapter):
+class Annotated(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """Marks a field as inferred / unknown and attaches its meaning table; value unchanged."""
 
     def __init__(self, subcon: Construct, note: str = "", meaning: Meaning | None = None) -> None:
@@ -239,6 +239,13 @@ class FieldInfo:
     endian: str | None  # '>' / '<' of integer fields
     convert: Callable[[Any], Any]  # struct value -> decoded value
 
+    @property
+    def static_slice(self) -> slice[int, int, None]:
+        """Where the field lies from the layout's start (fields with a static place)."""
+        if self.start is None or self.size is None:
+            raise TypeError(f"{self.name} has no static place")
+        return slice(self.start, self.start + self.size)
+
 
 def _unwrap(con: Construct) -> tuple[str, str, Meaning | None, Construct]:
     """Kind, note, meaning and innermost construct of a (possibly wrapped) field."""
@@ -248,7 +255,7 @@ def _unwrap(con: Construct) -> tuple[str, str, Meaning | None, Construct]:
         if isinstance(c, Annotated):
             note = note or c.note
             meaning = meaning or c.meaning
-        elif not kind and getattr(c, "kind", ""):
+        elif not kind and getattr(c, "kind", None):
             kind = c.kind
         if isinstance(c, Adapter | Renamed):
             c = c.subcon
@@ -281,9 +288,20 @@ def _converter(con: Construct) -> Callable[[Any], Any]:
 
 def _static_size(con: Construct) -> int | None:
     try:
-        return con.sizeof()
+        size: int = con.sizeof()
     except ConstructError:
         return None
+    return size
+
+
+@dataclass(frozen=True)
+class _FastPath:
+    """A fixed layout's compiled fast path: its ``struct``, size and generated functions."""
+
+    struct: struct.Struct
+    size: int
+    spans: Callable[..., list[Span]]  # (buf, off, dot, base, r) -> every field's Span
+    values: Callable[..., dict[str, Any]]  # (r) -> decoded values by name
 
 
 class Layout:
@@ -313,18 +331,18 @@ class Layout:
         self.size: int | None = pos
         self.names = tuple(f.name for f in infos)
         self._meanings = any(f.meaning is not None for f in infos)
-        self._fast = self._fast_struct()
         self._eyes = tuple((i, f.con.expected) for i, f in enumerate(infos) if f.kind == EYE)
-        self._make_spans, self._make_values = _compile(self) if self._fast else (None, None)
+        self._fast = self._fast_path()
 
-    def _fast_struct(self) -> struct.Struct | None:
+    def _fast_path(self) -> _FastPath | None:
         if self.size is None:
             return None
         endians = {f.endian for f in self.fields if f.endian}
         if len(endians) > 1:
             return None
         order = endians.pop() if endians else ">"
-        return struct.Struct(order + "".join(f.fmt or "" for f in self.fields))
+        fmt = struct.Struct(order + "".join(f.fmt or "" for f in self.fields))
+        return _FastPath(fmt, self.size, *_compile(self))
 
     @property
     def format(self) -> str:
@@ -332,7 +350,14 @@ class Layout:
         that cannot afford ``parse`` unpack with, instead of a hand-written copy."""
         if self._fast is None:
             raise TypeError(f"{self.name} is not a fixed-size layout")
-        return self._fast.format
+        return self._fast.struct.format
+
+    @property
+    def fixed_size(self) -> int:
+        """The size of a fixed-size layout (``size`` that is never None)."""
+        if self.size is None:
+            raise TypeError(f"{self.name} is not a fixed-size layout")
+        return self.size
 
     def field(self, name: str) -> FieldInfo:
         for f in self.fields:
@@ -352,7 +377,7 @@ class Layout:
         """Fast path: decoded values by name, no spans (bulk extraction). Fixed layouts only."""
         if self._fast is None:
             raise TypeError(f"{self.name} is not a fixed-size layout")
-        return self._make_values(self._fast.unpack_from(buf, offset))  # type: ignore[misc]
+        return self._fast.values(self._fast.struct.unpack_from(buf, offset))
 
     def parse(
         self, buf: bytes, offset: int = 0, *, prefix: str | None = None, fmt: str = "",
@@ -365,14 +390,15 @@ class Layout:
         """
         prefix = self.name.lower() if prefix is None else prefix
         end = len(buf) if limit is None else min(limit, len(buf))
-        if self._fast is not None and offset + self.size <= end:
+        fast = self._fast
+        if fast is not None and offset + fast.size <= end:
             if type(buf) is not bytes:  # slices must be bytes: take just this element's
-                buf, offset, base = bytes(buf[offset:offset + self.size]), 0, offset
+                buf, offset, base = bytes(buf[offset:offset + fast.size]), 0, offset
             else:
                 base = 0
-            spans = self._make_spans(buf, offset, f"{prefix}." if prefix else "", base,
-                                     self._fast.unpack_from(buf, offset))
-            el = Element(self.name, offset + base, self.size, spans)
+            spans = fast.spans(buf, offset, f"{prefix}." if prefix else "", base,
+                               fast.struct.unpack_from(buf, offset))
+            el = Element(self.name, offset + base, fast.size, spans)
             for i, expected in self._eyes:
                 if spans[i].value != expected:
                     self._check_eyes(el, fmt)
@@ -384,7 +410,7 @@ class Layout:
         return el
 
     def _spans(self, el: Element, buf: bytes, offset: int, prefix: str, values: list[Any],
-               starts: list[int | None], sizes: list[int | None]) -> None:
+               starts: list[int], sizes: list[int]) -> None:
         by_name = dict(zip(self.names, values, strict=False)) if self._meanings else {}
         dot = f"{prefix}." if prefix else ""
         append = el.spans.append
@@ -400,7 +426,9 @@ class Layout:
         ctx = Container(_parsing=True, _building=False, _sizing=False, _io=stream, _index=None)
         ctx._params = ctx
         ctx._root = ctx
-        values, starts, sizes = [], [], []
+        values: list[Any] = []
+        starts: list[int] = []
+        sizes: list[int] = []
         for f in self.fields:
             start = stream.tell()
             path = f"{prefix}.{f.name}" if prefix else f.name
@@ -451,11 +479,12 @@ class Layout:
                 v = b""
             full[f.name] = v
         try:
-            return self.struct.build(full)
+            data: bytes = self.struct.build(full)
         except _BUILD_ERRORS as e:
             name, reason = self._failing_field(full, e)
             raise BuildError(fmt or self.name.lower(), name,
                              f"value {full.get(name)!r} does not fit: {reason}") from None
+        return data
 
     def _failing_field(self, full: dict[str, Any], err: Exception) -> tuple[str, str]:
         """Which field made the build fail (construct's path, else the first field that does

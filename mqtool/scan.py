@@ -408,7 +408,7 @@ class CarveDir:
     def _previous(self, force: bool) -> None:
         """A directory that holds a carve already: refused at once without ``force``; with
         it, the files its manifest lists go (a new carve is never mixed with an old one)."""
-        from mqtool.io.outputs import OutputExistsError
+        from mqtool.errors import OutputExistsError
 
         old = self.out.root / MANIFEST
         if not old.is_file():

@@ -84,7 +84,7 @@ def decode_csq1logp(file: str, hex_text: bool, json_out: bool, raw: bool, annota
     from mqtool.errors import DecodeError
 
     env = get_env()
-    options = {"framing": framing, "codepage": codepage, "leap_seconds": leap_seconds}
+    options: dict[str, Any] = {"framing": framing, "codepage": codepage, "leap_seconds": leap_seconds}
     units = (decode_sources(file, hex_text, lambda data: api.decode("csq1logp", data, **options))
              if os.path.isdir(file) else api.decode_file("csq1logp", file, hex_text, window(),
                                                          **options))

@@ -60,7 +60,8 @@ def layouts(selector: str | None, style: str | None, output: str | None, force: 
         return render.listing(f)
 
     if output:
-        from mqtool.io.outputs import OutputDir, OutputExistsError
+        from mqtool.errors import OutputExistsError
+        from mqtool.io.outputs import OutputDir
 
         texts = {(render.ksy_id(f.name) if style == "ksy" else f.name) + SUFFIX[style]: text_of(f)
                  for f in chosen}  # all rendered first: a failure writes nothing

@@ -91,7 +91,9 @@ def framed(recs: list[bytes], framing: str = "rdw", block_size: int = 32760) -> 
         return b"".join(recs)
     if framing == "none":
         return b"".join(r[4:] for r in recs)
-    out, cur, size = [], [], 4
+    out: list[bytes] = []
+    cur: list[bytes] = []
+    size = 4
     for r in recs:
         if cur and size + len(r) > block_size:
             out.append(csq_build.block(cur))

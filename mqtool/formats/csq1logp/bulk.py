@@ -242,7 +242,7 @@ def _records(file: str, frs: list[Frame], codepage: str, schema: pa.Schema) -> p
     pos, rec_len, hdr, offset, rec_no = meta.T
     start = pos + hdr
     u8 = np.frombuffer(buf, np.uint8)
-    raw = u8[start[:, None] + np.arange(lay.size)]
+    raw = u8[start[:, None] + np.arange(dtype.itemsize)]  # the layout's size
     rec = raw.view(dtype).reshape(n)
     cols: dict[str, Any] = {}
     problems: list[tuple[str, str, np.ndarray]] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from mqtool.errors import DecodeError
 from mqtool.formats.csq1logp.layout import (
@@ -104,7 +104,7 @@ def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = 
     el.title = f"CSQ4LOGD fixed part at offset X'{base + start:04X}'"
     unit.elements.append(el)
     f = el.fields
-    ld = int(f["ldatalen"])
+    ld = cast(int, f["ldatalen"])  # a binary field
     avail = rec_len - hdr
     fixed, why = resolve_fixed(avail, ld)
     take, reading = data_slice(avail, fixed, ld)
@@ -125,8 +125,8 @@ def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = 
                                      f"reading B: ldatalen {ld} is the message total, "
                                      f"this record holds {take} bytes"))
     _dates(unit, f, leap_seconds)
-    where = f" in the block at X'{block:04X}'" if block >= 0 else ""
-    unit.title = title + f", {framing.upper()} framing{where}, fixed part {fixed} ({why})"
+    in_block = f" in the block at X'{block:04X}'" if block >= 0 else ""
+    unit.title = title + f", {framing.upper()} framing{in_block}, fixed part {fixed} ({why})"
     return unit
 
 
@@ -166,8 +166,9 @@ def _dates(unit: Decoded, f: Mapping[str, Any], leap_seconds: int) -> None:
         return
     unit.attrs["csrecorddate_ts"] = local.isoformat(timespec="milliseconds")
     tod = f["dtodout"]
-    if isinstance(tod, Tod) and tod.is_set:
-        utc = tod.datetime(leap_seconds).replace(tzinfo=None)
+    when = tod.datetime(leap_seconds) if isinstance(tod, Tod) else None  # None: not set
+    if when is not None:
+        utc = when.replace(tzinfo=None)
         minutes = round((local - utc).total_seconds() / 900) * 15
         sign = "-" if minutes < 0 else "+"
         unit.attrs["csrecorddate_offset"] = f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"

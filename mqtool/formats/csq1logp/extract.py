@@ -546,8 +546,8 @@ class Writer:
 
     def __init__(self, fmt: str, out: IO[bytes] | str, schema: pa.Schema) -> None:
         self.fmt, self.schema = fmt, schema
-        self._csv = None
-        self._pq = None
+        self._csv: Any = None  # pyarrow.csv.CSVWriter once the first table came (pyarrow is untyped)
+        self._pq: Any = None  # pyarrow.parquet.ParquetWriter
         self._stream = out if not isinstance(out, str) else None
         self._path = out if isinstance(out, str) else None
         if fmt == "parquet":

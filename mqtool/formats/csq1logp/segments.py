@@ -57,7 +57,8 @@ def standalone(batch: pa.RecordBatch | pa.Table, max_seg: int = MAX_SEGMENT) -> 
     seg = batch.column("lsegment").fill_null(0).to_numpy(zero_copy_only=False)
     ld = batch.column("ldatalen").fill_null(0).to_numpy(zero_copy_only=False)
     n = pc.binary_length(batch.column("csvardata")).fill_null(0).to_numpy(zero_copy_only=False)
-    return err | ((seg == 1) & (n < max_seg) & (ld <= n))
+    whole: np.ndarray = err | ((seg == 1) & (n < max_seg) & (ld <= n))
+    return whole
 
 
 def standalone_sql(max_seg: int = MAX_SEGMENT) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from mqtool.errors import BuildError, InputError
 from mqtool.formats.matqmsg.decode import decode_selection
@@ -190,7 +190,7 @@ def simulate_receiver(queue: Queue, selection: bytes, provided: int,
         raise BuildError(FORMAT, "selection", "; ".join(p.reason for p in sel.problems + sel.errors))
     f = sel.elements[0].all_values
     kind, relation = f["selection_type"], f["key_relationship"]
-    k, t = int(f["key_bytes"]), int(f["text_bytes"])
+    k, t = cast(int, f["key_bytes"]), cast(int, f["text_bytes"])  # binary fields
     cp = resolve_codepage(codepage)
     msgs = list(queue.messages)
     if kind == "first":
@@ -198,9 +198,9 @@ def simulate_receiver(queue: Queue, selection: bytes, provided: int,
     elif kind == "last":
         chosen = msgs[-1:]
     elif kind == "keyed":
-        comparand = bytes(f["key"]).ljust(queue.key_size, b"\x00")[:queue.key_size]
+        comparand = cast(bytes, f["key"]).ljust(queue.key_size, b"\x00")[:queue.key_size]
         chosen = [m for m in msgs if _compare(to_bytes(m.key, cp).ljust(queue.key_size, b"\x00"),
-                                              comparand, relation)]
+                                              comparand, cast(str, relation))]  # keyed: a valid relation
     else:
         chosen = msgs
     entry = ATTR_LEN + k + t

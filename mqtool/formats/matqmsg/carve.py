@@ -28,6 +28,7 @@ from mqtool.formats.matqmsg.layout import (
 )
 from mqtool.formats.matqmsg.rules import check_selection
 from mqtool.io.carving import Found, Work
+from mqtool.layout import Layout
 
 SIGNATURES: tuple[bytes, ...] = ()
 PATTERNS: tuple[bytes, ...] = ()
@@ -36,8 +37,8 @@ ALIGN = 16  # MI templates are 16-byte aligned
 WORD = RECEIVER.field("bytes_provided").size or 0  # a binary(4) field
 
 
-def _word(rows: np.ndarray, layout: object, name: str) -> np.ndarray:
-    sl = field_slice(layout, name)  # type: ignore[arg-type]
+def _word(rows: np.ndarray, layout: Layout, name: str) -> np.ndarray:
+    sl = field_slice(layout, name)
     b = rows[:, sl.start:sl.stop].astype(np.int64)
     out = np.zeros(len(rows), dtype=np.int64)
     for k in range(sl.stop - sl.start):
@@ -46,12 +47,12 @@ def _word(rows: np.ndarray, layout: object, name: str) -> np.ndarray:
     return signed if sl.stop - sl.start == WORD else out
 
 
-def _mask(layout: object, names: tuple[str, ...], row: int = 0) -> np.ndarray:
+def _mask(layout: Layout, names: tuple[str, ...], row: int = 0) -> np.ndarray:
     """A row's 16 bytes as two native 64-bit words with the bytes of fields ``names`` set
     (those in row ``row`` of the layout): ``(words & mask) == 0`` tests they are zero."""
     m = np.zeros(ALIGN, dtype=np.uint8)
     for name in names:
-        sl = field_slice(layout, name)  # type: ignore[arg-type]
+        sl = field_slice(layout, name)
         for k in range(sl.start, sl.stop):
             if k // ALIGN == row:
                 m[k % ALIGN] = 0xFF

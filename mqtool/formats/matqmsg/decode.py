@@ -5,7 +5,7 @@ the bulk path over message entries."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from mqtool.errors import DecodeError, InputError
 from mqtool.formats.matqmsg.layout import (
@@ -68,7 +68,7 @@ def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None
     el.title = f"MATQMSG message selection template at offset X'{offset:04X}'"
     unit.elements.append(el)
     f = el.all_values
-    sel, opts = int(f["selection"]), int(f["options"])
+    sel, opts = cast(int, f["selection"]), cast(int, f["options"])  # binary fields
     kind, rel = TYPES.get(sel >> TYPE_SHIFT), sel & 0xF
     raw0 = data[field_slice(SELECTION, "selection", offset)]
     raw_opts = data[field_slice(SELECTION, "options", offset)]
@@ -97,7 +97,7 @@ def decode_selection(data: bytes, offset: int = 0, *, queue_key_size: int | None
     key = bytes(data[offset + SELECTION_LEN:offset + SELECTION_LEN + key_len])
     reserved_01 = bytes(data[field_slice(SELECTION, "reserved_01", offset)])
     reserved_0b = bytes(data[field_slice(SELECTION, "reserved_0b", offset)])
-    for v in check_selection(sel, int(f["key_bytes"]), int(f["text_bytes"]), opts, reserved_01,
+    for v in check_selection(sel, cast(int, f["key_bytes"]), cast(int, f["text_bytes"]), opts, reserved_01,
                              reserved_0b, key, queue_key_size):
         unit.problems.append(v.problem(offset))
     if rest - key_len and any(data[offset + SELECTION_LEN + key_len:offset + n]):
@@ -172,7 +172,8 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
     head.title = f"MATQMSG receiver at offset X'{offset:04X}'"
     unit.elements.append(head)
     h = head.fields
-    provided, avail, count = h["bytes_provided"], h["bytes_available"], h["messages_available"]
+    provided, avail, count = (cast(int, h[name]) for name in  # binary fields
+                              ("bytes_provided", "bytes_available", "messages_available"))
     if provided < MIN_PROVIDED:
         unit.problems.append(_provided_violation(provided, offset))
         return unit
@@ -311,7 +312,7 @@ def _header_checks(unit: Decoded, h: Mapping[str, Any], offset: int) -> None:
 
 def _message_checks(unit: Decoded, el: Element, h: Mapping[str, Any], t: int, data: bytes) -> None:
     _time, s, _reserved, key, text = el.spans  # the MESSAGE declaration's order
-    length = int(s.value)  # type: ignore[call-overload]
+    length = cast(int, s.value)  # message_length: a binary field
     flags = []
     if length < 0:
         unit.problems.append(Problem(s.path, s.start, f"message_length {length} is negative"))

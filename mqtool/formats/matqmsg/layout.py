@@ -94,7 +94,7 @@ class MiTime(Tod):
         return stck
 
 
-class MiTimeField(Adapter):
+class MiTimeField(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """8-byte MI time-of-day; the value is a ``MiTime``."""
 
     kind = STCK
@@ -109,7 +109,7 @@ class MiTimeField(Adapter):
         return MiTime.coerce(obj).raw
 
 
-class MiData(Adapter):
+class MiData(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
     """Key or message text: a fixed area the machine pads with binary zeros. In a code page
     the value is the text without its zero padding and trailing blanks (display only: the
     raw bytes stay in the span); with ``codepage=None`` it is the bytes."""
@@ -232,7 +232,7 @@ def receiver_layout() -> Layout:
     return RECEIVER
 
 
-def field_slice(layout: Layout, name: str, base: int = 0) -> slice:
+def field_slice(layout: Layout, name: str, base: int = 0) -> slice[int, int, None]:
     """Where field ``name`` of ``layout`` lies when the layout starts at ``base``."""
     f = layout.field(name)
     if f.start is None or f.size is None:

@@ -29,8 +29,9 @@ import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from mqtool.codepages import is_ebcdic
 from mqtool.compose import build as composer
@@ -618,8 +619,8 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
 
 
 def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
-                refused: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
-    warnings = []
+                refused: AbstractSet[str] = frozenset()) -> list[str]:
+    warnings: list[str] = []
     allowed = ALLOWED[rt] | ALWAYS
     a = article(rt)
     before = len(bad.items)
@@ -730,8 +731,10 @@ def _unpack_isns(req: Request, raw: bytes, prefix: str) -> list[int | tuple[int,
     unit = read_data(raw, layouts(req.big, req.cp), ISN_LIST, prefix)
     if unit.errors:
         raise _fail(req, unit.errors[0].path, unit.errors[0].reason)
-    items = unit.elements[0].extra["fields"]["isns"] if unit.elements else []  # type: ignore[index]
-    return [tuple(x) if isinstance(x, list) else x for x in items]  # type: ignore[union-attr]
+    if not unit.elements:
+        return []
+    fields = cast(Mapping[str, list[Any]], unit.elements[0].extra["fields"])  # the list's JSON
+    return [tuple(x) if isinstance(x, list) else x for x in fields["isns"]]
 
 
 def _selection_codec(req: Request, u: Urbi, prefix: str) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -44,11 +45,10 @@ from mqtool.formats.urb.layout import (
     layouts,
     plan,
 )
-from mqtool.layout import FieldInfo, Layout
+from mqtool.layout import FieldInfo, Layout, numpy_dtype
 from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
-from mqtool.tod import tod_to_unix_micros
+from mqtool.tod import tod_array_to_unix_micros
 
-NUMPY = {"b": "i1", "B": "u1", "h": "i2", "H": "u2", "l": "i4", "L": "u4", "q": "i8", "Q": "u8"}
 EYES = (EBCDIC_URBH, ASCII_URBH)
 HSIZE = layouts().URBH.size or 0
 HEADERS = {v: k for k, v in HEADER_PREFIXES.items()}  # (charset, big) -> regular prefix
@@ -245,7 +245,7 @@ def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.nd
     for f in layout.fields:
         if f.kind == RESERVED:
             continue
-        block = np.ascontiguousarray(block_rows[:, f.start:f.start + f.size])
+        block = np.ascontiguousarray(block_rows[:, f.static_slice])
         if f.kind in (TEXT, EYE, HEX):
             raw = pa.FixedSizeBinaryArray.from_buffers(pa.binary(f.size), n, [None, pa.py_buffer(block)])
             if f.kind == HEX:
@@ -257,11 +257,11 @@ def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.nd
             if f.meaning is not None:
                 cols[f"{f.name}_meaning"] = _meanings(f, enc.indices, [(w,) for w in words.to_pylist()])
             continue
-        native = block.view(np.dtype(f.endian + NUMPY[f.fmt])).ravel()
+        native = block.view(numpy_dtype(f)).ravel()
         native = native.astype(native.dtype.newbyteorder("="))
         values[f.name] = native
         if f.kind == STCK:
-            micros = tod_to_unix_micros(native).astype(np.int64)
+            micros = tod_array_to_unix_micros(native)
             cols[f.name] = pa.array(micros.astype("datetime64[us]"), pa.timestamp("us", tz="UTC"),
                                     mask=native == 0)
             cols[f"{f.name}_raw"] = pa.array(native)
@@ -292,7 +292,7 @@ def _table(buf: np.ndarray, data: bytes, layout: Layout, cp: str, offsets: np.nd
     return pa.table(cols)
 
 
-def _meanings(f: FieldInfo, indices: pa.Array, combos: Sequence[tuple]) -> pa.Array:
+def _meanings(f: FieldInfo, indices: pa.Array, combos: Sequence[tuple[Any, ...]]) -> pa.Array:
     """A dictionary-encoded meaning column, one meaning per distinct value (combination)."""
     table = f.meaning
     depends = getattr(table, "depends", ())

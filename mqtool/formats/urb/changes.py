@@ -41,7 +41,8 @@ def changes(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Ar
 def _np(table: pa.Table | None, name: str) -> np.ndarray:
     if table is None:
         return np.zeros(0, np.int64)
-    return table.column(name).to_numpy().astype(np.int64)
+    values: np.ndarray = table.column(name).to_numpy().astype(np.int64)
+    return values
 
 
 def _last_before(keys: np.ndarray, at: np.ndarray) -> np.ndarray:

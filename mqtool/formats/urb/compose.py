@@ -46,7 +46,8 @@ def _derived() -> dict[str, str]:
     return out
 
 
-ITEMS = {rep.item: t for t, r in ELEMENTS.items() if (rep := counted(r)) is not None}  # URBG: URBF
+ITEMS = {rep.item: t for t, r in ELEMENTS.items()  # URBG: URBF (a URB item is one record type)
+         if (rep := counted(r)) is not None and isinstance(rep.item, str)}
 DERIVED = {k: v for k, v in _derived().items() if k not in ITEMS}  # ISNLIST: URBI, URBSU: URBS ...
 
 
@@ -248,7 +249,7 @@ def data_message(transaction: dict[str, Any], records: list[tuple[dict[str, Any]
     for k, (rec, images) in enumerate(records):
         parts.append(Part("URBR", {"urbrrsnr": k + 1, **rec}, None, f"urbr[{k}]"))
         for j, (kind, image) in enumerate(images):
-            size = layouts().URBD.size + len(image)
+            size = layouts().URBD.fixed_size + len(image)
             parts.append(Part("URBD", {"urbddsnr": j + 1, "urbdtyp": kind,
                                        "urbdlen": size + (-size) % ALIGN}, image, f"urbd[{d}]"))
             d += 1

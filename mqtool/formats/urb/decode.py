@@ -3,9 +3,10 @@ messages back to back by URBHLENT). The declarations are in ``layout.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, cast
 
 from mqtool.codepages import codec_name
 from mqtool.compose import Content
@@ -53,15 +54,14 @@ def detect(data: bytes) -> Detection | None:
     bord = bytes(data[URBHBORD_AT:URBHBORD_AT + BORD_LEN])
     order = byte_order_of(bord)
     if order is None:
-        bord = bord.hex().upper()
         return Detection(FORMAT, 0.4, f"URBH eyecatcher in {cs.upper()}, but urbhbord "
-                                      f"X'{bord}' is neither 0001 nor 0100")
-    bo = "big" if order == "big" else "little"
+                                      f"X'{bord.hex().upper()}' is neither 0001 nor 0100")
+    bo: Literal["big", "little"] = "big" if order == "big" else "little"
     hlen = int.from_bytes(data[URBHLEN_AT:URBHLEN_AT + WORD], bo, signed=True)
     lent = int.from_bytes(data[URBHLENT_AT:URBHLENT_AT + WORD], bo)
     reason = (f"URBH eyecatcher in {cs.upper()}, urbhbord {order}-endian, urbhlen {hlen}, "
               f"urbhlent {lent}")
-    options = {"codepage": _default_cp(cs), "byte_order": order}
+    options: dict[str, object] = {"codepage": _default_cp(cs), "byte_order": order}
     size = layouts().URBH.size
     if hlen == size and lent >= size:
         return Detection(FORMAT, 0.95 if lent <= len(data) else 0.8, reason, options)
@@ -115,7 +115,7 @@ def leap_tod(seconds: int) -> type[Tod]:
     class LeapTod(Tod):
         __slots__ = ()
 
-        def datetime(self, leap_seconds: int = 0):  # type: ignore[no-untyped-def,override]
+        def datetime(self, leap_seconds: int = 0) -> datetime | None:
             return Tod.datetime(self, leap_seconds + seconds)
 
     return LeapTod
@@ -163,13 +163,14 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
             order = "big"
         order = order or "big"
     lay = layouts(order == "big", cp)
-    hsize = lay.URBH.size
+    hsize = lay.URBH.fixed_size
     unit = Decoded(FORMAT, off, min(len(data) - off, hsize),
                    attrs={"codepage": cp, "byte_order": order})
     try:
         urbh = lay.URBH.parse(data, off, prefix="urbh", fmt=FORMAT)
     except DecodeError as e:
-        unit.elements.append(e.partial)
+        if isinstance(e.partial, Element):  # what Layout.parse read before the error
+            unit.elements.append(e.partial)
         unit.errors.append(Problem(e.path, e.offset, e.reason))
         return unit, None
     unit.elements.append(urbh)
@@ -189,7 +190,7 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
         unit.problems.append(Problem("urbh.urbhlen", off + URBHLEN_AT,
                                      f"urbhlen {v['urbhlen']} is not {hsize}; elements read from "
                                      f"+{hsize}"))
-    lent = v["urbhlent"]
+    lent = cast(int, v["urbhlent"])  # a binary field
     if lent < hsize:
         unit.errors.append(Problem("urbh.urbhlent", off + URBHLENT_AT,
                                    f"urbhlent {lent} is shorter than the {hsize}-byte URBH"))
@@ -276,8 +277,9 @@ def _finish(walk: Walk) -> None:
                                         "the server answers response 131 subcode 57")
 
 
-HOOKS = {"urbi": _urbi, "urbi_data": _urbi_data, "urbi_codepage": _urbi_codepage, "urbt": _urbt,
-         "urbd_codepage": _urbd_codepage, "urb_finish": _finish}
+HOOKS: dict[str, Callable[..., Any]] = {
+    "urbi": _urbi, "urbi_data": _urbi_data, "urbi_codepage": _urbi_codepage, "urbt": _urbt,
+    "urbd_codepage": _urbd_codepage, "urb_finish": _finish}
 
 
 def walker(data: bytes, lay: Urb, sink: Sink, origin: int, urbi_data: str = "auto",

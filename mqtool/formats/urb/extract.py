@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -334,7 +334,7 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
                 first = view[u.offset:u.offset + min(u.length, FIRST_BYTES)]
                 d = dump(pos + u.offset) if dump else Provenance()
                 errors.append({"file": file, "offset": part.base + pos + p.offset,
-                               "msg": msgs + int(u.attrs.get("msg", 0)), "dump_message": d.message,
+                               "msg": msgs + cast(int, u.attrs.get("msg", 0)), "dump_message": d.message,
                                "path": p.path, "reason": p.reason, "first_bytes": first.hex().upper()})
         n_msgs = (cols["URBH"].num_rows if "URBH" in cols else 0) + len(irregular)
         msgs += n_msgs
@@ -350,13 +350,13 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
     change, tx_t, tx_r = changes(merged, state)
     if errors:
         summary.errors_by_reason.update(_reason_key(e["reason"]) for e in errors)
+        err = errors[0]
         if not summary.first_error:
-            e = errors[0]
-            summary.first_error = (f"{e['reason']} at {e['path']}, offset X'{e['offset']:04X}' "
-                                   f"({e['offset']}) in {file}")
+            summary.first_error = (f"{err['reason']} at {err['path']}, offset X'{err['offset']:04X}' "
+                                   f"({err['offset']}) in {file}")
         if mode == "FAILFAST":
-            e = errors[0]
-            raise DecodeError(FORMAT, f"{file}: {e['path']}", e["offset"], f"{e['reason']} (mode FAILFAST)")
+            raise DecodeError(FORMAT, f"{file}: {err['path']}", err["offset"],
+                              f"{err['reason']} (mode FAILFAST)")
     out = {"messages": merged.get("URBH"), "status": merged.get("URBS"),
            "transactions": _add(merged.get("URBT"), "transaction", tx_t),
            "records": _add(merged.get("URBR"), "transaction", tx_r),

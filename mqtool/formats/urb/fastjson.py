@@ -196,9 +196,10 @@ class FastUnit(Decoded):
     """A decoded message known only by its JSON (no spans): what ``--json`` prints."""
 
     __slots__ = ("json",)
+    json: dict[str, object]
 
     def to_json(self, raw: bool = False) -> dict[str, object]:
-        return self.json  # type: ignore[no-any-return]
+        return self.json
 
 
 def fast_units(data: bytes, fast: Callable[[int, int, bool, int], Decoded | None]

@@ -111,7 +111,8 @@ def compile_lines(layout: Layout) -> Callable[..., tuple[dict[str, Any], list[st
             body.append(f"    out.append(({pad!r} + {value}).rstrip())")
     body.append("    return fd, out")
     exec(compile("\n".join(body) + "\n", f"<lines {layout.name}>", "exec"), env)  # generated here
-    return env["build"]
+    build: Callable[..., tuple[dict[str, Any], list[str] | None]] = env["build"]
+    return build
 
 
 @lru_cache(maxsize=16)
@@ -148,6 +149,7 @@ class Listed(Decoded):
     """A decoded message known by its listing lines (no spans)."""
 
     __slots__ = ("lines",)
+    lines: list[str]
 
 
 def _lines(data: bytes, elements: list[list[Any]], cp: str) -> list[str]:

@@ -49,8 +49,8 @@ class Part:
         starts = [b[0] for b in self.bodies]
 
         def where(offset: int) -> Provenance:
-            _start, *where = self.bodies[bisect.bisect_right(starts, offset) - 1]
-            return Provenance(*where)
+            _start, message, msgtype, correlid = self.bodies[bisect.bisect_right(starts, offset) - 1]
+            return Provenance(message, msgtype, correlid)
 
         return where
 

@@ -5,7 +5,7 @@ tables of both walkers — ``column_tables`` (the columnar walker) and ``span_ta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import pyarrow as pa
 
@@ -156,7 +156,7 @@ def span_tables(units: Iterable[Decoded], file: str, base: int = 0, msg_base: in
     with errors keeps its complete elements, its URBH row says what went wrong)."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for k, unit in enumerate(units):
-        msg = unit.attrs.get("msg", k)
+        msg = cast(int, unit.attrs.get("msg", k))  # its number in the input (bulk paths)
         prov = dump(unit.offset) if dump else Provenance()
         for el in unit.elements:
             if el.type not in ELEMENT_TABLES and el.type not in ("URBC", "URBE"):
