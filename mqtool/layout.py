@@ -48,7 +48,7 @@ Meaning = Mapping[Any, str] | Callable[[Any, Mapping[str, Any]], str]
 # --------------------------------------------------------------------------- field types
 
 
-class Text(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class Text(Adapter):
     """Character field in a named code page; decoded and right-trimmed of the page's blank
     only (X'40' / X'20'; NUL and every other byte kept). Builds blank-padded."""
 
@@ -94,7 +94,7 @@ class Eye(Text):
         return self.expected.encode(self.codec)
 
 
-class Stck(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class Stck(Adapter):
     """8-byte TOD clock value in the given byte order; the value is a ``Tod``."""
 
     kind = STCK
@@ -109,7 +109,7 @@ class Stck(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is A
         return Tod.coerce(obj).raw
 
 
-class HexInt(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class HexInt(Adapter):
     """A binary integer shown in hex (``X'09'``): flag bytes, architecture keys."""
 
     kind = HEXINT
@@ -126,7 +126,7 @@ class HexInt(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is
         return 0 if obj is None else int(obj)
 
 
-class Hex(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class Hex(Adapter):
     """Opaque bytes, never translated or swapped; shown and written to JSON as hex."""
 
     kind = HEX
@@ -156,7 +156,7 @@ class Reserved(Hex):
     kind = RESERVED
 
 
-class Annotated(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class Annotated(Adapter):
     """Marks a field as inferred / unknown and attaches its meaning table; value unchanged."""
 
     def __init__(self, subcon: Construct, note: str = "", meaning: Meaning | None = None) -> None:

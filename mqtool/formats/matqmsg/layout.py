@@ -94,7 +94,7 @@ class MiTime(Tod):
         return stck
 
 
-class MiTimeField(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class MiTimeField(Adapter):
     """8-byte MI time-of-day; the value is a ``MiTime``."""
 
     kind = STCK
@@ -109,7 +109,7 @@ class MiTimeField(Adapter):  # type: ignore[misc]  # construct is untyped: Adapt
         return MiTime.coerce(obj).raw
 
 
-class MiData(Adapter):  # type: ignore[misc]  # construct is untyped: Adapter is Any
+class MiData(Adapter):
     """Key or message text: a fixed area the machine pads with binary zeros. In a code page
     the value is the text without its zero padding and trailing blanks (display only: the
     raw bytes stay in the span); with ``codepage=None`` it is the bytes."""

@@ -101,7 +101,7 @@ def decode_length(buf: bytes, pos: int, end: int | None = None) -> tuple[int, in
     return ((b0 & 0x7F) << 8) | buf[pos + 1], 2
 
 
-class VarLen(Construct):  # type: ignore[misc]  # construct is untyped: Construct is Any
+class VarLen(Construct):
     """OSB length whose high-order bit says "two bytes" (FACT-DOC, R1BROWL and R1BF1L)."""
 
     def _parse(self, stream: Any, context: Any, path: Any) -> int:
