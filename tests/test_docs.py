@@ -301,6 +301,9 @@ def test_readme_first_command_installs_the_core_and_the_test_command_everything(
     test = text.split("<!-- test-command -->\n```sh\n", 1)[1].split("\n", 1)[0]
     assert "pip install -e . &&" in main and "[" not in main.split("mqtool decode")[0]
     assert "pip install -e '.[all]'" in test and "python -m pytest" in test
+    # lint and types before the tests (issue 19: ruff and mypy --strict clean, run by CI)
+    assert test.index("ruff check mqtool tests bench") < test.index("mypy &&") < test.index(
+        "python -m pytest")
 
 
 def test_readme_gives_completion_for_bash_zsh_and_fish() -> None:
