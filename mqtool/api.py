@@ -1279,13 +1279,14 @@ def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: st
                     leap_seconds=leap_seconds, names=names, typed=run)
 
 
-def apply_changes(paths: Sequence[str], to: str) -> dict[str, dict[str, object]]:
+def apply_changes(paths: Sequence[str], to: str, force: bool = False) -> dict[str, dict[str, object]]:
     """Fold typed change tables (files, or directories of ``changes_<dbid>_<fnr>.parquet``)
     in commit order into the current-state tables in ``to``, one per file keyed by ISN
-    (``formats.urb.apply``); what it did, by state table name."""
+    (``formats.urb.apply``; ``force``: to an empty state, replacing those there); what it
+    did, by state table name."""
     from mqtool.formats.urb.apply import apply_paths, state_name
 
-    return {state_name(key): r.to_json() for key, r in apply_paths(paths, to).items()}
+    return {state_name(key): r.to_json() for key, r in apply_paths(paths, to, fresh=force).items()}
 
 
 # --------------------------------------------------------------------------- selecting and counting

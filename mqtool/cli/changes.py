@@ -15,8 +15,11 @@ from mqtool.errors import ExitStatus
 @click.argument("inputs", nargs=-1, required=True, metavar="CHANGES...", type=click.Path())
 @click.option("-o", "--output", "outdir", required=True, metavar="DIR", type=click.Path(),
               help="The state directory: state_DBID_FNR.parquet per file, read and rewritten.")
+@click.option("--force", is_flag=True,
+              help="Start from an empty state: replace the state tables in DIR instead of "
+                   "applying the changes to them.")
 @summary_option
-def apply(inputs: tuple[str, ...], outdir: str, summary_path: str | None) -> int:
+def apply(inputs: tuple[str, ...], outdir: str, force: bool, summary_path: str | None) -> int:
     """Apply the inserts, updates and deletes of typed change tables (the changes_DBID_FNR
     tables of 'extract urb --typed', or the directories holding them) to a replica of
     each Adabas file: one row per ISN, the after image's fields as columns, and the
@@ -32,7 +35,7 @@ def apply(inputs: tuple[str, ...], outdir: str, summary_path: str | None) -> int
     from mqtool import api
 
     env = get_env()
-    results = api.apply_changes(list(inputs), outdir)
+    results = api.apply_changes(list(inputs), outdir, force=force)
     if summary_path != "-":
         for name, r in results.items():
             env.line(_line(name, r))

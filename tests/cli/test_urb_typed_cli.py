@@ -225,3 +225,31 @@ def test_apply_refuses_what_is_no_change_table_in_one_line(tmp_path: Path) -> No
     assert r.status != 0 and r.status != 70
     assert len(r.stderr.splitlines()) == 1 and "not a Parquet table" in r.stderr, r.stderr
     assert not (tmp_path / "replica").exists()
+
+
+def test_the_pyarrow_example_of_the_docs_prints_what_they_show(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/urb-typed.md reads the typed table with pyarrow in a python block (console blocks
+    run mqtool only): its snippet, run on the example, prints the text block after it."""
+    import re
+
+    from tests.helpers import ROOT
+
+    text = (ROOT / "docs" / "urb-typed.md").read_text(encoding="utf-8")
+    code, shown = re.search(r"```python\n(.*?)```\n\n```text\n(.*?)```", text, re.S).groups()  # type: ignore[union-attr]
+    monkeypatch.chdir(tmp_path)
+    src = ROOT / "testdata" / "urb" / "typed" / "employees-changes.urb"
+    assert mq("extract", "urb", "--typed", src, "-o", "build/urb-typed").status == 0
+    capsys.readouterr()
+    exec(compile(code, "docs/urb-typed.md", "exec"), {})
+    assert capsys.readouterr().out == shown
+
+
+def test_the_example_stream_is_what_its_script_writes(tmp_path: Path) -> None:
+    from tests.helpers import load_testdata_script
+
+    script = load_testdata_script("urb/typed/generate.py")
+    from tests.helpers import ROOT
+
+    data = g.stream(script.FIELDS, script.changes(), subscription="EMPLOYEE").data
+    assert (ROOT / "testdata" / "urb" / "typed" / "employees-changes.urb").read_bytes() == data

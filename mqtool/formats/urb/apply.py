@@ -104,13 +104,14 @@ def _read(path: str) -> pa.Table:
     return t
 
 
-def apply_paths(paths: Iterable[str], to: str) -> dict[Key, FileResult]:
-    """Apply the typed change tables in ``paths`` (in that order) to the state in ``to``."""
+def apply_paths(paths: Iterable[str], to: str, fresh: bool = False) -> dict[Key, FileResult]:
+    """Apply the typed change tables in ``paths`` (in that order) to the state in ``to``
+    (``fresh``: to an empty state, replacing the files there)."""
     batches = [_read(p) for p in change_files(paths)]
-    return apply(batches, to)
+    return apply(batches, to, fresh)
 
 
-def apply(batches: list[pa.Table], to: str) -> dict[Key, FileResult]:
+def apply(batches: list[pa.Table], to: str, fresh: bool = False) -> dict[Key, FileResult]:
     """Apply typed change tables (one or more per file, in input order) to ``to``."""
     by_file: dict[Key, list[pa.Table]] = {}
     for k, t in enumerate(batches):
@@ -123,7 +124,7 @@ def apply(batches: list[pa.Table], to: str) -> dict[Key, FileResult]:
     out = OutputDir(to, force=True)
     results = {}
     for key, parts in sorted(by_file.items()):
-        results[key] = _apply_file(key, parts, out)
+        results[key] = _apply_file(key, parts, out, fresh)
     return results
 
 
@@ -185,10 +186,10 @@ def _last_per_isn(changes: pa.Table) -> pa.Table:
     return changes.take(pa.array(np.sort(keep)))
 
 
-def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir) -> FileResult:
+def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir, fresh: bool = False) -> FileResult:
     res = FileResult()
     path = out.path(state_name(key))
-    old = pq.read_table(path) if path.exists() else None
+    old = pq.read_table(path) if path.exists() and not fresh else None
     typ = _after_type(parts)
     if old is not None:
         kept = {f.name: f for f in old.schema if f.name != "isn" and not f.name.startswith("_")}
