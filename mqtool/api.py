@@ -1256,17 +1256,37 @@ def extract_mq_stats(inputs: Iterable[str], output: str | None, *, to: str | Non
 
 def extract_urb(paths: list[str], outdir: str, *, fmt: str = "parquet", mode: str = "PERMISSIVE",
                 force: bool = False, progress: Callable[[int], None] | None = None,
-                leap_seconds: int = 0, names: Mapping[str, str] | None = None) -> ExtractSummary:
+                leap_seconds: int = 0, names: Mapping[str, str] | None = None,
+                typed: bool = False, format_buffers: Sequence[str] = (),
+                fdts: Sequence[str] = ()) -> ExtractSummary:
     """URB messages (raw streams, queue dumps, dump text, directories) to the change tables
     in ``outdir``; returns the ``formats.urb.extract.Summary``. Inputs that are all empty
     files are ``EmptyInputError``, before any output is made. ``names``: what rows, the
-    summary and errors call a path (``io.inputs.Spooled.names``: stdin's copy is ``-``)."""
+    summary and errors call a path (``io.inputs.Spooled.names``: stdin's copy is ``-``).
+    ``typed``: also one typed change table per (database, file), its layouts from the
+    stream's global format field tables, ``format_buffers`` (``DBID:FNR=BUFFER``, ``@FILE``
+    of such lines) and ``fdts`` (JSON files), which are read first (``LayoutError``)."""
     from mqtool.formats.urb.extract import extract as _extract
     from mqtool.io.inputs import total_size
 
+    run = None
+    if typed:
+        from mqtool.formats.urb.typed.run import typed_run
+
+        run = typed_run(format_buffers, fdts)
     total_size(paths, refuse_empty="urb")
     return _extract(paths, outdir, fmt=fmt, mode=mode, force=force, progress=progress,
-                    leap_seconds=leap_seconds, names=names)
+                    leap_seconds=leap_seconds, names=names, typed=run)
+
+
+def apply_changes(paths: Sequence[str], to: str, force: bool = False) -> dict[str, dict[str, object]]:
+    """Fold typed change tables (files, or directories of ``changes_<dbid>_<fnr>.parquet``)
+    in commit order into the current-state tables in ``to``, one per file keyed by ISN
+    (``formats.urb.apply``; ``force``: to an empty state, replacing those there); what it
+    did, by state table name."""
+    from mqtool.formats.urb.apply import apply_paths, state_name
+
+    return {state_name(key): r.to_json() for key, r in apply_paths(paths, to, fresh=force).items()}
 
 
 # --------------------------------------------------------------------------- selecting and counting

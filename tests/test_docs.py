@@ -14,7 +14,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from mqtool.cli import BUILD, DECODE, EXTRACT, REASSEMBLE, TOP, cli, run
+from mqtool.cli import BUILD, CHANGES, DECODE, EXTRACT, REASSEMBLE, TOP, cli, run
 from mqtool.cli.manpage import pages
 from tests.helpers import ROOT, Step, matches, parse_transcript, run_step
 
@@ -47,7 +47,7 @@ def test_every_help_option_is_in_its_man_page() -> None:
 def _command_path(parts: list[str]) -> list[str]:
     """Page name parts -> command names (names may contain dashes: build-request)."""
     names, i = [], 0
-    known = set(TOP) | set(DECODE) | set(BUILD) | set(REASSEMBLE) | set(EXTRACT)
+    known = set(TOP) | set(DECODE) | set(BUILD) | set(REASSEMBLE) | set(EXTRACT) | set(CHANGES)
     while i < len(parts):
         for j in range(len(parts), i, -1):
             cand = "-".join(parts[i:j])

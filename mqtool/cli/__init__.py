@@ -88,6 +88,10 @@ SPARK_EXTRACT = {
                  "Extract CSQ1LOGP records with PySpark into partitioned Parquet."),
     "urb": ("mqtool.cli.urb:spark_extract_urb", "Extract Event Replicator URB messages with PySpark."),
 }
+CHANGES = {
+    "apply": ("mqtool.cli.changes:apply",
+              "Fold typed change tables into a current-state table per Adabas file (Parquet)."),
+}
 TOP = {
     "dump": ("mqtool.cli.dump:dump",
              "Hex dump in the documents' style, xxd or hexdump -C; -r reads dumps back."),
@@ -100,6 +104,7 @@ TOP = {
                          "FORMAT csq1logp unless named."),
     "spark-extract": (SPARK_EXTRACT, "Extract records with PySpark into partitioned Parquet; "
                                      "FORMAT csq1logp unless named."),
+    "changes": (CHANGES, "Work with the typed change tables of 'extract urb --typed'."),
     "identify": ("mqtool.cli.auto:identify", "Say which format each input file holds."),
     "layouts": ("mqtool.cli.layouts:layouts",
                 "Show the record layouts mqtool knows: tables, Markdown, JSON, Kaitai."),

@@ -212,9 +212,21 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
               help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds; 27 "
                    "since 2017); the <field>_raw columns are unchanged.")
 @click.option("--force", is_flag=True, help="Overwrite existing table files in OUTDIR.")
+@click.option("--typed", is_flag=True,
+              help="Also write one change table per (database, file), changes_DBID_FNR, with the "
+                   "Adabas fields as typed columns of a before and an after struct; layouts from "
+                   "the stream's URBF/URBG tables, --format-buffer and --fdt.")
+@click.option("--format-buffer", "format_buffers", multiple=True, metavar="DBID:FNR=BUFFER",
+              help="With --typed: the record layout of a file's images as an Adabas format buffer "
+                   "(DBID:FNR='AA,8,A,AB,2,P.'); @FILE reads such lines from FILE; repeatable. "
+                   "A URBF/URBG table in the stream wins where both are.")
+@click.option("--fdt", "fdts", multiple=True, metavar="FILE", type=click.Path(),
+              help="With --typed: an Adabas field definition table as JSON (field names, long "
+                   "names, standard lengths and formats); repeatable.")
 @port_option
 def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
-                summary_path: str | None, leap_seconds: int, force: bool) -> int:
+                summary_path: str | None, leap_seconds: int, force: bool, typed: bool,
+                format_buffers: tuple[str, ...], fdts: tuple[str, ...]) -> int:
     """Decode every URB message of the inputs into tables: raw streams of back-to-back
     messages, queue dumps of any kind (dmpmqmsg, amqsbcg, MQMD-prefixed binaries, mqtool
     directories), dump text, and directories of them.
@@ -232,6 +244,15 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     raw TOD in <field>_raw, meanings in <field>_meaning). Transactions continued over
     several messages (URBTCONT = Y, then URBC) are stitched: their records carry the same
     transaction id. Exit status 2 when anything could not be decoded (the rest is written).
+
+    \b
+    --typed adds, per (database, file):
+      changes_DBID_FNR  one row per record: change type, ISN, transaction, times,
+                        and the before and after images as structs of typed columns
+                        (Adabas long names); a value that cannot be decoded is null
+                        and a row of errors (field, offset, reason)
+    A bad --format-buffer or --fdt stops the run before anything is written (one
+    line naming the option or file and where in it, exit status 2).
     """
     from mqtool import api
     from mqtool.io.inputs import spooled, total_size
@@ -239,9 +260,14 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     from mqtool.io.uris import join
 
     env = get_env()
+    if (format_buffers or fdts) and not typed:
+        from mqtool.errors import InputError
+
+        raise InputError("--format-buffer and --fdt lay out typed change tables: give --typed too")
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
-                                 progress=advance, leap_seconds=leap_seconds, names=spool.names)
+                                 progress=advance, leap_seconds=leap_seconds, names=spool.names,
+                                 typed=typed, format_buffers=format_buffers, fdts=fdts)
     info = result.to_json()
     api.write_summary(join(outdir, "_summary.json"), info)
     mark_complete(outdir)
@@ -249,6 +275,8 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
         write_summary(env, summary_path, info)
     if summary_path != "-":  # the tables are in files: stdout says how many rows each got
         _print_rows(env, info)
+        for line in info.get("layouts", []):
+            env.line(f"layout: {line}")
     if result.errors:
         env.error(f"urb: {result.errors} error{'s' if result.errors > 1 else ''}; first: "
                   f"{result.first_error}")

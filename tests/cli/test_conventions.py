@@ -69,6 +69,8 @@ NO_FILE_ARGUMENT = {c for c in COMMANDS
                     if c in ("layouts", "man") or c.startswith(("spark-extract", "extract"))}
 # stats reads a directory as decode auto does, and prints counts, not units: tests/cli/test_stats.py
 NO_FILE_ARGUMENT.add("stats")
+# changes apply takes typed change tables or the directories extract urb --typed wrote them to
+NO_FILE_ARGUMENT.add("changes apply")
 DIRECTORY_REFUSERS = sorted(c for c in COMMANDS if c not in DIRECTORY_READERS | NO_FILE_ARGUMENT)
 
 
@@ -359,7 +361,9 @@ def test_json_output_is_json(command: str, tmp_path: Path) -> None:
 NO_STDIN = {("view", "file"): "interactive",
             ("spark-extract csq1logp", "inputs"): "executors read files",
             ("spark-extract urb", "inputs"): "executors read files",
-            ("verify", "manifest"): "the outputs it names lie beside it"}
+            ("verify", "manifest"): "the outputs it names lie beside it",
+            ("extract urb", "fdts"): "stdin is the URB input's",
+            ("changes apply", "inputs"): "Parquet tables are read by seeking"}
 
 
 def test_every_input_file_takes_dash() -> None:

@@ -18,6 +18,7 @@ import pytest
 from mqtool.cli import BUILD, DECODE, REASSEMBLE, TOP
 from mqtool.errors import EnvError, ExitStatus
 from mqtool.io.outputs import TEMP_SUFFIX, AtomicFile, AtomicPath, OutputExistsError, atomic_output
+from mqtool.testing import urb_gen
 from tests.helpers import ROOT, TESTDATA, mq, seed_bytes
 
 
@@ -65,6 +66,7 @@ ARGV = {
     "stats": ["stats", "--by", "format", "{f}"],
     "verify": ["verify", "{f}"],
     "man": ["man", "decode", "urb"],  # reads no input file
+    "changes apply": ["changes", "apply", "{f}", "-o", "{o}"],
 }
 BUILDERS = {f"build-request {b}" for b in BUILD}
 # the status each case gives, decided once (README "Exit status"): nothing decoded is 2;
@@ -189,6 +191,9 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (d / "matqmsg.json").write_text('{"selection_type": "all", "key_bytes": 0, "text_bytes": 16}\n')
     out["matqmsg.json"] = d / "matqmsg.json"
     assert mq("scan", out["urb"], "--carve", d / "carved").status == 0
+    (d / "typed.urb").write_bytes(urb_gen.stream(urb_gen.employees(), urb_gen.changes(3)).data)
+    assert mq("extract", "urb", "--typed", d / "typed.urb", "-o", d / "typed").status == 0
+    out["changes"] = d / "typed" / "changes_10006_9.parquet"
     out["manifest"] = d / "carved" / "manifest.json"
     return out
 
@@ -203,7 +208,7 @@ GOOD = {
     "spark-extract urb": "urb",
     "identify": "urb", "decode mq": "mq", "build-request mq": "mq.json", "messages": "sas",
     "layouts": "urb", "view": "urb", "scan": "urb", "stats": "urb", "verify": "manifest",
-    "man": "urb",
+    "man": "urb", "changes apply": "changes",
 }
 WRITERS = [c for c in COMMANDS if "{o}" in " ".join(ARGV[c])]
 
@@ -250,6 +255,7 @@ PIPED["layouts"] = ["layouts", "urb"]
 PIPED.pop("spark-extract csq1logp")  # writes a directory, never stdout
 PIPED.pop("spark-extract urb")
 PIPED.pop("view")  # interactive, refuses a pipe
+PIPED.pop("changes apply")  # writes a directory of state tables
 PIPED["scan"] = ["scan", "{f}"]
 
 

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mqtool.errors import InputError
+from mqtool.errors import DecodeError, EmptyInputError, InputError
 from mqtool.formats.urb.tables import TS
 from mqtool.io.inputs import missing_input
 from mqtool.io.outputs import AtomicFile, OutputDir
@@ -54,10 +54,14 @@ class FileResult:
     applied: dict[str, int] = field(default_factory=dict)  # by record type
     older: int = 0  # skipped: the state has a newer change for the ISN
     no_image: int = 0  # skipped: an insert/update without a decoded after image
+    inserted: int = 0  # rows of the state: ISNs it did not have
+    updated: int = 0  # rows written by another change than before
+    deleted: int = 0  # ISNs it had and has no more
     path: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"rows_before": self.rows_before, "rows_after": self.rows_after, "changes": self.changes,
+                "inserted": self.inserted, "updated": self.updated, "deleted": self.deleted,
                 "applied": dict(sorted(self.applied.items())), "skipped_older": self.older,
                 "skipped_no_after_image": self.no_image, "path": self.path}
 
@@ -78,29 +82,36 @@ def change_files(paths: Iterable[str]) -> list[str]:
             out += found
         elif path.is_file():
             out.append(str(path))
+        elif path.exists():
+            raise InputError(f"{p}: not a regular file (a FIFO or device is not read)")
         else:
             raise missing_input(p)
     return out
 
 
 def _read(path: str) -> pa.Table:
+    """A typed change table; an empty file or one that is no Parquet is bad input (2)."""
+    if Path(path).stat().st_size == 0:
+        raise EmptyInputError("changes", path)
     try:
         t = pq.read_table(path)
     except (OSError, pa.ArrowInvalid) as e:
-        raise InputError(f"{path}: not a Parquet table ({str(e).splitlines()[0][:QUOTED]})") from None
+        raise DecodeError("changes", "", 0, f"{path}: not a Parquet table "
+                                            f"({str(e).splitlines()[0][:QUOTED]})") from None
     missing = [c for c in NEEDED if c not in t.column_names]
     if missing:
         raise InputError(f"{path}: not a typed change table (no {', '.join(missing)} column)")
     return t
 
 
-def apply_paths(paths: Iterable[str], to: str) -> dict[Key, FileResult]:
-    """Apply the typed change tables in ``paths`` (in that order) to the state in ``to``."""
+def apply_paths(paths: Iterable[str], to: str, fresh: bool = False) -> dict[Key, FileResult]:
+    """Apply the typed change tables in ``paths`` (in that order) to the state in ``to``
+    (``fresh``: to an empty state, replacing the files there)."""
     batches = [_read(p) for p in change_files(paths)]
-    return apply(batches, to)
+    return apply(batches, to, fresh)
 
 
-def apply(batches: list[pa.Table], to: str) -> dict[Key, FileResult]:
+def apply(batches: list[pa.Table], to: str, fresh: bool = False) -> dict[Key, FileResult]:
     """Apply typed change tables (one or more per file, in input order) to ``to``."""
     by_file: dict[Key, list[pa.Table]] = {}
     for k, t in enumerate(batches):
@@ -113,7 +124,7 @@ def apply(batches: list[pa.Table], to: str) -> dict[Key, FileResult]:
     out = OutputDir(to, force=True)
     results = {}
     for key, parts in sorted(by_file.items()):
-        results[key] = _apply_file(key, parts, out)
+        results[key] = _apply_file(key, parts, out, fresh)
     return results
 
 
@@ -175,10 +186,10 @@ def _last_per_isn(changes: pa.Table) -> pa.Table:
     return changes.take(pa.array(np.sort(keep)))
 
 
-def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir) -> FileResult:
+def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir, fresh: bool = False) -> FileResult:
     res = FileResult()
     path = out.path(state_name(key))
-    old = pq.read_table(path) if path.exists() else None
+    old = pq.read_table(path) if path.exists() and not fresh else None
     typ = _after_type(parts)
     if old is not None:
         kept = {f.name: f for f in old.schema if f.name != "isn" and not f.name.startswith("_")}
@@ -205,6 +216,7 @@ def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir) -> FileResult:
         if n:
             res.applied[k] = n
     new = _state_rows(last.filter(pa.array(writes)), typ)
+    _count_rows(res, old, new, isns[deletes])
     touched = isns[writes | deletes]
     keep_old = old.filter(pa.array(~np.isin(old_isn, touched))) if old is not None else None
     state = pa.concat_tables([_conform_state(keep_old, new.schema), new]) if keep_old is not None else new
@@ -214,6 +226,28 @@ def _apply_file(key: Key, parts: list[pa.Table], out: OutputDir) -> FileResult:
         pq.write_table(state, f)
     res.path = str(path)
     return res
+
+
+def _count_rows(res: FileResult, old: pa.Table | None, new: pa.Table, deleted: np.ndarray) -> None:
+    """Rows inserted, updated (written by a change other than the one that wrote them
+    before: applying the same changes again updates nothing) and deleted."""
+    new_isn = new.column("isn").to_numpy()
+    if old is None or not old.num_rows:
+        res.inserted = len(new_isn)
+        return
+    old_isn = old.column("isn").to_numpy()
+    res.deleted = int(np.isin(deleted, old_isn).sum())
+    had = np.isin(new_isn, old_isn)
+    res.inserted = int((~had).sum())
+    at = np.searchsorted(old_isn, new_isn[had])  # the state is sorted by ISN
+    same = np.ones(len(at), bool)
+    for name, _ in META:
+        if name in old.column_names:
+            before = old.column(name).combine_chunks().take(pa.array(at))
+            after = new.column(name).combine_chunks().filter(pa.array(had)).cast(before.type)
+            same &= np.asarray(pc.coalesce(pc.equal(before, after),
+                                           pc.and_(before.is_null(), after.is_null())))
+    res.updated = int((~same).sum())
 
 
 def _state_rows(t: pa.Table, typ: pa.StructType) -> pa.Table:

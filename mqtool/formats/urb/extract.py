@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -45,6 +45,9 @@ from mqtool.formats.urb.tables import (
     span_tables,
 )
 from mqtool.model import Decoded
+
+if TYPE_CHECKING:
+    from mqtool.formats.urb.typed.run import TypedRun
 
 OUTPUTS = ("parquet", "jsonl", "csv")
 MODES = ("PERMISSIVE", "FAILFAST")
@@ -66,6 +69,8 @@ class Summary:
     first_error: str = ""
     output: str = ""
     format: str = "parquet"
+    typed: dict[str, int] = field(default_factory=dict)  # rows of each typed change table
+    layouts: list[str] = field(default_factory=list)  # what decided the typed tables' layouts
 
     @property
     def errors(self) -> int:
@@ -76,6 +81,9 @@ class Summary:
                              "rows": {t: self.rows[t] for t in TABLES},
                              "errors_by_reason": dict(sorted(self.errors_by_reason.items())),
                              "output": self.output, "format": self.format}
+        if self.typed or self.layouts:
+            d["rows"].update(self.typed)
+            d["layouts"] = self.layouts
         if self.first_error:
             d["first_error"] = self.first_error
         return d
@@ -84,22 +92,39 @@ class Summary:
 class _Writers:
     """One output file per table, each an ``AtomicPath``: renamed into place at the end."""
 
-    def __init__(self, outdir: str, fmt: str, force: bool) -> None:
-        from mqtool.io.outputs import Atomic, atomic_path
-        from mqtool.io.uris import join
+    def __init__(self, outdir: str, fmt: str, force: bool, typed: TypedRun | None = None) -> None:
+        from mqtool.io.outputs import Atomic
 
-        self.outdir, self.fmt = outdir, fmt
+        self.outdir, self.fmt, self.force, self.typed = outdir, fmt, force, typed
         self.open: dict[str, Any] = {}
         self.targets: dict[str, Atomic] = {}
         try:
             for t in TABLES:
-                self.targets[t] = atomic_path(join(outdir, f"{t}.{fmt}"), force)
+                self._target(t)
         except BaseException:
             self.abort()
             raise
 
-    def write(self, name: str, table: pa.Table) -> None:
-        table = table.cast(schema(name))
+    def _target(self, name: str) -> None:
+        from mqtool.io.outputs import atomic_path
+        from mqtool.io.uris import join
+
+        self.targets[name] = atomic_path(join(self.outdir, f"{name}.{self.fmt}"), self.force)
+
+    def add(self, name: str, table: pa.Table) -> None:
+        """A table of its own schema, not one of ``TABLES`` (a typed change table)."""
+        try:
+            self._target(name)
+        except BaseException:
+            self.abort()
+            raise
+        self.write(name, table, cast=False)
+
+    def write(self, name: str, table: pa.Table, cast: bool = True) -> None:
+        if cast:
+            table = table.cast(schema(name))
+        if self.typed is not None:
+            self.typed.keep(name, table)
         w = self.open.get(name)
         path = self.targets[name].temp
         try:
@@ -129,8 +154,8 @@ class _Writers:
             if name not in self.open:
                 self.write(name, schema(name).empty_table())
         self._close()
-        for name in TABLES:
-            self.targets[name].commit()
+        for target in self.targets.values():
+            target.commit()
 
     def abort(self) -> None:
         try:
@@ -161,29 +186,45 @@ def _csv_table(table: pa.Table) -> pa.Table:
 
 
 def _json_row(row: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in row.items():
-        if isinstance(v, bytes):
-            v = v.hex().upper()
-        elif hasattr(v, "isoformat"):
-            v = v.isoformat().replace("+00:00", "Z")
-        out[k] = v
-    return out
+    return {k: _json_value(v) for k, v in row.items()}
+
+
+def _json_value(v: Any) -> Any:
+    """A value as JSON: bytes in hex, times in ISO-8601, decimals as exact text; the
+    structs and lists of typed change tables value by value."""
+    from decimal import Decimal
+
+    if isinstance(v, bytes):
+        return v.hex().upper()
+    if hasattr(v, "isoformat"):
+        return v.isoformat().replace("+00:00", "Z")
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, dict):
+        return _json_row(v)
+    if isinstance(v, list):
+        return [_json_value(x) for x in v]
+    return v
 
 
 def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str = "PERMISSIVE",
             force: bool = False, progress: Callable[[int], None] | None = None,
-            leap_seconds: int = 0, names: Mapping[str, str] | None = None) -> Summary:
+            leap_seconds: int = 0, names: Mapping[str, str] | None = None,
+            typed: TypedRun | None = None) -> Summary:
     """Decode every URB message of ``paths`` into the tables of ``TABLES`` in ``outdir``
     (one file each, ``<table>.<fmt>``). FAILFAST: ``DecodeError`` at the first message that
     does not decode cleanly, and no table is written (nor the directory, when this run
     made it). ``leap_seconds``: timestamps that many seconds earlier (``<field>_raw``
     unchanged). ``names``: the name rows, the summary and errors give a path (stdin's
-    spooled copy is ``-``)."""
+    spooled copy is ``-``). ``typed``: also one typed change table per (database, file)
+    (``typed.run``; the values that cannot be decoded are rows of ``errors``)."""
     if isinstance(leap_seconds, bool) or not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
         raise InputError(f"leap seconds: {leap_seconds!r} is not 0..60")
     if fmt not in OUTPUTS:
         raise InputError(f"output format {fmt!r}: give one of {', '.join(OUTPUTS)}")
+    if typed is not None and fmt == "csv":
+        raise InputError("typed change tables have nested columns (structs, lists): write them "
+                         "with --to parquet or jsonl, not csv")
     mode = mode.upper()
     if mode not in MODES:
         raise InputError(f"mode {mode!r}: give one of {', '.join(MODES)}")
@@ -194,7 +235,7 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     names = dict(names or {})
     summary = Summary(mode=mode, files=[names.get(f, f) for f in files],
                       output=outdir.rstrip("/"), format=fmt)
-    writers = _Writers(outdir, fmt, force)
+    writers = _Writers(outdir, fmt, force, typed)
     done_before = 0
     state = Stitch()  # ids run over the whole extraction; continuations stay in their file
     try:
@@ -206,9 +247,11 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
                     progress(before + n)
 
             extract_file(path, writers, summary, state, mode, leap_seconds, advance,
-                         names.get(path))
+                         names.get(path), typed.part if typed is not None else None)
             summary.bytes += size
             done_before += size
+        if typed is not None:
+            _typed_tables(typed, writers, summary, mode)
         writers.commit()
     except BaseException:
         writers.abort()
@@ -217,6 +260,30 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
                 d.rmdir()
         raise
     return summary
+
+
+def _typed_tables(typed: TypedRun, writers: _Writers, summary: Summary, mode: str) -> None:
+    """The typed change tables, and their values that could not be decoded as errors."""
+    from mqtool.formats.urb.typed.table import table_name
+
+    result = typed.finish()
+    summary.layouts = result.report
+    errors = result.errors
+    if errors.num_rows:
+        first = errors.slice(0, 1).to_pylist()[0]
+        where = (f"{first['reason']} at {first['path']}, offset X'{first['offset']:04X}' "
+                 f"({first['offset']}) in {first['file']}")
+        if mode == "FAILFAST":
+            raise DecodeError(FORMAT, f"{first['file']}: {first['path']}", first["offset"],
+                              f"{first['reason']} (mode FAILFAST)")
+        writers.write("errors", errors)
+        summary.rows["errors"] += errors.num_rows
+        summary.errors_by_reason.update(_reason_key(r) for r in errors.column("reason").to_pylist())
+        summary.first_error = summary.first_error or where
+    for key, table in sorted(result.tables.items()):
+        name = table_name(key)
+        writers.add(name, table)
+        summary.typed[name] = table.num_rows
 
 
 def _output_dir(outdir: str) -> list[Path]:
@@ -250,10 +317,11 @@ def _made_dirs(out: Path) -> list[Path]:
 
 def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode: str = "PERMISSIVE",
                  leap_seconds: int = 0, progress: Callable[[int], None] | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, on_part: Callable[[str, bytes, int], None] | None = None) -> None:
     """One input (a raw stream, a queue dump, dump text, an mqtool directory) through the
     tables: ``writers.write(table, rows)`` for each part; ``state`` carries the ids;
-    ``name`` is what rows and errors call the input (its path by default)."""
+    ``name`` is what rows and errors call the input (its path by default); ``on_part``
+    is given each part's file name, bytes and offset before it is decoded."""
     state.open_tx.clear()  # continuations stay in their file
     state.last_records.clear()
     msg_base = 0
@@ -263,18 +331,24 @@ def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode:
 
         with open(path, encoding="utf-8", errors="replace") as f:
             part = Part(name or path, undump(f.read()))
+        if on_part:
+            on_part(part.file, part.data, part.base)
         _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
         if progress:
             progress(os.path.getsize(path))
     elif kind == "raw":
         for part, done in raw_parts(path):
             part.file = name or part.file
+            if on_part:
+                on_part(part.file, part.data, part.base)
             msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
             if progress:
                 progress(done)
     else:
         for part, bad in dump_parts(path, progress):
             part.file = name or part.file
+            if on_part:
+                on_part(part.file, part.data, part.base)
             msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
 
 

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from mqtool.errors import InputError
+from mqtool.errors import DecodeError, InputError
 from mqtool.formats.urb.apply import apply, apply_paths, state_name
 from mqtool.formats.urb.extract import extract_tables
 from mqtool.formats.urb.typed import Layouts, scan, typed_changes
@@ -116,7 +116,7 @@ def _write(tmp_path: Path, table: pa.Table) -> Path:
 
 def test_bad_inputs(tmp_path: Path) -> None:
     (tmp_path / "x.parquet").write_bytes(b"not parquet")
-    with pytest.raises(InputError, match="not a Parquet table"):
+    with pytest.raises(DecodeError, match="not a Parquet table"):
         apply_paths([str(tmp_path / "x.parquet")], str(tmp_path / "o"))
     pq.write_table(pa.table({"a": [1]}), tmp_path / "y.parquet")
     with pytest.raises(InputError, match="not a typed change table"):

@@ -210,9 +210,10 @@ def tables(units: Iterable[Decoded], file: str = "", base: int = 0) -> Iterator[
                        _text(urbf.get("urbfgfid")), _text(urbf.get("urbffnam"), urbf.get("urbffnml")), layout)
 
 
-def scan(data: bytes, file: str = "") -> Iterator[tuple[int, Gfft | LayoutError]]:
-    """Every global format field table of a stream of URB messages, with its offset: only
-    the messages that hold a URBF eyecatcher are decoded (``urb.decode``)."""
+def scan(data: bytes, file: str = "", base: int = 0) -> Iterator[tuple[int, Gfft | LayoutError]]:
+    """Every global format field table of a stream of URB messages, with its offset (plus
+    ``base``: where ``data`` starts in the input): only the messages that hold a URBF
+    eyecatcher are decoded (``urb.decode``)."""
     from mqtool.formats.urb.decode import decode
     from mqtool.formats.urb.layout import CODEPAGES, EYE_LEN, HEADER_PREFIXES, URBHLENT_AT, WORD
 
@@ -233,8 +234,8 @@ def scan(data: bytes, file: str = "") -> Iterator[tuple[int, Gfft | LayoutError]
             continue
         done.add(h)
         units = list(decode(data[h:h + length]))[:1]
-        for g in tables(units, file, h):
-            yield (g.offset if isinstance(g, Gfft) else p), g
+        for g in tables(units, file, base + h):
+            yield (g.offset if isinstance(g, Gfft) else base + p), g
 
 
 def _find_all(data: bytes, needle: bytes) -> Iterator[int]:
