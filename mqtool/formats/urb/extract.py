@@ -7,6 +7,10 @@ turned into the same rows (``span_tables``), so both paths give one table per el
 with the columns the declarations give (``schema``). From those come the output tables:
 
 * ``messages``     one row per URBH, with provenance (file, offset, dump message, MsgType, CorrelId)
+
+``offset`` (every table) is a byte offset in the input read as one stream of URB messages:
+in the file for a raw stream; for a queue dump in its bodies read back to back in dump
+order (``dump_message`` names the body), growing across the batches it is read in.
 * ``transactions`` URBT; ``records`` URBR; ``images`` URBD (bytes and text); ``status`` URBS
 * ``errors``       file, offset, path, reason, first bytes of what could not be decoded
 * ``changes``      one row per record image joined with its record and transaction
