@@ -4,6 +4,10 @@
     python bench/urb.py [N]          # N messages, default 100000
     python bench/urb.py --cli [N]    # whole processes: extract urb, decode urb --json, the listing
     python bench/urb.py --annotate   # --annotate of a 64 KB ISN-list request vs its listing
+    python bench/urb.py --typed [N] [ROUNDS]  # typed change tables vs bytes-only (bench/urb_typed.py)
+
+The default run ends with the typed / bytes-only cost ratio of ``extract urb --typed``
+(``bench/urb_typed.py``: 20000 record changes, 5 alternated rounds, with the machine load).
 
 With ``--cli`` every command runs as its own process on the same stream file, best of three,
 against an adapya-era process in the same run: one that decodes every message like the
@@ -307,6 +311,11 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--adapya":
         adapya_process(sys.argv[2], sys.argv[3])
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--typed":
+        import urb_typed
+
+        urb_typed.run(*(int(a) for a in sys.argv[2:4]))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--cli":
         cli_main(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
         return
@@ -336,8 +345,10 @@ def main() -> None:
     print("  bulk: urb_bulk.decode_columns, one Arrow table per element type, a value column per")
     print("  field and a meaning column per field with a meaning table; spans: urb.decode, one")
     print("  Span (offset, value, meaning, raw bytes) per field, what listings and JSON are made of.")
+    import urb_typed
 
-
+    print("typed change tables (extract urb --typed) against the bytes-only changes table:")
+    urb_typed.run()
 
 
 if __name__ == "__main__":

@@ -43,9 +43,8 @@ def typed(path: str) -> object:
                          tables.table("messages"), [path])
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+def run(n: int = 20000, rounds: int = 5) -> float:
+    """Measure and print; the ratio typed / bytes-only (``bench/urb.py`` prints it too)."""
     fields = urb_gen.employees()
     stream = urb_gen.stream(fields, urb_gen.changes(n, seed=7))
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,8 +64,14 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in times.items()}
     for k, v in med.items():
         print(f"{k:>10}: median {v:.3f} s of {rounds} rounds ({', '.join(f'{x:.3f}' for x in times[k])})")
-    print(f"typed / bytes-only: {med['typed'] / med['bytes-only']:.2f} (target at most 2)")
+    ratio = med["typed"] / med["bytes-only"]
+    print(f"typed / bytes-only: {ratio:.2f} (target at most 2)")
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (uptime)")
+    return ratio
+
+
+def main() -> None:
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 20000, int(sys.argv[2]) if len(sys.argv) > 2 else 5)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,10 @@ turned into the same rows (``span_tables``), so both paths give one table per el
 with the columns the declarations give (``schema``). From those come the output tables:
 
 * ``messages``     one row per URBH, with provenance (file, offset, dump message, MsgType, CorrelId)
+
+``offset`` (every table) is a byte offset in the input read as one stream of URB messages:
+in the file for a raw stream; for a queue dump in its bodies read back to back in dump
+order (``dump_message`` names the body), growing across the batches it is read in.
 * ``transactions`` URBT; ``records`` URBR; ``images`` URBD (bytes and text); ``status`` URBS
 * ``errors``       file, offset, path, reason, first bytes of what could not be decoded
 * ``changes``      one row per record image joined with its record and transaction
@@ -377,60 +381,10 @@ def extract_tables(path: str, mode: str = "PERMISSIVE", leap_seconds: int = 0,
 def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: Summary,
           mode: str, dump_errors: list[Any], leap_seconds: int = 0) -> int:
     """Decode, stitch and write one part; returns the next message number."""
-    data, file = part.data, part.file
-    dump = part.dump()
-    tables: dict[str, list[pa.Table]] = {}
-    errors: list[dict[str, Any]] = []
-    for p in dump_errors:
-        errors.append({"file": file, "offset": p.offset, "msg": None, "dump_message": None,
-                       "path": p.path, "reason": p.reason, "first_bytes": None})
-    pos, msgs = 0, msg_base
-    while pos < len(data):
-        view = data[pos:]
-        cols, irregular = column_tables(view, file, part.base + pos, msgs, _shift(dump, pos))
-        for etype, t in cols.items():
-            tables.setdefault(etype, []).append(t)
-        stop = len(view)
-        if irregular:
-            last = irregular[-1]
-            regular_end = max(pa.compute.max(cols["URBH"].column("offset")).as_py() - part.base - pos
-                              if "URBH" in cols and cols["URBH"].num_rows else -1, -1)
-            if last.errors and last.offset > regular_end:  # the walk stopped here: resynchronise
-                stop = resync(view, last.offset)
-                last.length = stop - last.offset
-                if stop < len(view):
-                    _resynced(last, part.base + pos + stop)
-        spans = span_tables(irregular, file, part.base + pos, msgs, _shift(dump, pos))
-        for etype, t in spans.items():
-            tables.setdefault(etype, []).append(t)
-        for u in irregular:
-            for p in u.errors:
-                first = view[u.offset:u.offset + min(u.length, FIRST_BYTES)]
-                d = dump(pos + u.offset) if dump else Provenance()
-                errors.append({"file": file, "offset": part.base + pos + p.offset,
-                               "msg": msgs + cast(int, u.attrs.get("msg", 0)), "dump_message": d.message,
-                               "path": p.path, "reason": p.reason, "first_bytes": first.hex().upper()})
-        n_msgs = (cols["URBH"].num_rows if "URBH" in cols else 0) + len(irregular)
-        msgs += n_msgs
-        pos += stop
-    merged = {e: _concat(ts, e) for e, ts in tables.items()}
-    if leap_seconds:
-        merged = {e: _earlier(t, leap_seconds) for e, t in merged.items()}
-    for e in ("URBT", "URBR", "URBD"):
-        if e in merged:
-            merged[e] = merged[e].sort_by([("offset", "ascending")])
-    if "URBD" in merged and "URBH" in merged:
-        merged["URBD"] = _with_codepage(merged["URBD"], merged["URBH"])
+    tables, errors, msgs = _decode(part, msg_base, dump_errors)
+    merged = _merged(tables, leap_seconds)
     change, tx_t, tx_r = changes(merged, state)
-    if errors:
-        summary.errors_by_reason.update(_reason_key(e["reason"]) for e in errors)
-        err = errors[0]
-        if not summary.first_error:
-            summary.first_error = (f"{err['reason']} at {err['path']}, offset X'{err['offset']:04X}' "
-                                   f"({err['offset']}) in {file}")
-        if mode == "FAILFAST":
-            raise DecodeError(FORMAT, f"{file}: {err['path']}", err["offset"],
-                              f"{err['reason']} (mode FAILFAST)")
+    _count_errors(errors, part.file, summary, mode)
     out = {"messages": merged.get("URBH"), "status": merged.get("URBS"),
            "transactions": _add(merged.get("URBT"), "transaction", tx_t),
            "records": _add(merged.get("URBR"), "transaction", tx_r),
@@ -444,6 +398,91 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
         writers.write(name, t)
         summary.rows[name] += t.num_rows
     return msgs
+
+
+def _decode(part: Part, msg_base: int, dump_errors: list[Any],
+            ) -> tuple[dict[str, list[pa.Table]], list[dict[str, Any]], int]:
+    """The element tables of one part (columnar walk, then the span decoder for what it
+    leaves, resynchronising after damage), its error rows and the next message number."""
+    data, file = part.data, part.file
+    dump = part.dump()
+    tables: dict[str, list[pa.Table]] = {}
+    errors: list[dict[str, Any]] = [
+        {"file": file, "offset": p.offset, "msg": None, "dump_message": None,
+         "path": p.path, "reason": p.reason, "first_bytes": None} for p in dump_errors]
+    pos, msgs = 0, msg_base
+    while pos < len(data):
+        view, base, where = data[pos:], part.base + pos, _shift(dump, pos)
+        cols, irregular = column_tables(view, file, base, msgs, where)
+        stop = _stop(view, cols, irregular, base)
+        spans = span_tables(irregular, file, base, msgs, where)
+        for etype, t in (*cols.items(), *spans.items()):
+            tables.setdefault(etype, []).append(t)
+        errors += _unit_errors(view, irregular, file, base, msgs, where)
+        msgs += (cols["URBH"].num_rows if "URBH" in cols else 0) + len(irregular)
+        pos += stop
+    return tables, errors, msgs
+
+
+def _stop(view: bytes, cols: dict[str, pa.Table], irregular: list[Decoded], base: int) -> int:
+    """How much of ``view`` one walk read: all of it, unless the walk stopped at damage
+    after its last regular message; then up to the next regular header (``resync``), the
+    damaged unit cut there and its errors saying where reading resumes."""
+    if not irregular:
+        return len(view)
+    last = irregular[-1]
+    heads = cols.get("URBH")
+    regular_end = (max(pc.max(heads.column("offset")).as_py() - base, -1)
+                   if heads is not None and heads.num_rows else -1)
+    if not (last.errors and last.offset > regular_end):
+        return len(view)
+    stop = resync(view, last.offset)
+    last.length = stop - last.offset
+    if stop < len(view):
+        _resynced(last, base + stop)
+    return stop
+
+
+def _unit_errors(view: bytes, units: list[Decoded], file: str, base: int, msgs: int,
+                 dump: Callable[[int], Any] | None) -> list[dict[str, Any]]:
+    """An error row per problem of the span-decoded units of ``view``."""
+    rows = []
+    for u in units:
+        for p in u.errors:
+            first = view[u.offset:u.offset + min(u.length, FIRST_BYTES)]
+            d = dump(u.offset) if dump else Provenance()
+            rows.append({"file": file, "offset": base + p.offset,
+                         "msg": msgs + cast(int, u.attrs.get("msg", 0)), "dump_message": d.message,
+                         "path": p.path, "reason": p.reason, "first_bytes": first.hex().upper()})
+    return rows
+
+
+def _merged(tables: dict[str, list[pa.Table]], leap_seconds: int) -> dict[str, pa.Table]:
+    """One table per element type, timestamps ``leap_seconds`` earlier, transactions,
+    records and images in reading order, images with their code page."""
+    merged = {e: _concat(ts, e) for e, ts in tables.items()}
+    if leap_seconds:
+        merged = {e: _earlier(t, leap_seconds) for e, t in merged.items()}
+    for e in ("URBT", "URBR", "URBD"):
+        if e in merged:
+            merged[e] = merged[e].sort_by([("offset", "ascending")])
+    if "URBD" in merged and "URBH" in merged:
+        merged["URBD"] = _with_codepage(merged["URBD"], merged["URBH"])
+    return merged
+
+
+def _count_errors(errors: list[dict[str, Any]], file: str, summary: Summary, mode: str) -> None:
+    """The part's errors counted in the summary (the first one said); FAILFAST stops at it."""
+    if not errors:
+        return
+    summary.errors_by_reason.update(_reason_key(e["reason"]) for e in errors)
+    err = errors[0]
+    if not summary.first_error:
+        summary.first_error = (f"{err['reason']} at {err['path']}, offset X'{err['offset']:04X}' "
+                               f"({err['offset']}) in {file}")
+    if mode == "FAILFAST":
+        raise DecodeError(FORMAT, f"{file}: {err['path']}", err["offset"],
+                          f"{err['reason']} (mode FAILFAST)")
 
 
 def _earlier(table: pa.Table, seconds: int) -> pa.Table:

@@ -37,7 +37,7 @@ class Part:
 
     file: str
     data: bytes
-    base: int = 0  # file offset of data[0] (raw files)
+    base: int = 0  # offset of data[0]: in the file (raw files), in the dump's bodies (dumps)
     bodies: list[tuple[int, int, int | None, str | None]] = field(default_factory=list)
     # (start in data, dump message number, MsgType, CorrelId hex) of each dump body
 
@@ -158,7 +158,10 @@ def raw_parts(path: str, block: int = BLOCK) -> Iterator[tuple[Part, int]]:
 
 def dump_parts(path: str, progress: Callable[[int], None] | None = None,
                batch: int = BATCH) -> Iterator[tuple[Part, list[Any]]]:
-    """Queue-dump bodies, batched; with each batch the dump's unusable-message problems."""
+    """Queue-dump bodies, batched; with each batch the dump's unusable-message problems.
+    The bodies are read as one stream, back to back in dump order: a batch's ``base`` is
+    the stream offset of its first body (the bytes of the bodies before it), so offsets
+    grow in reading order across batches."""
     from mqtool.formats.mq.dumps.read import QueueDump
 
     dump = QueueDump(path, progress=progress)
@@ -176,7 +179,7 @@ def dump_parts(path: str, progress: Callable[[int], None] | None = None,
             part.data = b"".join(chunks)
             yield part, dump.errors[seen:]
             seen = len(dump.errors)
-            part, chunks, size = Part(path, b""), [], 0
+            part, chunks, size = Part(path, b"", part.base + size), [], 0
     if chunks or not part.bodies:
         part.data = b"".join(chunks)
         yield part, dump.errors[seen:]

@@ -22,6 +22,9 @@ TABLES = ("messages", "transactions", "records", "images", "status", "errors", "
 ELEMENT_TABLES = {"URBH": "messages", "URBT": "transactions", "URBR": "records", "URBD": "images",
                   "URBS": "status"}
 TS = pa.timestamp("us", tz="UTC")
+# offset: in the input read as one stream of URB messages (a raw file; a queue dump's bodies
+# back to back in dump order); msg: the URB message's number in the input, from 0;
+# dump_message: the queue-dump message (1-based) the row's bytes lie in, None for raw input
 PROVENANCE = [("file", pa.string()), ("offset", pa.int64()), ("msg", pa.int64()),
               ("dump_message", pa.int64())]
 
@@ -112,7 +115,7 @@ def column_tables(data: bytes, file: str, base: int = 0, msg_base: int = 0,
                   dump: Callable[[int], Provenance] | None = None,
                   ) -> tuple[dict[str, pa.Table], list[Decoded]]:
     """Element tables of ``data`` from the columnar walker (``TYPES`` it takes), and the
-    messages it left to the span decoder. ``base``: file offset of ``data``; ``dump(offset)``
+    messages it left to the span decoder. ``base``: stream offset of ``data``; ``dump(offset)``
     gives (dump message, MsgType, CorrelId) of the body an offset lies in."""
     cols = decode_columns(data)
     out: dict[str, pa.Table] = {}
