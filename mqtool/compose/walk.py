@@ -382,14 +382,20 @@ class Walk:
             for name in rec.hooks:
                 self.hooks[name](self, owner)
         if where is not None and trailing is not None:
-            start, stop = where
-            if trailing.content is not None:
-                owner = owner or new(Owner, (handle, values, prefix, layout, pos, planned.data_length))
-                self.content(trailing.content, owner, start, stop)
-            if stop > start or trailing.kept_empty:
-                cp = self._codepage(trailing, values) if trailing.codepage and self.sink.codepages else None
-                self.sink.data(handle, trailing.name, start, stop, cp)
+            self._data(planned, trailing, owner, handle, values, prefix, layout, pos, where)
         self.previous = values
+
+    def _data(self, planned: Planned, trailing: Trailing, owner: Owner | None, handle: Any,
+              values: Mapping[str, Any], prefix: str, layout: Layout, pos: int,
+              where: tuple[int, int]) -> None:
+        """An element's trailing data (after its hooks ran): its content walked, the bytes kept."""
+        start, stop = where
+        if trailing.content is not None:
+            owner = owner or new(Owner, (handle, values, prefix, layout, pos, planned.data_length))
+            self.content(trailing.content, owner, start, stop)
+        if stop > start or trailing.kept_empty:
+            cp = self._codepage(trailing, values) if trailing.codepage and self.sink.codepages else None
+            self.sink.data(handle, trailing.name, start, stop, cp)
 
     def _extra(self, rec: Record, handle: Any, prefix: str, pos: int, size: int, length: int) -> None:
         """Bytes after a fixed record, up to its length: kept, and said."""

@@ -336,15 +336,7 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
         raise _fail(req, "", "the decoded message has errors (first: "
                              f"{first.get('reason') if isinstance(first, Mapping) else first}); "
                              "only a cleanly decoded request can be rebuilt")
-    cp = obj.get("codepage")
-    if cp is not None and not isinstance(cp, str):
-        raise _fail(req, "codepage", f"{cp!r} is not a code page name")
-    if cp:
-        try:
-            req.encoding = "ebcdic" if is_ebcdic(codepage_of(cp)) else "ascii"
-        except LookupError as e:
-            raise _fail(req, "codepage", str(e).strip("'\"")) from None
-        req.codepage = cp
+    _decoded_codepage(req, obj.get("codepage"))
     req.byte_order = str(obj.get("byte_order", "big"))
     seen_header = False
     for i, el in enumerate(obj["elements"]):
@@ -355,22 +347,9 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
                                                       f"{type(fields).__name__}")
         if kind == "URBH":
             seen_header = True
-            for name, value in fields.items():
-                if name not in COMPUTED and (name == "urbhtime_hex" or not name.endswith("_hex")):
-                    req.header[name] = value
+            _decoded_header(req, fields)
         elif kind == "URBI":
-            u = Urbi()
-            for name, value in fields.items():
-                if name == "urbilen":
-                    u.urbilen = value
-                elif name not in COMPUTED and not name.endswith("_hex"):
-                    u.values[name] = value
-            if el.get("data"):
-                try:
-                    u.raw = _hex(el["data"])
-                except ValueError as e:
-                    raise _fail(req, f"elements[{i}].data", str(e)) from None
-            req.urbis.append(u)
+            req.urbis.append(_decoded_urbi(req, el, fields, i))
         elif kind == "ISNLIST" and req.urbis:
             req.urbis[-1].raw_is_isn_list = True
         else:
@@ -379,6 +358,43 @@ def _from_decoded(obj: Mapping[str, Any], where: str) -> Request | Message:
     if not seen_header:
         raise _fail(req, "elements", "the decoded message has no URBH")
     return req
+
+
+def _decoded_codepage(req: Request, cp: Any) -> None:
+    """A decoded request's code page, and the encoding it implies, set on ``req``."""
+    if cp is not None and not isinstance(cp, str):
+        raise _fail(req, "codepage", f"{cp!r} is not a code page name")
+    if cp:
+        try:
+            req.encoding = "ebcdic" if is_ebcdic(codepage_of(cp)) else "ascii"
+        except LookupError as e:
+            raise _fail(req, "codepage", str(e).strip("'\"")) from None
+        req.codepage = cp
+
+
+def _decoded_header(req: Request, fields: Mapping[str, Any]) -> None:
+    """A decoded URBH's fields into the request's header, the computed ones and the hex
+    forms left out (but URBHTIME's)."""
+    for name, value in fields.items():
+        if name not in COMPUTED and (name == "urbhtime_hex" or not name.endswith("_hex")):
+            req.header[name] = value
+
+
+def _decoded_urbi(req: Request, el: Mapping[str, Any], fields: Mapping[str, Any], i: int) -> Urbi:
+    """A decoded URBI (element ``i``) as an ``Urbi``: its fields but the computed ones and
+    the hex forms, URBILEN as given, the data after it as raw bytes."""
+    u = Urbi()
+    for name, value in fields.items():
+        if name == "urbilen":
+            u.urbilen = value
+        elif name not in COMPUTED and not name.endswith("_hex"):
+            u.values[name] = value
+    if el.get("data"):
+        try:
+            u.raw = _hex(el["data"])
+        except ValueError as e:
+            raise _fail(req, f"elements[{i}].data", str(e)) from None
+    return u
 
 
 def _check_decoded_types(req: Request, obj: Mapping[str, Any]) -> None:
@@ -423,16 +439,7 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
                                   + ", ".join(f"--{k.replace('_', '-')} x{len(v)}"
                                               for k, v in given.items() if len(v) > 1))
         req = Request(urbis=[Urbi() for _ in range(counts[0] if counts else 1)])
-    n = len(req.urbis)
-    for key, values in given.items():
-        if len(values) not in (1, n):
-            raise _fail(req, "", f"--{key.replace('_', '-')} given {len(values)} times for {n} "
-                                 "URBIs: give it once (every URBI) or once per URBI")
-        for i, u in enumerate(req.urbis):
-            value = values[0] if len(values) == 1 else values[i]
-            if key in ("selection", "selection_hex"):
-                u.raw, u.isns, u.raw_is_isn_list, u.selection = None, None, False, None
-            _set_urbi(req, u, key, value)
+    _per_urbi_options(req, given)
     if isns:
         try:
             items = [parse_isn(x) for x in isns]
@@ -443,18 +450,45 @@ def apply_options(req: Request | None, rtype: str | None, per_urbi: Mapping[str,
     if rtype:
         for u in req.urbis:
             u.values["urbirt"] = rtype
-    for key, value in header.items():
-        if value is not None:
-            req.header[HEADER_FIELDS.get(key, key)] = value
-            if key == "stck":
-                req.header.pop("urbhtime_hex", None)
-    if (message.get("encoding") and not message.get("codepage") and req.codepage
-            and is_ebcdic(codepage_of(req.codepage)) != (message["encoding"] == "ebcdic")):
+    _header_options(req.header, header)
+    if _encoding_overrides(message, req.codepage):
         req.codepage = None  # --encoding overrides the file's code page of the other kind
     for key, value in message.items():
         if value is not None:
             _set_message(req, key, value)
     return req
+
+
+def _per_urbi_options(req: Request, given: Mapping[str, list[Any]]) -> None:
+    """The per-URBI options over the request's URBIs: a value given once sets every URBI,
+    N values set N URBIs in order; new selection data replaces the data there was."""
+    n = len(req.urbis)
+    for key, values in given.items():
+        if len(values) not in (1, n):
+            raise _fail(req, "", f"--{key.replace('_', '-')} given {len(values)} times for {n} "
+                                 "URBIs: give it once (every URBI) or once per URBI")
+        for i, u in enumerate(req.urbis):
+            value = values[0] if len(values) == 1 else values[i]
+            if key in ("selection", "selection_hex"):
+                u.raw, u.isns, u.raw_is_isn_list, u.selection = None, None, False, None
+            _set_urbi(req, u, key, value)
+
+
+def _header_options(fields: dict[str, Any], header: Mapping[str, Any]) -> None:
+    """The URBH options given (not None) into ``fields``; ``--stck`` drops the decoded
+    URBHTIME hex form."""
+    for key, value in header.items():
+        if value is not None:
+            fields[HEADER_FIELDS.get(key, key)] = value
+            if key == "stck":
+                fields.pop("urbhtime_hex", None)
+
+
+def _encoding_overrides(message: Mapping[str, Any], codepage: str | None) -> bool:
+    """True when ``--encoding`` (without ``--codepage``) names the other kind (EBCDIC or
+    ASCII) than the message's code page, which it then replaces."""
+    return bool(message.get("encoding") and not message.get("codepage") and codepage
+                and is_ebcdic(codepage_of(codepage)) != (message["encoding"] == "ebcdic"))
 
 
 def apply_message_options(msg: Message, rtype: str | None, per_urbi: Mapping[str, Sequence[Any]],
@@ -475,13 +509,8 @@ def apply_message_options(msg: Message, rtype: str | None, per_urbi: Mapping[str
     if message.get("align") is not None:
         bad.add("--align", f"pads selection data, but {what}")
     bad.raise_any()
-    for key, value in header.items():
-        if value is not None:
-            msg.header[HEADER_FIELDS.get(key, key)] = value
-            if key == "stck":
-                msg.header.pop("urbhtime_hex", None)
-    if message.get("encoding") and not message.get("codepage") and msg.codepage \
-            and is_ebcdic(codepage_of(msg.codepage)) != (message["encoding"] == "ebcdic"):
+    _header_options(msg.header, header)
+    if _encoding_overrides(message, msg.codepage):
         msg.codepage = None
     if message.get("encoding"):
         msg.encoding = message["encoding"]
@@ -620,10 +649,24 @@ def _check_value(req: Request, name: str, value: Any, path: str) -> Any:
 
 def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
                 refused: AbstractSet[str] = frozenset()) -> list[str]:
-    warnings: list[str] = []
+    """One URBI against its request type ``rt``: fields it does not allow or needs (into
+    ``bad``), then its data (BuildError); returns the warnings."""
+    before = len(bad.items)
+    _refuse_fields(u, rt, prefix, bad, refused)
+    if len(bad.items) > before:
+        return []  # the checks below are about data of fields already refused
+    _check_data(req, u, rt, prefix)
+    warnings = _type_warnings(u, rt, prefix)
+    if u.selection is not None:
+        _selection_codec(req, u, prefix)  # refuses an ECS code page without a codec
+    return warnings
+
+
+def _refuse_fields(u: Urbi, rt: str, prefix: str, bad: Refusals, refused: AbstractSet[str]) -> None:
+    """The fields set that a request of type ``rt`` does not allow (with the subcode the
+    server answers), and the ones it needs that are not set."""
     allowed = ALLOWED[rt] | ALWAYS
     a = article(rt)
-    before = len(bad.items)
     for name, value in u.values.items():
         if _is_set(value) and name not in allowed and f"{prefix}.{name}" not in refused:
             sub = (TRAN_SUBCODE_IF_SET if rt == "TRAN" else SUBCODE_IF_SET).get(name)
@@ -632,8 +675,11 @@ def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
     for name in REQUIRED[rt]:
         if not _is_set(u.values.get(name)):
             bad.add(f"{prefix}.{name} ({OPTION_OF[name]})", f"{a} {rt} request needs it")
-    if len(bad.items) > before:
-        return warnings  # the checks below are about data of fields already refused
+
+
+def _check_data(req: Request, u: Urbi, rt: str, prefix: str) -> None:
+    """The data after a URBI (ISN list or selection data) and the fields describing it,
+    for a request of type ``rt``: a BuildError for the first conflict."""
     has_data = u.isns is not None or u.selection is not None or u.raw is not None
     if has_data and rt != "INST":
         raise _fail(req, prefix, f"{article(rt)} {rt} request carries no selection data or ISN list"
@@ -649,6 +695,11 @@ def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
     if rt == "STAT" and not (_is_set(u.values.get("urbisnam")) or _is_set(u.values.get("urbidnam"))):
         raise _fail(req, prefix, "a status request needs a subscription (--snam), a destination "
                                  "(--dnam) or both (subcode 7)")
+
+
+def _type_warnings(u: Urbi, rt: str, prefix: str) -> list[str]:
+    """What a request of type ``rt`` may send but is likely a mistake."""
+    warnings: list[str] = []
     if rt == "TRAN":
         if not _is_set(u.values.get("urbidnam")):
             warnings.append(f"{prefix}.urbidnam: no destination (--dnam) for the resent transaction; "
@@ -659,8 +710,6 @@ def _check_type(req: Request, u: Urbi, rt: str, prefix: str, bad: Refusals,
     arc = u.values.get("urbiarc") or 0
     if isinstance(arc, int) and arc > 15:
         warnings.append(f"{prefix}.urbiarc: X'{arc:02X}' sets undefined architecture bits")
-    if u.selection is not None:
-        _selection_codec(req, u, prefix)  # refuses an ECS code page without a codec
     return warnings
 
 

@@ -159,7 +159,9 @@ def _image_texts(acod: pa.Array, d: pa.Table | None) -> tuple[pa.Array, pa.Array
     return codecs_, pa.array(texts, pa.string())
 
 
-def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
+def _in_stream_order(tables: dict[str, pa.Table]) -> list[tuple[int, int, str, dict[str, Any]]]:
+    """The rows of every element table as (offset, row index, type, row), in stream order
+    (by file, then offset)."""
     seq: list[tuple[int, int, str, dict[str, Any]]] = []
     for etype in ("URBT", "URBR", "URBD", "URBC", "URBE"):
         t = tables.get(etype)
@@ -168,6 +170,24 @@ def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
         for i, row in enumerate(t.to_pylist()):
             seq.append((row["offset"], i, etype, row))
     seq.sort(key=lambda item: (item[-1]["file"], item[0]))
+    return seq
+
+
+def _continued(row: dict[str, Any], state: Stitch) -> tuple[tuple[int, dict[str, Any]] | None,
+                                                             tuple[int, dict[str, Any]] | None]:
+    """A URBC: the open transaction it continues and its last record of that sequence number
+    (None, None when none is open); the transaction is closed unless URBCCONT says more follows."""
+    key = (row["urbcsnam"], row["urbctsnr"])
+    tx = state.open_tx.get(key)
+    rec = state.last_records.get((tx[0], row["urbcrsnr"])) if tx else None
+    if tx is not None and row.get("urbccont") != "Y":
+        state.open_tx.pop(key, None)
+    return tx, rec
+
+
+def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
+    """``changes`` element by element in stream order, a URBC resuming its open transaction."""
+    seq = _in_stream_order(tables)
     tx_of_t = [0] * (tables["URBT"].num_rows if "URBT" in tables else 0)
     tx_of_r = [0] * (tables["URBR"].num_rows if "URBR" in tables else 0)
     out: list[dict[str, Any]] = []
@@ -184,11 +204,7 @@ def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
             if row.get("urbtcont") == "Y":
                 state.open_tx[(row["urbtsnam"], row["urbttsnr"])] = tx
         elif etype == "URBC":
-            key = (row["urbcsnam"], row["urbctsnr"])
-            tx = state.open_tx.get(key)
-            rec = state.last_records.get((tx[0], row["urbcrsnr"])) if tx else None
-            if tx is not None and row.get("urbccont") != "Y":
-                state.open_tx.pop(key, None)
+            tx, rec = _continued(row, state)
         elif etype == "URBE":
             if tx is not None:
                 state.open_tx.pop((tx[1]["urbtsnam"], tx[1]["urbttsnr"]), None)

@@ -14,7 +14,7 @@ from typing import Any
 from mqtool.compose.walk import Decline
 from mqtool.formats.urb.fastjson import Builders, JsonSink, _codec_of, _table, fast_units
 from mqtool.formats.urb.layout import CODEPAGES
-from mqtool.layout import Layout
+from mqtool.layout import FieldInfo, Layout
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded
 from mqtool.render.listing import quote
 from mqtool.tod import Tod, tod_to_unix_micros
@@ -57,17 +57,7 @@ def compile_lines(layout: Layout) -> Callable[..., tuple[dict[str, Any], list[st
     shown = [f for f in layout.fields if f.kind != RESERVED]
     width = max(len(f.name) for f in shown)
     body = ["def build(buf, off, tt):", "    r = S(buf, off)"]
-    for i, f in enumerate(layout.fields):
-        if f.kind in (TEXT, EYE):
-            table = _table(_codec_of(f.con))
-            strip = ".rstrip(' ')" if f.kind == TEXT else ""
-            conv = (f"r[{i}].decode({_codec_of(f.con)!r}){strip}" if table is None
-                    else f"r[{i}].translate(T{i}).decode('latin-1'){strip}")
-            if table is not None:
-                env[f"T{i}"] = table
-            body.append(f"    v{i} = {conv}")
-        else:
-            body.append(f"    v{i} = r[{i}]")
+    body += [_value_code(f, i, env) for i, f in enumerate(layout.fields)]
     values = ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(layout.fields))
     body.append(f"    fd = {{{values}}}")
     reserved = [i for i, f in enumerate(layout.fields) if f.kind == RESERVED]
@@ -81,38 +71,60 @@ def compile_lines(layout: Layout) -> Callable[..., tuple[dict[str, Any], list[st
         body.append(f"    md = {{**fd, {tods}}}" if tods else "    md = fd")
     body.append("    out = []")
     for i, f in enumerate(layout.fields):
-        if f.kind == RESERVED:
-            continue
-        pad = f"  {f.name:<{width}} = "
-        if f.kind == STCK:
-            value = f"tt(v{i})"
-        elif f.kind == HEXINT:
-            value = f"\"X'%0{max(2, 2 * (f.size or 1))}X'\" % v{i}"
-        elif f.kind == HEX:
-            value = f"\"X'\" + v{i}.hex().upper() + \"'\""
-        elif f.kind in (TEXT, EYE):
-            value = f"text(v{i})"
-        else:
-            value = f"str(v{i})"
-        meaning = None
-        if f.meaning is not None:
-            env[f"M{i}"] = f.meaning
-            meaning = f"(M{i}(v{i}, md) or '')" if callable(f.meaning) else f"M{i}.get(v{i}, '')"
-        if f.kind in (TEXT, EYE):
-            unset = f"\"X'\" + r[{i}].hex().upper() + \"'\""
-            tail = "'  ' + m if m else '  (not set)'" if meaning else "'  (not set)'"
-            body.append(f"    m = {meaning}" if meaning else "    m = ''")
-            body.append(f"    if not any(r[{i}]): out.append({pad!r} + {unset} + ({tail}))")
-            body.append(f"    else: out.append(({pad!r} + {value} + ('  ' + m if m else '')).rstrip())")
-        elif meaning:
-            body.append(f"    m = {meaning}")
-            body.append(f"    out.append(({pad!r} + {value} + ('  ' + m if m else '')).rstrip())")
-        else:
-            body.append(f"    out.append(({pad!r} + {value}).rstrip())")
+        if f.kind != RESERVED:
+            body += _line_code(f, i, f"  {f.name:<{width}} = ", env)
     body.append("    return fd, out")
     exec(compile("\n".join(body) + "\n", f"<lines {layout.name}>", "exec"), env)  # generated here
     build: Callable[..., tuple[dict[str, Any], list[str] | None]] = env["build"]
     return build
+
+
+def _value_code(f: FieldInfo, i: int, env: dict[str, Any]) -> str:
+    """The generated line that sets ``v{i}``, field ``f``'s value (text decoded, by a
+    translate table into ``env`` when its code page has one)."""
+    if f.kind not in (TEXT, EYE):
+        return f"    v{i} = r[{i}]"
+    table = _table(_codec_of(f.con))
+    strip = ".rstrip(' ')" if f.kind == TEXT else ""
+    conv = (f"r[{i}].decode({_codec_of(f.con)!r}){strip}" if table is None
+            else f"r[{i}].translate(T{i}).decode('latin-1'){strip}")
+    if table is not None:
+        env[f"T{i}"] = table
+    return f"    v{i} = {conv}"
+
+
+def _shown_code(f: FieldInfo, i: int) -> str:
+    """The generated expression of field ``f``'s shown value (``v{i}`` as the listing shows it)."""
+    if f.kind == STCK:
+        return f"tt(v{i})"
+    if f.kind == HEXINT:
+        return f"\"X'%0{max(2, 2 * (f.size or 1))}X'\" % v{i}"
+    if f.kind == HEX:
+        return f"\"X'\" + v{i}.hex().upper() + \"'\""
+    if f.kind in (TEXT, EYE):
+        return f"text(v{i})"
+    return f"str(v{i})"
+
+
+def _line_code(f: FieldInfo, i: int, pad: str, env: dict[str, Any]) -> list[str]:
+    """The generated lines that append field ``f``'s listing line (``pad``, its value, its
+    meaning, with the table or function of the meaning into ``env``); text not set is shown
+    in hex."""
+    value = _shown_code(f, i)
+    meaning = None
+    if f.meaning is not None:
+        env[f"M{i}"] = f.meaning
+        meaning = f"(M{i}(v{i}, md) or '')" if callable(f.meaning) else f"M{i}.get(v{i}, '')"
+    if f.kind in (TEXT, EYE):
+        unset = f"\"X'\" + r[{i}].hex().upper() + \"'\""
+        tail = "'  ' + m if m else '  (not set)'" if meaning else "'  (not set)'"
+        return [f"    m = {meaning}" if meaning else "    m = ''",
+                f"    if not any(r[{i}]): out.append({pad!r} + {unset} + ({tail}))",
+                f"    else: out.append(({pad!r} + {value} + ('  ' + m if m else '')).rstrip())"]
+    if meaning:
+        return [f"    m = {meaning}",
+                f"    out.append(({pad!r} + {value} + ('  ' + m if m else '')).rstrip())"]
+    return [f"    out.append(({pad!r} + {value}).rstrip())"]
 
 
 @lru_cache(maxsize=16)
