@@ -485,6 +485,33 @@ def test_mutated_messages_never_crash(tmp_path_factory: pytest.TempPathFactory,
                                              or not report.headers)
 
 
+def test_a_huge_count_is_not_a_list_of_missing_messages(tmp_path: Path) -> None:
+    """A damaged count message (452,984,835 messages) with --partial: the messages missing
+    at the end were a list of 450 million numbers (a MemoryError, 23 GB in one run); now a
+    range, said as one. Bounded in a subprocess so a regression fails, not the machine."""
+    import subprocess
+    import sys
+
+    script = (
+        "import resource, sys, tempfile\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
+        "from dataclasses import replace\n"
+        "from tests.cli.test_reassemble import seed_messages\n"
+        "from mqtool.formats.sas.reassemble import reassemble\n"
+        "msgs = list(seed_messages('zos'))\n"
+        "msgs[5] = replace(msgs[5], body=(452984835).to_bytes(4, 'big'))  # the count\n"
+        "r = reassemble('', sys.argv[1], messages=msgs, force=True, partial=True)\n"
+        "a = r.headers[0].attachments[0]\n"
+        "print(r.status, a.anomalies[0])\n")
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, "-c", script, str(tmp_path / "o")], cwd=root,
+                       capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout == ('3 452984832 sequence numbers are missing (up to 452984835); "missing" '
+                        'lists the first 10000\n')
+
+
 def test_nul_terminated_records_are_detected(tmp_path: Path) -> None:
     s = replace(sas_layout.PROFILES["zos"], record_nul=True)
     request = seed_request()

@@ -22,7 +22,7 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -337,7 +337,7 @@ class FileWriter:
 
     # -- gaps ------------------------------------------------------------------------------
 
-    def gap(self, seqs: list[int], lengths: dict[int, int], count: int | None) -> str:
+    def gap(self, seqs: range, lengths: dict[int, int], count: int | None) -> str:
         """Messages ``seqs`` are missing and the next one is there: a hole at their offset,
         or (no placement) the output ends here. ``lengths``: the body lengths of the
         messages still to come. Returns what was done, for the anomaly."""
@@ -346,7 +346,7 @@ class FileWriter:
                 self.att.anomaly(f"a record was cut by the gap at message {seqs[0]}")
             if self.line:
                 self._line()
-            data = [k for k in seqs if k >= 2]
+            data = range(max(seqs.start, 2), seqs.stop)  # a range: a damaged number may be huge
             if not data:  # message 1 only: lrecl and file size unknown, no data lost
                 if self.stream is not None:
                     self.stream.reset()
@@ -355,7 +355,7 @@ class FileWriter:
             self.mode = "placed" if self.place is not None else "aside"
             if self.mode == "aside":
                 return self._unplaceable(data, self.out.size)
-        data = [k for k in seqs if k >= 2]
+        data = range(max(seqs.start, 2), seqs.stop)
         if self.mode == "aside":
             return self._unplaceable(data, None)
         assert self.place is not None
@@ -364,7 +364,7 @@ class FileWriter:
         self.gaps.append({"messages": ranges(data), "offset": start, "length": end - start})
         return f" ({end - start} bytes at offset {start} left as a hole)"
 
-    def _unplaceable(self, data: list[int], offset: int | None) -> str:
+    def _unplaceable(self, data: range, offset: int | None) -> str:
         self._close_aside()
         self.gaps.append({"messages": ranges(data), "offset": offset, "length": None})
         if offset is None:
@@ -435,7 +435,7 @@ class FileWriter:
         bytes a hole at the end."""
         if count is not None and expected > count:
             return ""
-        missing = list(range(max(expected, 2), count + 1)) if count is not None else []
+        missing = range(max(expected, 2), count + 1) if count is not None else range(0)
         where = ranges(missing) if missing else f"after {expected - 1} (count unknown)"
         end, here = self.filesize, self.out.size
         if self.text:  # re-encoded: its size says nothing about what is missing
@@ -1098,13 +1098,12 @@ class Reassembler:
         lengths = {k: h.ref[1] for k, h in att.held.items()}
         for k in sorted(att.held):
             if k > att.expected:
-                missing = list(range(att.expected, k))
+                missing = range(att.expected, k)  # never a list: a damaged number may be huge
                 if isinstance(w, FileWriter):
                     how = w.gap(missing, lengths, att.count)
                 else:
                     how = ""
-                    for seq in missing:
-                        w.gap(seq)
+                    w.gap(missing[0])  # the group the gap cut is closed once
                 att.anomaly(f"gap: message{'s' if len(missing) > 1 else ''} {ranges(missing)} "
                             f"missing{how}", error=False)
             held = att.held.pop(k)
@@ -1165,7 +1164,11 @@ def _mqmd_hints(msg: Message) -> dict[str, Any]:
             "mqmd_float": float_format_of(msg.encoding)}
 
 
-def ranges(ks: list[int]) -> str:
+def ranges(ks: Sequence[int]) -> str:
+    """``1, 3-5, 9`` for sorted sequence numbers (a ``range`` in one step, whatever its
+    size)."""
+    if isinstance(ks, range) and ks.step == 1:
+        return "" if not ks else str(ks.start) if len(ks) == 1 else f"{ks.start}-{ks[-1]}"
     out, i = [], 0
     while i < len(ks):
         j = i
