@@ -12,8 +12,9 @@ Format names, what trails a header's fixed part.
 
 from __future__ import annotations
 
+import codecs
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -30,6 +31,16 @@ from mqtool.model import HEX, INT, TEXT, Element, Problem, Span, element_json
 FORMAT = lay.FORMAT
 ENC_BIG, ENC_LITTLE = 0x111, 0x222  # MQENC for "integers normal / reversed" when guessing
 CCSID_ASCII, CCSID_EBCDIC = 819, 500  # what a header found by StrucId alone is taken to be
+# The most headers one message body is walked through. IBM MQ puts at most one of each
+# header it adds in front of a message (MQXQH on a transmission queue, MQDLH on a
+# dead-letter queue, MQMDE, MQRFH2, a bridge header MQCIH / MQIIH / MQWIH, MQTM ...: the
+# Format names in "IBM MQ, MQMD - Format field"), and applications add a few MQRFH2 or
+# MQRFH of their own: a real chain is a handful of headers, and 256 is far past any.
+# A longer chain is bad input (a loop of MQMDE / MQHMDE formats, a fuzzer's): walking it
+# would cost time and memory in proportion, so the walk stops there with an error naming
+# the offset of the first header not read; the headers before it are kept.
+MAX_HEADERS = 256
+PIECE = 1 << 20  # bytes of a payload decoded (or written in hex) at a time for --json
 
 
 @dataclass
@@ -76,23 +87,41 @@ class Chain:
         """The codec of the payload's characters (its CCSID), None when there is none."""
         return ccsid_codec(self.payload_ccsid, byte_order_of(self.payload_encoding) != "little")
 
-    def payload_json(self, body: bytes) -> dict[str, Any]:
+    def payload_json(self, body: bytes, hole: str | None = None) -> dict[str, Any]:
         """``format``, ``offset``, ``length``, ``encoding``, ``ccsid``, and ``text`` for a
-        character payload (Format ``MQSTR``) in its CCSID."""
+        character payload (Format ``MQSTR``) in its CCSID (``hole`` instead, when given:
+        the text is written apart, piece by piece)."""
         out: dict[str, Any] = {"format": self.payload_format, "offset": self.payload_offset,
                                "length": self.payload_length, "encoding": self.payload_encoding,
                                "ccsid": self.payload_ccsid}
-        text = self.payload_text(body)
+        text = self.payload_text(body, None if hole is None else 0)
         if text is not None:
-            out["text"] = text
+            out["text"] = text if hole is None else hole
         return out
 
-    def payload_text(self, body: bytes) -> str | None:
+    def payload_text_pieces(self, body: bytes, size: int = PIECE) -> Iterator[str] | None:
+        """``payload_text`` a piece at a time (``size`` bytes each, decoded as one): the
+        same text whatever the payload's size, without holding it whole."""
+        if self.payload_text(body, 0) is None:
+            return None
+        decoder = codecs.getincrementaldecoder(self.payload_codec() or "latin-1")(
+            errors="replace")
+        view = memoryview(body)
+        ends = range(self.payload_offset + size, len(body) + size, size)
+        return (decoder.decode(view[end - size:min(end, len(body))], final=end >= len(body))
+                for end in ends)
+
+    def payload_text(self, body: bytes, limit: int | None = None) -> str | None:
+        """A character payload (Format ``MQSTR``) in its CCSID, None for any other; at most
+        its first ``limit`` bytes (a character cut there is left out)."""
         if self.payload_format not in lay.TEXT_FORMATS or self.errors:
             return None
         codec = self.payload_codec() or "latin-1"
+        end = len(body) if limit is None else min(len(body), self.payload_offset + limit)
         try:
-            return bytes(body[self.payload_offset:]).decode(codec, errors="replace")
+            decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+            return decoder.decode(memoryview(body)[self.payload_offset:end], final=limit is None
+                                  or end == len(body))
         except LookupError:
             return None
 
@@ -206,7 +235,16 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
         enc = ENC_BIG if big else ENC_LITTLE
         ccsid = CCSID_EBCDIC if ebcdic else CCSID_ASCII
     pos = 0
+    walked = 0
     while header is not None:
+        if walked == MAX_HEADERS:
+            chain.errors.append(Problem(f"{header.type.lower()}.strucid", pos,
+                                        f"MQ header chain longer than {MAX_HEADERS} headers "
+                                        f"(mqtool's limit: a real message carries a handful); "
+                                        f"{header.type} announced by Format {fmt!r} and what "
+                                        "follows not decoded"))
+            break
+        walked += 1
         step = _walk_one(chain, body, pos, header, fmt, enc, ccsid)
         if step is None:
             break
