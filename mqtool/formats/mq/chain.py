@@ -26,6 +26,7 @@ from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.meanings import MQCCSI_INHERIT, reason_name
 from mqtool.formats.mq.mqmd import byte_order_of
 from mqtool.formats.mq.pcf import Pcf, decode_pcf
+from mqtool.layout import Layout
 from mqtool.model import HEX, INT, TEXT, Element, Problem, Span, element_json
 
 FORMAT = lay.FORMAT
@@ -296,16 +297,56 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
               ccsid: int) -> tuple[int, str, int, int] | None:
     """Decode the header at ``pos``; the next position and what it says follows, or None
     when the walk stops here (errors / problems recorded)."""
-    left = len(body) - pos
+    codepage = _codepage_at(chain, body, pos, header, fmt, ccsid)
+    if codepage is None:
+        return None
+    header, big, version = _version(chain, body, pos, header, enc, codepage)
+    layout = lay.header_layout(header.type, big, codepage, version)
+    try:
+        el = layout.parse(body, pos, fmt=FORMAT)
+    except DecodeError as e:
+        if isinstance(e.partial, Element):
+            chain.elements.append(e.partial)
+        chain.errors.append(Problem(e.path, e.offset, f"{_what(header.type, fmt)}: {e.reason}"))
+        return None
+    chain.elements.append(el)
+    values = dict(zip(layout.names, [sp.value for sp in el.spans], strict=False))
+    length = _struc_length(chain, pos, len(body) - pos, layout, header, values)
+    if length is None:
+        return None
+    el.length = length
+    nxt = _trailing(chain, body, pos, layout.size or 0, length, header, el, big, codepage)
+    if nxt is None:
+        return None
+    if nxt:  # the embedded MQMD of an MQXQH says what follows
+        length, fmt_n, enc_n, ccsid_n = nxt
+        return pos + length, fmt_n, enc_n, ccsid_n
+    if not header.chained:
+        return pos + length, "", enc, ccsid
+    next_ccsid = as_int(values["codedcharsetid"])
+    next_enc = as_int(values["encoding"])
+    return (pos + length, str(values["format"] or "").strip(),
+            next_enc if byte_order_of(next_enc) else enc,
+            ccsid if next_ccsid in (MQCCSI_INHERIT, 0) else next_ccsid)
+
+
+_HEAD = lay.STRUC_ID_SIZE + lay.STRUC_ID_SIZE  # StrucId and Version: what says what a header is
+
+
+def _what(name: str, fmt: str) -> str:
+    return f"{name} (announced by Format {fmt!r})" if fmt else name
+
+
+def _codepage_at(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
+                 ccsid: int) -> str | None:
+    """The code page the StrucId at ``pos`` is spelt in (a problem when not the CCSID's);
+    None when the walk stops: too few bytes left (an error), or not the StrucId ``fmt``
+    announced (a problem: the rest is data)."""
     name = header.type
-
-    def what() -> str:
-        return f"{name} (announced by Format {fmt!r})" if fmt else name
-
-    need = lay.STRUC_ID_SIZE + lay.STRUC_ID_SIZE  # StrucId and Version
-    if left < need:
+    left = len(body) - pos
+    if left < _HEAD:
         chain.errors.append(Problem(f"{name.lower()}.strucid", pos,
-                                    f"{what()} truncated: {left} bytes left, needs "
+                                    f"{_what(name, fmt)} truncated: {left} bytes left, needs "
                                     f"{lay.fixed_size(name)}"))
         return None
     eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
@@ -321,6 +362,16 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
         chain.problems.append(Problem(f"{name.lower()}.strucid", pos,
                                       f"{name} is in {codepage}, not in the CCSID {ccsid} "
                                       "the structure before it gives"))
+    return codepage
+
+
+def _version(chain: Chain, body: bytes, pos: int, header: lay.Header, enc: int,
+             codepage: str) -> tuple[lay.Header, bool, int]:
+    """``(header, big-endian?, Version)`` of the header at ``pos``: its Version read in the
+    byte order ``enc`` gives, or in the other with a problem when only that one reads a
+    plausible Version; an MQRFH's Version says whether it is an MQRFH2; a Version mqtool
+    does not know is read as the highest it knows (a problem)."""
+    name = header.type
     big = byte_order_of(enc) != "little"
     version = _version_at(body, pos, big)
     if version not in lay.PLAUSIBLE_VERSIONS and header.type != "MQTMC2":
@@ -335,52 +386,37 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
         header = lay.header_for("RFH ", version or 0) or header
         name = header.type
     if header.type == "MQTMC2":
-        version = 2 if bytes(body[pos + lay.VERSION_OFFSET:pos + need]) == "   2".encode(
+        version = 2 if bytes(body[pos + lay.VERSION_OFFSET:pos + _HEAD]) == "   2".encode(
             codepage) else 1
-    if version not in header.versions:
+    if version is None or version not in header.versions:
         chain.problems.append(Problem(f"{name.lower()}.version", pos + lay.VERSION_OFFSET,
                                       f"{name} Version {version} is not one mqtool knows "
                                       f"({', '.join(map(str, header.versions))}); read as "
                                       f"version {max(header.versions)}"))
-        version = max(header.versions)
-    layout = lay.header_layout(name, big, codepage, version)
-    try:
-        el = layout.parse(body, pos, fmt=FORMAT)
-    except DecodeError as e:
-        if isinstance(e.partial, Element):
-            chain.elements.append(e.partial)
-        chain.errors.append(Problem(e.path, e.offset, f"{what()}: {e.reason}"))
-        return None
-    chain.elements.append(el)
-    values = dict(zip(layout.names, [sp.value for sp in el.spans], strict=False))
+        return header, big, max(header.versions)
+    return header, big, version
+
+
+def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: lay.Header,
+                  values: Mapping[str, Any]) -> int | None:
+    """The header's length: its StrucLength when it has one, else its fixed size; None
+    (an error) when StrucLength is less than the fixed part or runs past the body."""
     length = layout.size or 0
-    if header.length_field:
-        struclength = as_int(values[header.length_field])
-        where = f"{name.lower()}.{header.length_field}"
-        at = pos + layout.offset_of(header.length_field)
-        if struclength < length:
-            chain.errors.append(Problem(where, at, f"{name} StrucLength {struclength} is less "
-                                                   f"than its fixed part ({length} bytes)"))
-            return None
-        if struclength > left:
-            chain.errors.append(Problem(where, at, f"{name} truncated: StrucLength "
-                                                   f"{struclength}, {left} bytes left"))
-            return None
-        length = struclength
-    el.length = length
-    nxt = _trailing(chain, body, pos, layout.size or 0, length, header, el, big, codepage)
-    if nxt is None:
+    if not header.length_field:
+        return length
+    name = header.type
+    struclength = as_int(values[header.length_field])
+    where = f"{name.lower()}.{header.length_field}"
+    at = pos + layout.offset_of(header.length_field)
+    if struclength < length:
+        chain.errors.append(Problem(where, at, f"{name} StrucLength {struclength} is less "
+                                               f"than its fixed part ({length} bytes)"))
         return None
-    if nxt:  # the embedded MQMD of an MQXQH says what follows
-        length, fmt_n, enc_n, ccsid_n = nxt
-        return pos + length, fmt_n, enc_n, ccsid_n
-    if not header.chained:
-        return pos + length, "", enc, ccsid
-    next_ccsid = as_int(values["codedcharsetid"])
-    next_enc = as_int(values["encoding"])
-    return (pos + length, str(values["format"] or "").strip(),
-            next_enc if byte_order_of(next_enc) else enc,
-            ccsid if next_ccsid in (MQCCSI_INHERIT, 0) else next_ccsid)
+    if struclength > left:
+        chain.errors.append(Problem(where, at, f"{name} truncated: StrucLength "
+                                               f"{struclength}, {left} bytes left"))
+        return None
+    return struclength
 
 
 def _trailing(chain: Chain, body: bytes, pos: int, fixed: int, length: int,
