@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mqtool.codec import Codec, MessageDecoder
 from mqtool.errors import InputError, MqtoolError
@@ -112,12 +112,19 @@ def _with_payload(d: Detection, data: bytes) -> Detection:
     chain = walk(data)
     if chain.errors or not chain.payload_length:
         return d
-    inner = best_codec(identify(data[chain.payload_offset:], text_kinds=False))
+    inner = best_codec(identify(_tail(data, chain.payload_offset), text_kinds=False))
     if inner is None:
         return d
     return Detection(d.format, d.confidence,
                      f"{d.reason}; payload: {inner.format} ({inner.confidence:.2f}) {inner.reason}",
                      {**d.options, "payload": inner.format})
+
+
+def _tail(data: bytes, at: int) -> bytes:
+    """``data[at:]`` without copying it (a message's payload can be hundreds of MiB): a
+    memoryview, which the detectors read as they read bytes (slices, comparisons,
+    ``int.from_bytes``: the same detections over every file of the test data)."""
+    return cast(bytes, memoryview(data)[at:])
 
 
 def best_codec(found: list[Detection]) -> Detection | None:
@@ -183,10 +190,11 @@ def _payload_units(unit: Decoded, data: bytes) -> Iterator[tuple[Decoded, bytes]
     if chain is None or chain.errors or not chain.payload_length:
         return
     at = chain.payload_offset
-    payload = data[at:]
-    choice = best_codec([d for d in identify(payload, text_kinds=False) if d.format != MQ.name])
+    view = _tail(data, at)  # judged without a copy: most payloads are no codec's
+    choice = best_codec([d for d in identify(view, text_kinds=False) if d.format != MQ.name])
     if choice is None:
         return
+    payload = bytes(view)
     for unit in codec(choice.format).decode(payload, **choice.options):
         unit.title = (f"payload at offset X'{at:04X}' of the message, decoded as "
                       f"{choice.format} ({choice.confidence:.2f}); offsets below count from "

@@ -64,6 +64,8 @@ SLOW = (
     "tests/cli/test_signals.py::test_a_part_file_holding_bytes_is_removed",
     "tests/cli/test_signals.py::test_extract_with_workers",  # worker pools started and stopped
     "tests/cli/test_signals.py::test_spark_extract",  # a JVM per signal
+    "tests/formats/mq/test_mq_bounds.py::test_a_large_text_payload_in_bounded_memory",  # 64 MiB
+    "tests/formats/mq/test_mq_bounds.py::test_the_listing_shows_the_first_bytes_and_the_json_all",
 )
 
 

@@ -562,7 +562,13 @@ def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
     write = env.stdout.write
 
     def one(unit: Decoded, data: bytes, first: bool) -> None:
-        write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
+        chunks = getattr(unit, "json_chunks", None)  # a unit too large for one string
+        if chunks is None:
+            write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
+            return
+        for chunk in chunks(raw):
+            write(json_bytes_safe(chunk))
+        write(b"\n")
 
     return one
 

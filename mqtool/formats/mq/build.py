@@ -127,8 +127,34 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
     codepage = header_codepage(cc)
     fields = {k: v for k, v in dict(spec.get("fields") or {}).items()
               if not k.startswith(NOT_FIELDS)}
+    layout = lay.header_layout(type_, big, codepage, _version_field(fields, info, where))
+    follows = {  # what the header announces follows it, unless its fields say
+        "format": _next_format(headers, i, payload_format),
+        "encoding": payload_encoding if last and payload_encoding is not None else enc,
+        "codedcharsetid": payload_ccsid if last and payload_ccsid is not None else cc}
+    if info.chained and info.type != "MQXQH":
+        for name, value in follows.items():
+            fields.setdefault(name, value)
+    trailing = _trailing_bytes(headers, i, info, fields, big, codepage, layout.size or 0)
+    if info.length_field:
+        fields[info.length_field] = (layout.size or 0) + len(trailing)
+    out += layout.build(fields, fmt=FORMAT)
+    out += trailing
+    if info.trailing == "msgdesc":
+        md = _msgdesc(headers, i, follows)
+        md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
+        out += md_layout.build(md, fmt=FORMAT)
+        enc, cc = _next(md, enc, cc)
+    elif info.chained:
+        enc, cc = _next(fields, enc, cc)
+    return i + 1, enc, cc
+
+
+def _version_field(fields: dict[str, Any], info: lay.Header, where: str) -> int:
+    """The header's Version: given (an MQTMC2's as its four characters), or the highest
+    declared; set in ``fields``. BuildError for one the header does not have."""
     version = fields.get("version")
-    if type_ == "MQTMC2":
+    if info.type == "MQTMC2":
         v = int(str(version or "2").strip() or 2)
         fields["version"] = f"{v:>4}"
         version = v
@@ -136,54 +162,49 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
         version = max(info.versions)
         fields["version"] = version
     if not isinstance(version, int) or version not in info.versions:
-        raise _fail(f"{where}.version", f"{type_} version {version!r} is not one of "
+        raise _fail(f"{where}.version", f"{info.type} version {version!r} is not one of "
                                         f"{', '.join(map(str, info.versions))}")
-    layout = lay.header_layout(type_, big, codepage, version)
-    next_fmt = _next_format(headers, i, payload_format)
-    if info.chained and info.type != "MQXQH":
-        fields.setdefault("format", next_fmt)
-        fields.setdefault("encoding", payload_encoding if last and payload_encoding is not None
-                          else enc)
-        fields.setdefault("codedcharsetid", payload_ccsid if last and payload_ccsid is not None
-                          else cc)
-    trailing = b""
+    return version
+
+
+def _trailing_bytes(headers: list[dict[str, Any]], i: int, info: lay.Header,
+                    fields: dict[str, Any], big: bool, codepage: str, fixed: int) -> bytes:
+    """What follows header ``i``'s fixed part within its StrucLength: MQRFH2 folders, the
+    MQRFH NameValueString, MQRMH strings or MQDH records (setting the fields that
+    describe them)."""
+    spec = headers[i]
+    where = f"headers[{i}]"
     if info.trailing == "folders":
         fields.setdefault("namevalueccsid", RFH2_DEFAULT_NV_CCSID)
         if not isinstance(fields["namevalueccsid"], int):
             raise _fail(f"{where}.namevalueccsid", f"{fields['namevalueccsid']!r} is not "
                                                    "a CCSID")
-        trailing = _folders(spec, fields["namevalueccsid"], big, where)
-    elif info.trailing == "namevaluestring":
+        return _folders(spec, fields["namevalueccsid"], big, where)
+    if info.trailing == "namevaluestring":
         text = str(spec.get("namevaluestring", (spec.get("fields") or {}).get(
             "namevaluestring", "")))
-        trailing = rfh2.padded(_encode(text, codepage, f"{where}.namevaluestring"),
-                               lay.FOLDER_ALIGN, " ".encode(codepage))
         fields.pop("namevaluestring", None)
-    elif info.trailing in ("strings", "records"):
+        return rfh2.padded(_encode(text, codepage, f"{where}.namevaluestring"),
+                           lay.FOLDER_ALIGN, " ".encode(codepage))
+    if info.trailing in ("strings", "records"):
         trailing = _hex(spec.get("data"), f"{where}.data")
         if info.trailing == "records" and not trailing:
-            trailing = _dh_records(headers, i, fields, big, codepage, layout.size or 0)
-    if info.length_field:
-        fields[info.length_field] = (layout.size or 0) + len(trailing)
-    out += layout.build(fields, fmt=FORMAT)
-    out += trailing
-    if info.trailing == "msgdesc":
-        md = dict(spec.get("msgdesc") or {})
-        if not md and i + 1 < len(headers) and headers[i + 1].get("type") == "MQMD":
-            md = dict(headers[i + 1].get("fields") or {})
-        md.setdefault("strucid", "MD  ")
-        md.setdefault("version", lay.XQH_MSGDESC_VERSION)
-        md.setdefault("format", next_fmt)
-        md.setdefault("encoding", payload_encoding if last and payload_encoding is not None
-                      else enc)
-        md.setdefault("codedcharsetid", payload_ccsid if last and payload_ccsid is not None
-                      else cc)
-        md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
-        out += md_layout.build(md, fmt=FORMAT)
-        enc, cc = _next(md, enc, cc)
-    elif info.chained:
-        enc, cc = _next(fields, enc, cc)
-    return i + 1, enc, cc
+            trailing = _dh_records(headers, i, fields, big, codepage, fixed)
+        return trailing
+    return b""
+
+
+def _msgdesc(headers: list[dict[str, Any]], i: int, follows: Mapping[str, Any]) -> dict[str, Any]:
+    """The MsgDesc of the MQXQH ``i``: ``msgdesc``, or the fields of the MQMD element after
+    it; what it does not give from ``follows``."""
+    md = dict(headers[i].get("msgdesc") or {})
+    if not md and i + 1 < len(headers) and headers[i + 1].get("type") == "MQMD":
+        md = dict(headers[i + 1].get("fields") or {})
+    md.setdefault("strucid", "MD  ")
+    md.setdefault("version", lay.XQH_MSGDESC_VERSION)
+    for name, value in follows.items():
+        md.setdefault(name, value)
+    return md
 
 
 def _next(fields: Mapping[str, Any], enc: int, cc: int) -> tuple[int, int]:

@@ -12,8 +12,9 @@ Format names, what trails a header's fixed part.
 
 from __future__ import annotations
 
+import codecs
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -25,11 +26,22 @@ from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.meanings import MQCCSI_INHERIT, reason_name
 from mqtool.formats.mq.mqmd import byte_order_of
 from mqtool.formats.mq.pcf import Pcf, decode_pcf
+from mqtool.layout import Layout
 from mqtool.model import HEX, INT, TEXT, Element, Problem, Span, element_json
 
 FORMAT = lay.FORMAT
 ENC_BIG, ENC_LITTLE = 0x111, 0x222  # MQENC for "integers normal / reversed" when guessing
 CCSID_ASCII, CCSID_EBCDIC = 819, 500  # what a header found by StrucId alone is taken to be
+# The most headers one message body is walked through. IBM MQ puts at most one of each
+# header it adds in front of a message (MQXQH on a transmission queue, MQDLH on a
+# dead-letter queue, MQMDE, MQRFH2, a bridge header MQCIH / MQIIH / MQWIH, MQTM ...: the
+# Format names in "IBM MQ, MQMD - Format field"), and applications add a few MQRFH2 or
+# MQRFH of their own: a real chain is a handful of headers, and 256 is far past any.
+# A longer chain is bad input (a loop of MQMDE / MQHMDE formats, a fuzzer's): walking it
+# would cost time and memory in proportion, so the walk stops there with an error naming
+# the offset of the first header not read; the headers before it are kept.
+MAX_HEADERS = 256
+PIECE = 1 << 20  # bytes of a payload decoded (or written in hex) at a time for --json
 
 
 @dataclass
@@ -76,23 +88,41 @@ class Chain:
         """The codec of the payload's characters (its CCSID), None when there is none."""
         return ccsid_codec(self.payload_ccsid, byte_order_of(self.payload_encoding) != "little")
 
-    def payload_json(self, body: bytes) -> dict[str, Any]:
+    def payload_json(self, body: bytes, hole: str | None = None) -> dict[str, Any]:
         """``format``, ``offset``, ``length``, ``encoding``, ``ccsid``, and ``text`` for a
-        character payload (Format ``MQSTR``) in its CCSID."""
+        character payload (Format ``MQSTR``) in its CCSID (``hole`` instead, when given:
+        the text is written apart, piece by piece)."""
         out: dict[str, Any] = {"format": self.payload_format, "offset": self.payload_offset,
                                "length": self.payload_length, "encoding": self.payload_encoding,
                                "ccsid": self.payload_ccsid}
-        text = self.payload_text(body)
+        text = self.payload_text(body, None if hole is None else 0)
         if text is not None:
-            out["text"] = text
+            out["text"] = text if hole is None else hole
         return out
 
-    def payload_text(self, body: bytes) -> str | None:
+    def payload_text_pieces(self, body: bytes, size: int = PIECE) -> Iterator[str] | None:
+        """``payload_text`` a piece at a time (``size`` bytes each, decoded as one): the
+        same text whatever the payload's size, without holding it whole."""
+        if self.payload_text(body, 0) is None:
+            return None
+        decoder = codecs.getincrementaldecoder(self.payload_codec() or "latin-1")(
+            errors="replace")
+        view = memoryview(body)
+        ends = range(self.payload_offset + size, len(body) + size, size)
+        return (decoder.decode(view[end - size:min(end, len(body))], final=end >= len(body))
+                for end in ends)
+
+    def payload_text(self, body: bytes, limit: int | None = None) -> str | None:
+        """A character payload (Format ``MQSTR``) in its CCSID, None for any other; at most
+        its first ``limit`` bytes (a character cut there is left out)."""
         if self.payload_format not in lay.TEXT_FORMATS or self.errors:
             return None
         codec = self.payload_codec() or "latin-1"
+        end = len(body) if limit is None else min(len(body), self.payload_offset + limit)
         try:
-            return bytes(body[self.payload_offset:]).decode(codec, errors="replace")
+            decoder = codecs.getincrementaldecoder(codec)(errors="replace")
+            return decoder.decode(memoryview(body)[self.payload_offset:end], final=limit is None
+                                  or end == len(body))
         except LookupError:
             return None
 
@@ -206,7 +236,16 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
         enc = ENC_BIG if big else ENC_LITTLE
         ccsid = CCSID_EBCDIC if ebcdic else CCSID_ASCII
     pos = 0
+    walked = 0
     while header is not None:
+        if walked == MAX_HEADERS:
+            chain.errors.append(Problem(f"{header.type.lower()}.strucid", pos,
+                                        f"MQ header chain longer than {MAX_HEADERS} headers "
+                                        f"(mqtool's limit: a real message carries a handful); "
+                                        f"{header.type} announced by Format {fmt!r} and what "
+                                        "follows not decoded"))
+            break
+        walked += 1
         step = _walk_one(chain, body, pos, header, fmt, enc, ccsid)
         if step is None:
             break
@@ -258,16 +297,56 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
               ccsid: int) -> tuple[int, str, int, int] | None:
     """Decode the header at ``pos``; the next position and what it says follows, or None
     when the walk stops here (errors / problems recorded)."""
-    left = len(body) - pos
+    codepage = _codepage_at(chain, body, pos, header, fmt, ccsid)
+    if codepage is None:
+        return None
+    header, big, version = _version(chain, body, pos, header, enc, codepage)
+    layout = lay.header_layout(header.type, big, codepage, version)
+    try:
+        el = layout.parse(body, pos, fmt=FORMAT)
+    except DecodeError as e:
+        if isinstance(e.partial, Element):
+            chain.elements.append(e.partial)
+        chain.errors.append(Problem(e.path, e.offset, f"{_what(header.type, fmt)}: {e.reason}"))
+        return None
+    chain.elements.append(el)
+    values = dict(zip(layout.names, [sp.value for sp in el.spans], strict=False))
+    length = _struc_length(chain, pos, len(body) - pos, layout, header, values)
+    if length is None:
+        return None
+    el.length = length
+    nxt = _trailing(chain, body, pos, layout.size or 0, length, header, el, big, codepage)
+    if nxt is None:
+        return None
+    if nxt:  # the embedded MQMD of an MQXQH says what follows
+        length, fmt_n, enc_n, ccsid_n = nxt
+        return pos + length, fmt_n, enc_n, ccsid_n
+    if not header.chained:
+        return pos + length, "", enc, ccsid
+    next_ccsid = as_int(values["codedcharsetid"])
+    next_enc = as_int(values["encoding"])
+    return (pos + length, str(values["format"] or "").strip(),
+            next_enc if byte_order_of(next_enc) else enc,
+            ccsid if next_ccsid in (MQCCSI_INHERIT, 0) else next_ccsid)
+
+
+_HEAD = lay.STRUC_ID_SIZE + lay.STRUC_ID_SIZE  # StrucId and Version: what says what a header is
+
+
+def _what(name: str, fmt: str) -> str:
+    return f"{name} (announced by Format {fmt!r})" if fmt else name
+
+
+def _codepage_at(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
+                 ccsid: int) -> str | None:
+    """The code page the StrucId at ``pos`` is spelt in (a problem when not the CCSID's);
+    None when the walk stops: too few bytes left (an error), or not the StrucId ``fmt``
+    announced (a problem: the rest is data)."""
     name = header.type
-
-    def what() -> str:
-        return f"{name} (announced by Format {fmt!r})" if fmt else name
-
-    need = lay.STRUC_ID_SIZE + lay.STRUC_ID_SIZE  # StrucId and Version
-    if left < need:
+    left = len(body) - pos
+    if left < _HEAD:
         chain.errors.append(Problem(f"{name.lower()}.strucid", pos,
-                                    f"{what()} truncated: {left} bytes left, needs "
+                                    f"{_what(name, fmt)} truncated: {left} bytes left, needs "
                                     f"{lay.fixed_size(name)}"))
         return None
     eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
@@ -283,6 +362,16 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
         chain.problems.append(Problem(f"{name.lower()}.strucid", pos,
                                       f"{name} is in {codepage}, not in the CCSID {ccsid} "
                                       "the structure before it gives"))
+    return codepage
+
+
+def _version(chain: Chain, body: bytes, pos: int, header: lay.Header, enc: int,
+             codepage: str) -> tuple[lay.Header, bool, int]:
+    """``(header, big-endian?, Version)`` of the header at ``pos``: its Version read in the
+    byte order ``enc`` gives, or in the other with a problem when only that one reads a
+    plausible Version; an MQRFH's Version says whether it is an MQRFH2; a Version mqtool
+    does not know is read as the highest it knows (a problem)."""
+    name = header.type
     big = byte_order_of(enc) != "little"
     version = _version_at(body, pos, big)
     if version not in lay.PLAUSIBLE_VERSIONS and header.type != "MQTMC2":
@@ -297,52 +386,37 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
         header = lay.header_for("RFH ", version or 0) or header
         name = header.type
     if header.type == "MQTMC2":
-        version = 2 if bytes(body[pos + lay.VERSION_OFFSET:pos + need]) == "   2".encode(
+        version = 2 if bytes(body[pos + lay.VERSION_OFFSET:pos + _HEAD]) == "   2".encode(
             codepage) else 1
-    if version not in header.versions:
+    if version is None or version not in header.versions:
         chain.problems.append(Problem(f"{name.lower()}.version", pos + lay.VERSION_OFFSET,
                                       f"{name} Version {version} is not one mqtool knows "
                                       f"({', '.join(map(str, header.versions))}); read as "
                                       f"version {max(header.versions)}"))
-        version = max(header.versions)
-    layout = lay.header_layout(name, big, codepage, version)
-    try:
-        el = layout.parse(body, pos, fmt=FORMAT)
-    except DecodeError as e:
-        if isinstance(e.partial, Element):
-            chain.elements.append(e.partial)
-        chain.errors.append(Problem(e.path, e.offset, f"{what()}: {e.reason}"))
-        return None
-    chain.elements.append(el)
-    values = dict(zip(layout.names, [sp.value for sp in el.spans], strict=False))
+        return header, big, max(header.versions)
+    return header, big, version
+
+
+def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: lay.Header,
+                  values: Mapping[str, Any]) -> int | None:
+    """The header's length: its StrucLength when it has one, else its fixed size; None
+    (an error) when StrucLength is less than the fixed part or runs past the body."""
     length = layout.size or 0
-    if header.length_field:
-        struclength = as_int(values[header.length_field])
-        where = f"{name.lower()}.{header.length_field}"
-        at = pos + layout.offset_of(header.length_field)
-        if struclength < length:
-            chain.errors.append(Problem(where, at, f"{name} StrucLength {struclength} is less "
-                                                   f"than its fixed part ({length} bytes)"))
-            return None
-        if struclength > left:
-            chain.errors.append(Problem(where, at, f"{name} truncated: StrucLength "
-                                                   f"{struclength}, {left} bytes left"))
-            return None
-        length = struclength
-    el.length = length
-    nxt = _trailing(chain, body, pos, layout.size or 0, length, header, el, big, codepage)
-    if nxt is None:
+    if not header.length_field:
+        return length
+    name = header.type
+    struclength = as_int(values[header.length_field])
+    where = f"{name.lower()}.{header.length_field}"
+    at = pos + layout.offset_of(header.length_field)
+    if struclength < length:
+        chain.errors.append(Problem(where, at, f"{name} StrucLength {struclength} is less "
+                                               f"than its fixed part ({length} bytes)"))
         return None
-    if nxt:  # the embedded MQMD of an MQXQH says what follows
-        length, fmt_n, enc_n, ccsid_n = nxt
-        return pos + length, fmt_n, enc_n, ccsid_n
-    if not header.chained:
-        return pos + length, "", enc, ccsid
-    next_ccsid = as_int(values["codedcharsetid"])
-    next_enc = as_int(values["encoding"])
-    return (pos + length, str(values["format"] or "").strip(),
-            next_enc if byte_order_of(next_enc) else enc,
-            ccsid if next_ccsid in (MQCCSI_INHERIT, 0) else next_ccsid)
+    if struclength > left:
+        chain.errors.append(Problem(where, at, f"{name} truncated: StrucLength "
+                                               f"{struclength}, {left} bytes left"))
+        return None
+    return struclength
 
 
 def _trailing(chain: Chain, body: bytes, pos: int, fixed: int, length: int,

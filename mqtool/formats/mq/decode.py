@@ -10,6 +10,8 @@ the RFH2 properties and where the payload starts. In JSON::
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +23,7 @@ from mqtool.formats.mq.chain import (
     CCSID_EBCDIC,
     ENC_BIG,
     ENC_LITTLE,
+    PIECE,
     Chain,
     as_int,
     header_codepage,
@@ -51,15 +54,48 @@ class MqMessage(Decoded):
                 yield from el.spans
 
     def to_json(self, raw: bool = False) -> dict[str, object]:
+        return self._json(raw, None)
+
+    def json_chunks(self, raw: bool = False) -> Iterator[bytes]:
+        """``to_json`` as compact JSON (``json.dumps(..., ensure_ascii=False,
+        separators=(",", ":"))``, UTF-8): the same bytes, the payload's text (and with
+        ``raw`` its hex) written a piece at a time, so a payload of hundreds of MiB is
+        never held as one string, nor its JSON."""
+        hole = f"\x00{secrets.token_hex(16)}\x00"  # no input can spell it
+        rest = json.dumps(self._json(raw, hole), ensure_ascii=False, separators=(",", ":"))
+        for part in (self._text_json, self._hex_json):  # in payload_json's order
+            head, found, tail = rest.partition(json.dumps(hole + part.__name__))
+            if found:  # else: not there, all of it is still to come
+                yield head.encode("utf-8", "surrogatepass") + b'"'
+                yield from part()
+                rest = '"' + tail
+        yield rest.encode("utf-8", "surrogatepass")
+
+    def _text_json(self) -> Iterator[bytes]:
+        assert self.chain is not None
+        for piece in self.chain.payload_text_pieces(self.body) or ():
+            yield json.dumps(piece, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+
+    def _hex_json(self) -> Iterator[bytes]:
+        assert self.chain is not None
+        view = memoryview(self.body)
+        for at in range(self.chain.payload_offset, len(self.body), PIECE):
+            yield view[at:at + PIECE].hex().upper().encode("ascii")
+
+    def _json(self, raw: bool, hole: str | None) -> dict[str, object]:
+        """The unit as ``--json`` gives it; ``hole``: put in place of the payload's text
+        and hex (``json_chunks`` writes them)."""
         d = unit_json(self, raw)
         elements = d["elements"]
         assert isinstance(elements, list)
         d["elements"] = [e for e in elements if e.get("type") not in LISTING_ONLY]
         if self.chain is not None:
             d["properties"] = self.chain.properties
-            payload = self.chain.payload_json(self.body)
+            payload = self.chain.payload_json(
+                self.body, None if hole is None else hole + self._text_json.__name__)
             if raw:  # the bytes too: build-request mq --from rebuilds the message alone
-                payload["hex"] = self.body[self.chain.payload_offset:].hex().upper()
+                payload["hex"] = hole + self._hex_json.__name__ if hole is not None else \
+                    self.body[self.chain.payload_offset:].hex().upper()
             d["payload"] = payload
             if self.chain.pcf is not None:
                 d["pcf"] = self.chain.pcf.to_json()
@@ -133,17 +169,27 @@ def _event(unit: MqMessage, chain: Chain) -> None:
         unit.attrs["event"] = event.to_json()
 
 
+# The listing shows this many bytes of a payload at most (as text in its CCSID, or in
+# hex), saying how many there are in all: a message's payload can be hundreds of MiB, and
+# the listing is for reading. ``--json`` gives the whole text, ``--json --raw`` every byte.
+LISTED = 64 << 10
+
+
 def _payload_element(chain: Chain, body: bytes) -> Element:
     at, n = chain.payload_offset, chain.payload_length
     fmt = repr(chain.payload_format) if chain.payload_format else "(none)"
     el = Element(PAYLOAD, at, n, title=f"payload at offset X'{at:04X}': Format "
                  f"{fmt}, Encoding {chain.payload_encoding}, "
                  f"CCSID {chain.payload_ccsid}, {n} bytes")
-    text = chain.payload_text(body)
+    shown = min(n, LISTED)
+    cut = f"the first {shown:,} bytes shown, {n:,} bytes in all" if shown < n else ""
+    text = chain.payload_text(body, shown)
     if text is not None:
-        el.spans.append(Span("payload.text", at, at + n, text, "", TEXT, "", bytes(body[at:])))
+        el.spans.append(Span("payload.text", at, at + n, text, cut, TEXT, "",
+                             bytes(body[at:at + shown])))
     else:
-        el.data, el.data_offset, el.data_name = bytes(body[at:]), at, "data"
+        el.data, el.data_offset = bytes(body[at:at + shown]), at
+        el.data_name = f"data ({cut})" if cut else "data"
         codec = chain.payload_codec()
         el.data_codepage = codec if codec and len(" ".encode(codec)) == 1 else "latin-1"
     return el
