@@ -173,7 +173,11 @@ def connect_server(tmp_path_factory: pytest.TempPathFactory,
     lines = block.splitlines()
     commands = [ln for ln in lines if ln.startswith("mqtool ")]
     cut = lines.index(commands[0])
-    setup, stop = "\n".join(lines[:cut]), "\n".join(lines[cut + len(commands):])
+    setup = "\n".join(lines[:cut])
+    # the stop line runs in a shell of its own: it needs the procedure's SPARK_HOME too
+    # (without it the server outlived the session and teardown waited 120 s for its port)
+    home = [ln for ln in lines[:cut] if ln.startswith("SPARK_HOME=")]
+    stop = "\n".join(home + lines[cut + len(commands):])
     work = tmp_path_factory.mktemp("connect")
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(work),
            "SPARK_PID_DIR": str(work), "PYSPARK_PYTHON": sys.executable}
@@ -184,11 +188,13 @@ def connect_server(tmp_path_factory: pytest.TempPathFactory,
         assert out.returncode == 0, out.stderr + "".join(p.read_text() for p in work.glob("*.out"))
         yield {"remote": remote, "commands": commands, "dir": str(work)}
     finally:
-        subprocess.run(["bash", "-c", stop], cwd=work, env=env, capture_output=True, timeout=120)
-        _wait_closed(remote, 120)  # the JVM has gone, not only been told to
+        done = subprocess.run(["bash", "-c", stop], cwd=work, env=env, capture_output=True,
+                              text=True, timeout=120)
+        closed = _wait_closed(remote, 120)  # the JVM has gone, not only been told to
+        assert done.returncode == 0 and closed, f"Spark Connect server not stopped: {done.stderr}"
 
 
-def _wait_closed(remote: str, seconds: float) -> None:
+def _wait_closed(remote: str, seconds: float) -> bool:
     import socket
     import time
 
@@ -199,8 +205,9 @@ def _wait_closed(remote: str, seconds: float) -> None:
             with socket.create_connection((host, int(port)), timeout=1):
                 pass
         except OSError:
-            return
+            return True
         time.sleep(1)
+    return False
 
 
 PYSPARK_CLIENT = "pyspark-client==4.2.0"  # mqtool[spark-connect]'s client, pinned for the tests
