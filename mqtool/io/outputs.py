@@ -170,7 +170,35 @@ def _commit(tmp: Path, p: Path, force: bool) -> None:
         raise EnvError(f"{p}: cannot write: {e.strerror}") from None
 
 
-class AtomicPath:
+class _TempFile:
+    """A temporary file (``temp``) that ``commit()`` puts in place once and ``discard()``
+    removes once; as a context manager it gives ``temp``, commits when the block ends
+    normally and discards on any exception (Ctrl-C included). ``AtomicPath`` and
+    ``RemotePath`` differ only in how they commit."""
+
+    temp: Path
+    done: bool
+
+    def commit(self) -> None:
+        raise NotImplementedError
+
+    def discard(self) -> None:
+        """Remove the temporary file; the target is untouched (once)."""
+        if not self.done:
+            self.done = True
+            self.temp.unlink(missing_ok=True)
+
+    def __enter__(self) -> Path:
+        return self.temp
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+class AtomicPath(_TempFile):
     """The one mechanism: a temporary file beside ``path`` (``.<name>.<random>.part``),
     renamed to ``path`` by ``commit()`` and removed by ``discard()``. As a context manager it
     gives the temporary path and commits when the block ends normally, discards on any
@@ -192,21 +220,6 @@ class AtomicPath:
         if not self.done:
             self.done = True
             _commit(self.temp, self.path, self.force)
-
-    def discard(self) -> None:
-        """Remove the temporary file; the target is untouched (once)."""
-        if not self.done:
-            self.done = True
-            self.temp.unlink(missing_ok=True)
-
-    def __enter__(self) -> Path:
-        return self.temp
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self.commit()
-        else:
-            self.discard()
 
 
 class Atomic(Protocol):
@@ -244,7 +257,7 @@ def _local(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
     return path
 
 
-class RemotePath:
+class RemotePath(_TempFile):
     """``AtomicPath`` for an object-store URI: a local temporary file (``temp``) uploaded to
     the URI by ``commit()`` -- one object, which appears whole when the upload completes --
     and removed by ``discard()``. Without ``force`` an existing object is refused when the
@@ -278,19 +291,6 @@ class RemotePath:
             finally:
                 self.temp.unlink(missing_ok=True)
 
-    def discard(self) -> None:
-        if not self.done:
-            self.done = True
-            self.temp.unlink(missing_ok=True)
-
-    def __enter__(self) -> Path:
-        return self.temp
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self.commit()
-        else:
-            self.discard()
 
 
 def atomic_path(path: str | os.PathLike[str], force: bool = False, options: Any = None,

@@ -422,3 +422,17 @@ def stream(fields: list[Field], transactions: list[list[Change]], enc: Encoding 
 def iter_records(transactions: list[list[Change]]) -> Iterator[Change]:
     for tx in transactions:
         yield from tx
+
+
+def final_state(fields: list[Field], transactions: list[list[Change]]) -> dict[int, dict[str, Any]]:
+    """What a current-state table keyed by ISN must hold after the changes, in commit
+    order: a delete removes the ISN, an insert or update leaves its after-image as
+    ``expected`` gives it (computed from the records, not by the decoder)."""
+    state: dict[int, dict[str, Any]] = {}
+    for c in iter_records(transactions):
+        if c.kind == "D":
+            state.pop(c.isn, None)
+        else:
+            assert c.after is not None, f"{c.kind} of ISN {c.isn} without an after-image"
+            state[c.isn] = expected(fields, c.after)
+    return state

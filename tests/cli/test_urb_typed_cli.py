@@ -159,14 +159,7 @@ def test_bad_layout_options_are_one_line_and_nothing_is_written(tmp_path: Path, 
 
 def fold(txs: list[list[g.Change]]) -> dict[int, dict[str, object]]:
     """The state the changes leave, computed from the generator's records."""
-    state: dict[int, dict[str, object]] = {}
-    for c in g.iter_records(txs):
-        if c.kind == "D":
-            state.pop(c.isn, None)
-        else:
-            assert c.after is not None
-            state[c.isn] = g.expected(FIELDS, c.after)
-    return state
+    return g.final_state(FIELDS, txs)
 
 
 def test_apply_folds_the_changes_and_twice_changes_nothing(tmp_path: Path) -> None:

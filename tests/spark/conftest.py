@@ -112,9 +112,9 @@ def standalone_cluster(tmp_path_factory: pytest.TempPathFactory,
     """A master and two workers of one core each on 127.0.0.1, started by the docs' how-to
     as written (its ports replaced by free ones); yields ``master`` (the URL), the how-to's
     ``commands`` (its ``mqtool`` lines) and the work folder ``dir`` (each executor's log in
-    ``dir/work/<app>/<executor>/stderr``). Stopped at the end of the session. The workers
-    (so their executors) have the S3 server's AWS environment, as a real cluster's nodes
-    would have theirs."""
+    ``<app>/<executor>/stderr`` under the workers' ``SPARK_WORKER_DIR``). Stopped at the
+    end of the session. The workers (so their executors) have the S3 server's AWS
+    environment, as a real cluster's nodes would have theirs."""
     import signal
     import subprocess
     import time

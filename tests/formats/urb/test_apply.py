@@ -35,13 +35,8 @@ def typed_table(tmp_path: Path, txs: list[list[g.Change]], name: str = "s.urb", 
 
 
 def fold(txs: list[list[g.Change]]) -> dict[int, dict[str, object]]:
-    state: dict[int, dict[str, object]] = {}
-    for c in g.iter_records(txs):
-        if c.kind == "D":
-            state.pop(c.isn, None)
-        else:
-            state[c.isn] = g.expected(FIELDS, c.after)  # type: ignore[arg-type]
-    return state
+    """The state the changes leave, computed from the generator's records."""
+    return g.final_state(FIELDS, txs)
 
 
 def read_state(out: Path) -> pa.Table:
