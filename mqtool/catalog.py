@@ -412,10 +412,11 @@ def _mq_headers() -> tuple[RecordDoc, ...]:
 
 
 def _mq() -> FormatDoc:
+    from mqtool.formats.mq.compose import CHAIN, resolver
     from mqtool.formats.mq.mqmd import V1_FIELD_COUNT, mqmd_layout
 
     layout = mqmd_layout()
-    return FormatDoc(
+    return composed(FormatDoc(
         name="mq", title="IBM MQ message descriptor (MQMD) and the MQ headers that follow it",
         big=True, both_orders=True, encoding="latin-1",
         variants=("version 1: the first " + str(V1_FIELD_COUNT) + " fields "
@@ -433,9 +434,10 @@ def _mq() -> FormatDoc:
         records=(RecordDoc("MQMD", layout, "message descriptor, version 2",
                            descriptions=MQMD_TEXT), *_mq_headers()),
         top=(Part("mqmd", "MQMD"),),
+        composition=CHAIN, resolve=resolver(),
         commands=("decode mq", "build-request mq", "decode auto", "reassemble attachment",
                   "decode sas-attachment"),
-    )
+    ))
 
 
 # the documentation of each format of ``registry.CODECS`` (names, aliases and order are the

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from mqtool.codepages import ccsid_codec
+from mqtool.compose import Record
 from mqtool.errors import BuildError
+from mqtool.formats.mq import compose as mqc
 from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.chain import ENC_BIG, header_codepage
@@ -46,8 +48,8 @@ def _next_format(headers: Sequence[Mapping[str, Any]], i: int, payload_format: s
     h = _next_header(headers, i)
     if h is None:
         return payload_format
-    info = lay.BY_TYPE.get(str(h.get("type")))
-    return info.format if info else ""
+    info = mqc.BY_TYPE.get(str(h.get("type")))
+    return mqc.format_of(info) if info else ""
 
 
 def build_chain(headers: Sequence[Mapping[str, Any]], payload: bytes = b"", *,
@@ -118,39 +120,40 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
     where = f"headers[{i}]"
     if type_ in PARTS:  # a part whose header built it already
         return i + 1, enc, cc
-    info = lay.BY_TYPE.get(type_)
+    info = mqc.BY_TYPE.get(type_)
     if info is None:
-        known = ", ".join(h.type for h in lay.HEADERS)
+        known = ", ".join(mqc.BY_TYPE)
         raise _fail(f"{where}.type", f"{type_!r} is not a header mqtool builds ({known})")
     last = _next_header(headers, i) is None
     big = byte_order_of(enc) != "little"
     codepage = header_codepage(cc)
     fields = {k: v for k, v in dict(spec.get("fields") or {}).items()
               if not k.startswith(NOT_FIELDS)}
-    layout = lay.header_layout(type_, big, codepage, _version_field(fields, info, where))
+    layout = mqc.resolver(big, codepage)(f"{type_}.v{_version_field(fields, info, where)}")
     follows = {  # what the header announces follows it, unless its fields say
         "format": _next_format(headers, i, payload_format),
         "encoding": payload_encoding if last and payload_encoding is not None else enc,
         "codedcharsetid": payload_ccsid if last and payload_ccsid is not None else cc}
-    if info.chained and info.type != "MQXQH":
+    kind = mqc.trailing_kind(info)
+    if mqc.chained(info) and kind != "msgdesc":
         for name, value in follows.items():
             fields.setdefault(name, value)
     trailing = _trailing_bytes(headers, i, info, fields, big, codepage, layout.size or 0)
-    if info.length_field:
-        fields[info.length_field] = (layout.size or 0) + len(trailing)
+    if info.length:
+        fields[info.length] = (layout.size or 0) + len(trailing)
     out += layout.build(fields, fmt=FORMAT)
     out += trailing
-    if info.trailing == "msgdesc":
+    if kind == "msgdesc":
         md = _msgdesc(headers, i, follows)
-        md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
+        md_layout = mqc.resolver(big, codepage)(f"MQMD.v{lay.XQH_MSGDESC_VERSION}")
         out += md_layout.build(md, fmt=FORMAT)
         enc, cc = _next(md, enc, cc)
-    elif info.chained:
+    elif mqc.chained(info):
         enc, cc = _next(fields, enc, cc)
     return i + 1, enc, cc
 
 
-def _version_field(fields: dict[str, Any], info: lay.Header, where: str) -> int:
+def _version_field(fields: dict[str, Any], info: Record, where: str) -> int:
     """The header's Version: given (an MQTMC2's as its four characters), or the highest
     declared; set in ``fields``. BuildError for one the header does not have."""
     version = fields.get("version")
@@ -159,36 +162,37 @@ def _version_field(fields: dict[str, Any], info: lay.Header, where: str) -> int:
         fields["version"] = f"{v:>4}"
         version = v
     elif version is None:
-        version = max(info.versions)
+        version = max(mqc.versions(info))
         fields["version"] = version
-    if not isinstance(version, int) or version not in info.versions:
+    if not isinstance(version, int) or version not in mqc.versions(info):
         raise _fail(f"{where}.version", f"{info.type} version {version!r} is not one of "
-                                        f"{', '.join(map(str, info.versions))}")
+                                        f"{', '.join(map(str, mqc.versions(info)))}")
     return version
 
 
-def _trailing_bytes(headers: list[dict[str, Any]], i: int, info: lay.Header,
+def _trailing_bytes(headers: list[dict[str, Any]], i: int, info: Record,
                     fields: dict[str, Any], big: bool, codepage: str, fixed: int) -> bytes:
     """What follows header ``i``'s fixed part within its StrucLength: MQRFH2 folders, the
     MQRFH NameValueString, MQRMH strings or MQDH records (setting the fields that
     describe them)."""
     spec = headers[i]
     where = f"headers[{i}]"
-    if info.trailing == "folders":
+    kind = mqc.trailing_kind(info)
+    if kind == "folders":
         fields.setdefault("namevalueccsid", RFH2_DEFAULT_NV_CCSID)
         if not isinstance(fields["namevalueccsid"], int):
             raise _fail(f"{where}.namevalueccsid", f"{fields['namevalueccsid']!r} is not "
                                                    "a CCSID")
         return _folders(spec, fields["namevalueccsid"], big, where)
-    if info.trailing == "namevaluestring":
+    if kind == "namevaluestring":
         text = str(spec.get("namevaluestring", (spec.get("fields") or {}).get(
             "namevaluestring", "")))
         fields.pop("namevaluestring", None)
         return rfh2.padded(_encode(text, codepage, f"{where}.namevaluestring"),
                            lay.FOLDER_ALIGN, " ".encode(codepage))
-    if info.trailing in ("strings", "records"):
+    if kind in ("strings", "records"):
         trailing = _hex(spec.get("data"), f"{where}.data")
-        if info.trailing == "records" and not trailing:
+        if kind == "records" and not trailing:
             trailing = _dh_records(headers, i, fields, big, codepage, fixed)
         return trailing
     return b""

@@ -30,6 +30,7 @@ from mqtool.formats.mq.chain import (
     sniff,
     walk,
 )
+from mqtool.formats.mq.compose import format_of
 from mqtool.model import INT, TEXT, Decoded, Detection, Element, Problem, Span, unit_json
 
 FORMAT = lay.FORMAT
@@ -113,7 +114,7 @@ def _context(mqmd: Mapping[str, Any] | None, chain: Chain, body: bytes) -> dict[
     if found is None:
         return {"format": "", "encoding": ENC_BIG, "codedcharsetid": CCSID_ASCII}
     header, big, ebcdic = found
-    return {"format": header.format, "encoding": ENC_BIG if big else ENC_LITTLE,
+    return {"format": format_of(header), "encoding": ENC_BIG if big else ENC_LITTLE,
             "codedcharsetid": CCSID_EBCDIC if ebcdic else CCSID_ASCII}
 
 
@@ -222,7 +223,7 @@ def detect(data: bytes) -> Detection | None:
         return None
     confidence = 0.9 if not chain.errors else 0.6
     first = chain.elements[0]
-    if header.length_field and first.length < (lay.header_layout(header.type).size or 0):
+    if header.length and first.length < (lay.header_layout(header.type).size or 0):
         confidence = 0.5
     names = " -> ".join(el.type for el in chain.elements)
     reason = chain.dead_letter_reason

@@ -19,8 +19,9 @@ from mqtool.codepages import ccsid_codec
 from mqtool.errors import BuildError, InputError
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import CCSID_ASCII, ENC_BIG, header_codepage
+from mqtool.formats.mq.compose import BY_TYPE, format_of
 from mqtool.formats.mq.dumps.message import Message
-from mqtool.formats.mq.layout import BY_TYPE, FORMAT, header_layout
+from mqtool.formats.mq.layout import FORMAT, header_layout
 from mqtool.formats.mq.rfh2 import DT_TYPES, INT_TYPES, typed
 
 CHAIN_ORDER = ("MQXQH", "MQDLH", "MQMDE", "MQCIH", "MQIIH", "MQWIH", "MQRFH2", "MQTM")
@@ -130,7 +131,7 @@ class Chain:
     def first_format(self) -> str:
         """The MQMD Format naming the first header."""
         info = BY_TYPE.get(str(self.headers[0].get("type")))
-        return info.format if info else ""
+        return format_of(info) if info else ""
 
     @property
     def codepage(self) -> str:

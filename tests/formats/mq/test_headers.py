@@ -13,7 +13,8 @@ import pytest
 
 from mqtool.formats.mq import meanings as m
 from mqtool.formats.mq.chain import walk
-from mqtool.formats.mq.layout import HEADERS, header_layout
+from mqtool.formats.mq.compose import RECORDS, format_of, struc_id
+from mqtool.formats.mq.layout import header_layout
 from mqtool.formats.mq.mqmd import mqmd_layout
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -66,7 +67,7 @@ def test_field_offsets(type_: str, field: str, offset: int) -> None:
 
 
 def test_every_header_is_announced_and_named() -> None:
-    assert {h.type: (h.struc_id, h.format) for h in HEADERS} == {
+    assert {h.type: (struc_id(h), format_of(h)) for h in RECORDS} == {
         "MQDLH": ("DLH ", "MQDEAD"), "MQRFH2": ("RFH ", "MQHRF2"), "MQRFH": ("RFH ", "MQHRF"),
         "MQXQH": ("XQH ", "MQXMIT"), "MQTM": ("TM  ", "MQTRIG"), "MQTMC2": ("TMC ", ""),
         "MQCIH": ("CIH ", "MQCICS"), "MQIIH": ("IIH ", "MQIMS"), "MQMDE": ("MDE ", "MQHMDE"),
