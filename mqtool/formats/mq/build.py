@@ -77,6 +77,15 @@ def build_chain(headers: Sequence[Mapping[str, Any]], payload: bytes = b"", *,
     return bytes(out) + bytes(payload)
 
 
+def _parts(h: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """The parts nested in a header as ``--json`` shows them (``children``: the MQXQH
+    MsgDesc, the MQDH records), each checked, to come after it."""
+    children = h.pop("children", None) or []
+    if not isinstance(children, list):
+        raise _fail(f"{where}.children", "expected a list")
+    return [c for c in _normalise(children) if c.get("type") in PARTS]
+
+
 def _normalise(headers: Any) -> list[dict[str, Any]]:
     """The chain description checked for shape: a list of objects whose parts have the
     types the builder reads (BuildError naming the part otherwise)."""
@@ -108,6 +117,7 @@ def _normalise(headers: Any) -> list[dict[str, Any]]:
         if h.get("data") is not None and not isinstance(h["data"], str | bytes | bytearray):
             raise _fail(f"{where}.data", "expected hex text")
         out.append(h)
+        out += _parts(h, where)
     return out
 
 

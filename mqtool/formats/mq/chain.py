@@ -449,11 +449,12 @@ def _msgdesc(chain: Chain, body: bytes, start: int, fixed: int, nest: Nest, el: 
     except DecodeError as e:
         if isinstance(e.partial, Element):
             e.partial.title = title
-            chain.elements.append(e.partial)
+            el.children.append(e.partial)
+            el.length = fixed + e.partial.length
         chain.errors.append(Problem(e.path, e.offset, f"MQXQH MsgDesc: {e.reason}"))
         return None
     md.title = title
-    chain.elements.append(md)
+    el.children.append(md)  # nested: the MQXQH spans its MsgDesc
     size = fixed + (md_layout.size or 0)
     el.length = size
     next_enc = as_int(md.value("encoding"))
@@ -581,7 +582,7 @@ def _dh_records(chain: Chain, body: bytes, pos: int, start: int, end: int, el: E
                 break
             rec = layout.parse(body, at, fmt=FORMAT, prefix=f"{kind.lower()}[{k}]")
             rec.title = f"{kind} {k + 1} of {count} at offset X'{at:04X}'"
-            chain.elements.append(rec)
+            el.children.append(rec)
 
 
 # The hooks that read what trails a fixed part (``Hook`` names in ``formats.mq.compose``)

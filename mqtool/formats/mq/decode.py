@@ -49,10 +49,11 @@ class MqMessage(Decoded):
     body: bytes = b""
 
     def spans(self) -> Iterator[Span]:
-        """Spans of the bytes (the properties element has none of its own)."""
+        """Spans of the bytes, nested elements' too (the properties element has none of
+        its own)."""
         for el in self.elements:
             if el.type != PROPERTIES:
-                yield from el.spans
+                yield from el.spans_deep()
 
     def to_json(self, raw: bool = False) -> dict[str, object]:
         return self._json(raw, None)

@@ -1,0 +1,74 @@
+"""Nested elements of the MQ header chain and of PCF messages: the MQMD inside an MQXQH,
+the MQOR / MQPMR records of an MQDH, the parameters of an MQCFGR group."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+from mqtool.formats.mq import decode as codec
+from mqtool.formats.mq.build import build_chain
+from mqtool.formats.mq.chain import walk
+from mqtool.model import tree_faults
+
+VECTORS = Path(__file__).resolve().parents[3] / "testdata" / "mq"
+
+# cmqcfc.h: MQCFT_INTEGER 3, MQCFT_STRING 4, MQCFT_GROUP 20; MQCFH_STRUC_LENGTH 36,
+# MQCFIN_STRUC_LENGTH 16, MQCFGR_STRUC_LENGTH 16 (IBM MQ, "MQCFGR - PCF group parameter")
+MQCFT_INTEGER, MQCFT_STRING, MQCFT_GROUP, MQCFT_EVENT = 3, 4, 20, 7
+MQGACF_COMMAND_CONTEXT, MQIA_APPL_TYPE, MQIACF_REASON_QUALIFIER = 8001, 1, 1020
+
+
+def _cfin(pid: int, value: int) -> bytes:
+    return struct.pack(">llll", MQCFT_INTEGER, 16, pid, value)
+
+
+def _pcf_with_group() -> bytes:
+    """MQCFH (command 44, 3 parameters): an MQCFIN, an MQCFGR holding two MQCFINs, an MQCFIN."""
+    cfh = struct.pack(">lllllllll", 7, 36, 1, 44, 1, 1, 0, 0, 3)
+    group = struct.pack(">llll", MQCFT_GROUP, 16, MQGACF_COMMAND_CONTEXT, 2)
+    return (cfh + _cfin(MQIACF_REASON_QUALIFIER, 1) + group + _cfin(MQIA_APPL_TYPE, 28)
+            + _cfin(MQIA_APPL_TYPE, 6) + _cfin(MQIACF_REASON_QUALIFIER, 2))
+
+
+def test_mqcfgr_holds_its_parameters_as_children() -> None:
+    body = _pcf_with_group()
+    chain = walk(body, {"format": "MQEVENT", "encoding": 0x111, "codedcharsetid": 819})
+    assert chain.pcf is not None and not chain.errors
+    top = chain.pcf.elements
+    assert [el.type for el in top] == ["MQCFH", "MQCFIN", "MQCFGR", "MQCFIN"]
+    group = top[2]
+    # the group spans its own 16 bytes and its two 16-byte members
+    assert (group.offset, group.length) == (36 + 16, 16 + 2 * 16)
+    assert [(c.type, c.offset, c.value("value")) for c in group.children] == [
+        ("MQCFIN", 68, 28), ("MQCFIN", 84, 6)]
+    assert top[3].offset == 100 and top[3].value("value") == 2
+    assert tree_faults(top) == []
+
+
+def test_json_listing_and_annotation_show_the_nesting() -> None:
+    body = (VECTORS / "xqh-mqstr.be.ascii.bin").read_bytes()
+    unit = codec.unit_of(body)
+    d = json.loads(json.dumps(unit.to_json()))
+    xqh = d["elements"][0]
+    assert xqh["type"] == "MQXQH" and xqh["length"] == 428
+    assert [c["type"] for c in xqh["children"]] == ["MQMD"]
+    assert xqh["children"][0]["offset"] == 104
+    assert [e["type"] for e in d["elements"]].count("MQMD") == 0
+    assert tree_faults(unit.elements) == []
+
+
+def test_built_from_nested_json_is_the_same_bytes() -> None:
+    for name in ("xqh-mqstr.le.ebcdic.bin", "bridge-chain.be.ebcdic.bin"):
+        body = (VECTORS / name).read_bytes()
+        unit = codec.unit_of(body)
+        d = unit.to_json()
+        ctx = d["context"]
+        assert isinstance(ctx, dict)
+        payload = d["payload"]
+        assert isinstance(payload, dict)
+        again = build_chain(d["elements"], body[payload["offset"]:],  # type: ignore[arg-type]
+                            encoding=ctx["encoding"], ccsid=ctx["codedcharsetid"],
+                            payload_format=payload["format"])
+        assert again == body, name
