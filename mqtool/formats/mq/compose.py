@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from mqtool.compose import At, Chain, Hook, Nest, Previous, Record, Trailing
+from mqtool.compose import At, Chain, Content, Hook, Nest, Previous, Record, Repeat, Trailing, When
 from mqtool.formats.mq import layout as lay
 from mqtool.layout import Layout
 
@@ -42,7 +42,9 @@ FOLDERS = "mq_folders"  # MQRFH2 NameValueLength / NameValueData pairs
 NAME_VALUE_STRING = "mq_namevaluestring"  # MQRFH NameValueString
 RMH_STRINGS = "mq_rmh_strings"  # MQRMH environment and name strings, placed by offsets
 DH_RECORDS = "mq_dh_records"  # MQDH MQOR and MQPMR records, placed by offsets
+CICS_DATA = "mq_cics_data"  # what follows an MQCIH, by its LinkType
 MSGDESC_TITLE = "MQXQH MsgDesc (MQMD version 1) at offset X'{offset:04X}'"
+MQCLT_PROGRAM, MQCLT_TRANSACTION = 1, 2  # cmqc.h: MQCIH LinkType
 
 
 def _names(type_: str) -> tuple[str, ...]:
@@ -127,3 +129,18 @@ def header_for(strucid: str, version: int) -> Record | None:
     if strucid == "RFH ":
         return BY_TYPE["MQRFH2" if version >= 2 else "MQRFH"]
     return next((r for r in RECORDS if struc_id(r) == strucid), None)
+
+
+# The application data after the chain, where IBM MQ says what it holds:
+# * IBM MQ, "Message segmentation" (IMS bridge): the user data after an MQIIH is one or more
+#   LLZZ-data segments, the first starting with the IMS transaction code; so is a message of
+#   Format MQIMSVS (MQFMT_IMS_VAR_STRING) without an MQIIH.
+# * IBM MQ, "MQCIH - LinkType field": MQCLT_PROGRAM, the data after the MQCIH is the COMMAREA
+#   of the DPL program; MQCLT_TRANSACTION, the 3270 bridge vectors (BRMQ structures).
+IMS_SEGMENTS = Repeat("segment", "LLZZ", size="ll",
+                      title="IMS segment {index} at offset X'{offset:04X}', {length} bytes")
+AFTER_HEADER: dict[str, Content] = {
+    "MQIIH": IMS_SEGMENTS,
+    "MQCIH": When("linktype", (MQCLT_PROGRAM, MQCLT_TRANSACTION), Hook(CICS_DATA)),
+}
+AFTER_FORMAT: dict[str, Content] = {"MQIMSVS": IMS_SEGMENTS}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqtool.formats.mq import layout as lay
+from mqtool.formats.mq.bridge import data_elements
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import (
     CCSID_ASCII,
@@ -31,7 +32,17 @@ from mqtool.formats.mq.chain import (
     walk,
 )
 from mqtool.formats.mq.compose import format_of
-from mqtool.model import INT, TEXT, Decoded, Detection, Element, Problem, Span, unit_json
+from mqtool.model import (
+    INT,
+    TEXT,
+    Decoded,
+    Detection,
+    Element,
+    Problem,
+    Span,
+    element_json,
+    unit_json,
+)
 
 FORMAT = lay.FORMAT
 PAYLOAD = "payload"  # listing-only element: the application data after the chain
@@ -98,6 +109,9 @@ class MqMessage(Decoded):
             if raw:  # the bytes too: build-request mq --from rebuilds the message alone
                 payload["hex"] = hole + self._hex_json.__name__ if hole is not None else \
                     self.body[self.chain.payload_offset:].hex().upper()
+            shown = next((e for e in self.elements if e.type == PAYLOAD), None)
+            if shown is not None and shown.children:  # IMS segments, a CICS COMMAREA
+                payload["elements"] = [element_json(c, raw) for c in shown.children]
             d["payload"] = payload
             if self.chain.pcf is not None:
                 d["pcf"] = self.chain.pcf.to_json()
@@ -154,7 +168,9 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     if chain.pcf is not None:
         unit.elements += chain.pcf.elements
     elif not chain.errors and chain.payload_length:
-        unit.elements.append(_payload_element(chain, body))
+        payload = _payload_element(chain, body)
+        payload.children = data_elements(chain, body, mqmd, unit.problems)
+        unit.elements.append(payload)
     return unit
 
 

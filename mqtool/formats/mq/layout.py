@@ -211,6 +211,13 @@ def _or(v: Variant, version: int) -> list[Renamed]:
     return ["objectname" / v.text(48), "objectqmgrname" / v.text(48)]
 
 
+def _llzz(v: Variant, version: int) -> list[Renamed]:
+    """The prefix of an IMS message segment (IBM MQ, "Message segmentation" of the IMS
+    bridge; IMS, "input message format"): LL, the segment's length with LL and ZZ, then ZZ
+    (two bytes IMS reserves), then the segment's data."""
+    return ["ll" / v.U2, "zz" / Hex(2)]
+
+
 def _cfh(v: Variant, version: int) -> list[Renamed]:
     """MQCFH, the PCF header of command, response and event messages."""
     return [
@@ -331,7 +338,8 @@ TEXT_FORMATS = frozenset({"MQSTR"})
 PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF"})
 
 # parts that are not headers of their own
-EMBEDDED: dict[str, Callable[[Variant, int], list[Renamed]]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}
+EMBEDDED: dict[str, Callable[[Variant, int], list[Renamed]]] = {
+    "MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh, "LLZZ": _llzz}
 
 
 @lru_cache(maxsize=256)
@@ -373,6 +381,7 @@ def layouts() -> dict[str, Layout]:
             for version in known:
                 out[f"{type_}.v{version}.{'be' if big else 'le'}"] = header_layout(
                     type_, big, "latin-1", version)
+        # (LLZZ is left out: its one field end, 2, is no MQ structure's offset)
         for name in ("MQOR", "MQCFH", *PCF_BY_NAME):
             out[f"{name}.{'be' if big else 'le'}"] = header_layout(name, big)
         out[f"MQPMR.{'be' if big else 'le'}"] = header_layout("MQPMR", big, "latin-1", 0x1F)
