@@ -397,6 +397,10 @@ MQ_HEADERS = {  # record -> (title, descriptions beyond the chained fields)
         "putmsgrecoffset": "offset of the first MQPMR from the MQDH"}),
     "MQOR": ("object record of an MQDH: one destination", {
         "objectname": "queue name", "objectqmgrname": "queue manager name"}),
+    "LLZZ": ("prefix of an IMS message segment, after an MQIIH or in Format MQIMSVS: the "
+             "segment's data follows (the first starts with the IMS transaction code)", {
+                 "ll": "length of the segment, LL and ZZ included",
+                 "zz": "reserved for IMS"}),
 }
 
 

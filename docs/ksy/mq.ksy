@@ -869,6 +869,16 @@ types:
       encoding: latin-1
       pad-right: 32
       doc: queue manager name
+  llzz:
+    doc: 'LLZZ: prefix of an IMS message segment, after an MQIIH or in Format MQIMSVS: the segment''s
+      data follows (the first starts with the IMS transaction code)'
+    seq:
+    - id: ll
+      type: u2
+      doc: length of the segment, LL and ZZ included
+    - id: zz
+      size: 2
+      doc: reserved for IMS
 enums:
   mqmd_persistence:
     -1:
