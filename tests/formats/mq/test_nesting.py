@@ -7,6 +7,10 @@ import json
 import struct
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mqtool.errors import MqtoolError
 from mqtool.formats.mq import decode as codec
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import walk
@@ -72,3 +76,28 @@ def test_built_from_nested_json_is_the_same_bytes() -> None:
                             encoding=ctx["encoding"], ccsid=ctx["codedcharsetid"],
                             payload_format=payload["format"])
         assert again == body, name
+
+
+NESTED = ["xqh-mqstr.le.ebcdic.bin", "bridge-chain.be.ebcdic.bin", "event.be.ascii.bin"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(NESTED), st.integers(0, 1 << 16), st.integers(0, 255),
+       st.integers(0, 1 << 16))
+def test_damaged_nested_chains_keep_the_error_contract_and_the_tree(
+        name: str, at: int, byte: int, cut: int) -> None:
+    """One byte changed and the body cut anywhere: nested elements stay inside their parent,
+    siblings never overlap, and nothing but an mqtool error (a ValueError with an offset)
+    escapes."""
+    body = bytearray((VECTORS / name).read_bytes())
+    body[at % len(body)] = byte
+    data = bytes(body[:cut % (len(body) + 1)])
+    mqmd = {"format": "MQEVENT", "encoding": 0x111, "codedcharsetid": 819} \
+        if name.startswith("event") else None
+    try:
+        units = list(codec.decode(data, mqmd))
+    except MqtoolError as e:
+        assert isinstance(e, ValueError) and isinstance(getattr(e, "offset", None), int)
+        return
+    for unit in units:
+        assert tree_faults([e for e in unit.elements if e.type != "properties"]) == []
