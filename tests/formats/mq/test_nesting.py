@@ -101,3 +101,17 @@ def test_damaged_nested_chains_keep_the_error_contract_and_the_tree(
         return
     for unit in units:
         assert tree_faults([e for e in unit.elements if e.type != "properties"]) == []
+
+
+def test_view_tree_nests_the_msgdesc_under_the_mqxqh() -> None:
+    from mqtool.view.fields import ELEMENT, build_tree, innermost
+
+    unit = codec.unit_of((VECTORS / "xqh-mqstr.be.ascii.bin").read_bytes())
+    root = build_tree(unit)
+    [xqh] = [n for n in root.children if n.kind == ELEMENT and n.element is not None
+             and n.element.type == "MQXQH"]
+    md = [n for n in xqh.children if n.kind == ELEMENT]
+    assert [n.element.type for n in md if n.element is not None] == ["MQMD"]
+    # MQMD Format is at offset 32 of the MQMD, 104 + 32 in the message
+    node = innermost(root, 104 + 32)
+    assert node is not None and node.name == "format" and node.parent is md[0]
