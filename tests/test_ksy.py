@@ -209,7 +209,7 @@ def test_sas_header_and_its_attachments(parsers: dict[str, Any]) -> None:
     header = parsers["sas-attachment"].SasAttachment(False, _stream(data)).header
     assert same_values(header, unit.elements[0]) == 5
     (att,) = header.attachments
-    assert same_values(att, unit.elements[1]) == 10
+    assert same_values(att, unit.elements[0].children[0]) == 10  # entries nest in the HEADER
     assert (att.qualifier2, att.type.name) == ("d:\\mytext.txt", "external_binary_file")
 
 
