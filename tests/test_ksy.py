@@ -242,7 +242,7 @@ def test_matqmsg_receiver_with_k_and_t(parsers: dict[str, Any]) -> None:
     (unit,) = api.decode("matqmsg", data, part="receiver", key_bytes=k, text_bytes=t)
     parsed = parsers["matqmsg"].Matqmsg(k, t, _stream(data))
     assert same_values(parsed.receiver, unit.elements[0]) == 6
-    entries = [el for el in unit.elements[1:]]
+    entries = unit.elements[0].children  # the entries nest in the RECEIVER
     assert len(parsed.messages) == len(entries) >= 1
     for m, el in zip(parsed.messages, entries, strict=True):
         assert m.enqueue_time == el.value("enqueue_time").raw
