@@ -409,3 +409,15 @@ def test_receivers_round_trip_through_the_declaration(
 def test_a_given_count_that_disagrees_with_the_entries_is_refused() -> None:
     with pytest.raises(BuildError, match=r"receiver\.messages_available"):
         mq_build.build_receiver({"messages_available": 3}, [{"message_length": 0}], 0, 16)
+
+
+def test_the_catalog_and_the_ksy_read_the_composition() -> None:
+    """docs/ksy counts the entries as the declaration does (not to the end: the bytes after
+    bytes_available are left unchanged by MATQMSG and are no entry)."""
+    import yaml
+
+    from mqtool import catalog
+
+    spec = yaml.safe_load(catalog.ksy("matqmsg"))
+    assert spec["seq"][-1] == {"id": "messages", "type": "message", "repeat": "expr",
+                               "repeat-expr": "receiver.messages_available"}

@@ -298,3 +298,17 @@ def test_headers_round_trip_through_the_declaration(entries: list[tuple[int, str
     assert [(e.qualifier1, e.qualifier2, e.description) for e in got.entries] == [
         (q1, q2, d) for _t, q1, q2, d, _mi, _ma in entries]
     assert sas_build.build_header(got, got.settings) == body
+
+
+def test_the_catalog_and_the_ksy_read_the_composition() -> None:
+    """``mqtool layouts`` and docs/ksy say the header's entries as the declaration does."""
+    import yaml
+
+    from mqtool import catalog
+
+    (head,) = [r for r in catalog.format_doc("sas-attachment").records if r.name == "HEADER"]
+    (member,) = head.members
+    assert (member.record, member.repeat) == (sas_layout.ENTRIES.item, sas_layout.ENTRIES.count)
+    seq = yaml.safe_load(catalog.ksy("sas-attachment"))["types"]["header"]["seq"]
+    assert seq[-1] == {"id": "attachments", "type": "attachment", "repeat": "expr",
+                       "repeat-expr": "num_attachments"}
