@@ -421,3 +421,14 @@ def test_the_catalog_and_the_ksy_read_the_composition() -> None:
     spec = yaml.safe_load(catalog.ksy("matqmsg"))
     assert spec["seq"][-1] == {"id": "messages", "type": "message", "repeat": "expr",
                                "repeat-expr": "receiver.messages_available"}
+
+
+def test_view_shows_the_entries_under_the_receiver() -> None:
+    from mqtool.view.fields import ELEMENT, build_tree
+
+    unit = one(REC1, selection=SEL1)
+    (head,) = [n for n in build_tree(unit).children if n.kind == ELEMENT]
+    entries = [n for n in head.children if n.kind == ELEMENT]
+    assert [(n.start, n.end, n.path) for n in entries] == [(0x20, 0x40, "messages[1]"),
+                                                           (0x40, 0x60, "messages[2]")]
+    assert (head.start, head.end) == (0, 96)

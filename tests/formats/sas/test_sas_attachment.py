@@ -312,3 +312,12 @@ def test_the_catalog_and_the_ksy_read_the_composition() -> None:
     seq = yaml.safe_load(catalog.ksy("sas-attachment"))["types"]["header"]["seq"]
     assert seq[-1] == {"id": "attachments", "type": "attachment", "repeat": "expr",
                        "repeat-expr": "num_attachments"}
+
+
+def test_view_shows_the_entries_under_the_header() -> None:
+    from mqtool.view.fields import ELEMENT, build_tree
+
+    unit, _ = sas_decode.decode_header(ZOS_HEADER)
+    (head,) = [n for n in build_tree(unit).children if n.kind == ELEMENT]
+    (entry,) = [n for n in head.children if n.kind == ELEMENT]
+    assert (head.start, head.end, entry.start, entry.end, entry.path) == (0, 164, 0x50, 164, "attachment[1]")
