@@ -432,3 +432,30 @@ def test_view_shows_the_entries_under_the_receiver() -> None:
     assert [(n.start, n.end, n.path) for n in entries] == [(0x20, 0x40, "messages[1]"),
                                                            (0x40, 0x60, "messages[2]")]
     assert (head.start, head.end) == (0, 96)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 95), st.integers(0, 255)), max_size=4), st.integers(1, 96),
+       st.sampled_from([(0, 16), (16, 0), (0, 32)]))
+def test_damaged_receivers_decode_or_fail_cleanly(edits: list[tuple[int, int]], cut: int,
+                                                  kt: tuple[int, int]) -> None:
+    """The error contract of the receiver decoder over cut and damaged receivers: no
+    exception, every fault placed inside the input, the entries nested in the RECEIVER
+    without overlapping, and (whole, undamaged entries) build(decode(x)) == x."""
+    data = bytearray(REC1)
+    for pos, value in edits:
+        data[pos] = value
+    x = bytes(data[:cut])
+    (unit,) = mq_decode.decode(x, part="receiver", key_bytes=kt[0], text_bytes=kt[1], codepage="binary")
+    assert all(0 <= p.offset <= len(x) and p.reason for p in unit.errors + unit.problems)
+    assert tree_faults(unit.elements) == []
+    if not unit.elements or unit.elements[0].type != "RECEIVER":
+        return
+    head = unit.elements[0]
+    assert {c.type for c in head.children} <= {"MESSAGE"}
+    whole = [c for c in head.children if c.length == 16 + kt[0] + kt[1]]
+    fields = {n: v for n, v in head.all_values.items() if n != "reserved"}
+    if (not unit.errors and not unit.problems and len(whole) == head.value("messages_available")
+            and head.end == len(x) and fields["bytes_available"] == len(x)):
+        again = mq_build.build_receiver(fields, [c.all_values for c in whole], *kt)
+        assert again == x[:head.end]
