@@ -225,7 +225,6 @@ ENTRIES = Repeat("attachment", "ATTACHMENT", count="num_attachments",
 HEADER_MESSAGE = Nest("header", "HEADER", then=ENTRIES)
 VARIABLES = Repeat("variable", "VARIABLE", title="VARIABLE[{index}] element at offset X'{offset:04X}'")
 INDEXES_RUN = Repeat("index", "INDEX", title="INDEX[{index}] element at offset X'{offset:04X}'")
-RUNS = (VARIABLES, INDEXES_RUN)
 
 
 def layout_named(lay: Layouts, name: str) -> Layout:
