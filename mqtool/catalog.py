@@ -189,7 +189,7 @@ def _csq1logp() -> FormatDoc:
 
 
 def _sas() -> FormatDoc:
-    from mqtool.formats.sas.layout import PROFILES, layouts
+    from mqtool.formats.sas.layout import ENTRIES, HEADER_MESSAGE, PROFILES, layouts
 
     lay = layouts()
     names = {"header": "HEADER", "entry": "ATTACHMENT", "count": "COUNT", "fileinfo": "FILEINFO",
@@ -224,9 +224,9 @@ def _sas() -> FormatDoc:
         "FILEINFO": {"lrecl": "record length", "filesize": "file size in bytes"},
     }
     records = []
-    for attr, name in names.items():
-        members = (Member("attachments", "ATTACHMENT", repeat="num_attachments"),) \
-            if name == "HEADER" else ()
+    for attr, name in names.items():  # the header's entries: the composition's counted repeat
+        members = (Member(f"{ENTRIES.name}s", str(ENTRIES.item), repeat=ENTRIES.count or "eos"),) \
+            if name == HEADER_MESSAGE.record else ()
         records.append(RecordDoc(name, getattr(lay, attr), titles[name], members=members,
                                  descriptions=texts.get(name, {})))
     profiles = ", ".join(f"{k} ({s.describe()})" for k, s in PROFILES.items())
@@ -295,7 +295,16 @@ def _osb() -> FormatDoc:
 
 
 def _matqmsg() -> FormatDoc:
-    from mqtool.formats.matqmsg.layout import RECEIVER, message_layout, selection_layout
+    from mqtool.formats.matqmsg.layout import (
+        MESSAGES,
+        RECEIVER,
+        RECEIVER_TEMPLATE,
+        message_layout,
+        selection_layout,
+    )
+
+    head = RECEIVER_TEMPLATE.name  # the receiver, then its entries as the composition counts them
+    count = f"{head}.{MESSAGES.count}" if MESSAGES.count else "eos"
 
     return FormatDoc(
         name="matqmsg", title="IBM i MI instruction MATQMSG (Materialize Queue Messages) templates",
@@ -337,7 +346,7 @@ def _matqmsg() -> FormatDoc:
         ),
         params={"key_bytes": "K: key bytes per message entry (selection template key_bytes)",
                 "text_bytes": "T: text bytes per message entry (selection template text_bytes)"},
-        top=(Part("receiver", "RECEIVER"), Part("messages", "MESSAGE", repeat="eos")),
+        top=(Part(head, RECEIVER_TEMPLATE.record), Part(MESSAGES.name, str(MESSAGES.item), repeat=count)),
         commands=("decode matqmsg", "build-request matqmsg"),
     )
 
