@@ -8,6 +8,8 @@ header" and "Redolog Entries").
   trailing data; RLLEN = 48 + rl_intent_len).
 * The intent list's first halfword says its format (``INTENT_LIST``): X'0001' is format 1
   (row updates), anything else is format 2's list length (table-level requests).
+* A format-2 list spans its first halfword's length (``FORMAT2_LENGTH``), a 2-byte trailer
+  after it.
 * A format-1 list is its 8-byte header, then update segments to the end of the list
   (``SEGMENTS``), each a halfword length (not counting itself) and that many bytes.
 
@@ -31,6 +33,11 @@ ENTRY = Record("RLHDR", "rl_len", ("RLHDR",), fixed=False, key=EYECATCHER,
                trailing=follows("intents", "rl_intent_len", content=INTENT_LIST))
 REDOLOG = Chain(key=At("RLHDR", "rl_eye"), length=At("RLHDR", "rl_len"),
                 records={ENTRY.type: ENTRY})
+# Format 2: the list's first halfword is its length (incl. itself); the header, the fixed
+# body and the parameter data and key name R2BOPARM / R2BOMISC point at lie inside it (the
+# base those offsets count from is the format's judgement: ``decode.resolve_body_base``);
+# the 2-byte trailer the passed length also counts follows it.
+FORMAT2_LENGTH = At("R2HDR", "r2_len")
 SEGMENTS = Prefixed("r1seg", "R1SEG", "r1_seglen",
                     title="Format-1 update segment {number} at offset X'{offset:04X}'")
 

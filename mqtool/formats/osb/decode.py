@@ -14,6 +14,7 @@ from mqtool.errors import DecodeError, InputError
 from mqtool.formats.osb.compose import (
     ENTRY,
     ENTRY_LENGTH,
+    FORMAT2_LENGTH,
     INTENT_LENGTH,
     REDOLOG,
     SEGMENTS,
@@ -383,6 +384,24 @@ def resolve_body_base(buf: bytes, lo: int, end: int, parm: int, misc: int, movta
 
 def _format2(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
              passed: int | None) -> int:
+    """A format-2 list: its header spans the list length (``FORMAT2_LENGTH``), the body,
+    parameter data, key name and unparsed bytes nested under it; the trailer after it."""
+    first = len(unit.elements)
+    pos = _format2_parts(unit, data, lo, limit, ctx, passed)
+    hdr = unit.elements[first] if len(unit.elements) > first else None
+    if hdr is not None and hdr.type == FORMAT2_LENGTH.layout and hdr.spans[-1].end == lo + R2_BODY:
+        stop = min(lo + hdr.value_as(FORMAT2_LENGTH.field, int), limit)
+        last = first + 1
+        while last < len(unit.elements) and unit.elements[last].end <= stop:
+            last += 1
+        if last > first + 1:
+            hdr.length = stop - lo
+            nest(hdr, unit.elements, first + 1, last)
+    return pos
+
+
+def _format2_parts(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
+                   passed: int | None) -> int:
     lay = ctx.lay
     hdr = _parse(unit, lay.r2hdr, data, lo, "r2", f"Format-2 intent list header at {_at(lo)}", limit)
     if hdr is None:
@@ -635,9 +654,9 @@ def _format1(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
     return pos
 
 
-def nest(parent: Element, elements: list[Element], first: int) -> None:
-    """``elements[first:]`` become ``parent``'s children; it spans them."""
-    parent.children, elements[first:] = elements[first:], []
+def nest(parent: Element, elements: list[Element], first: int, last: int | None = None) -> None:
+    """``elements[first:last]`` become ``parent``'s children; it spans them."""
+    parent.children, elements[first:last] = elements[first:last], []
     if parent.children:
         parent.length = max(parent.length, max(c.end for c in parent.children) - parent.offset)
 

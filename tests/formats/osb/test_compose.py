@@ -125,3 +125,18 @@ def test_damaged_entries_keep_the_error_contract(intent: bytes, data: st.DataObj
         assert tree_faults(unit.elements) == []
         for p in (*unit.errors, *unit.problems):
             assert 0 <= p.offset <= len(blob), p
+
+
+def test_a_format2_list_nests_what_its_length_covers() -> None:
+    """The manual's sample 6 (MOVTAB): r2_len 74 covers the 10-byte header and the 64-byte
+    body; the 2-byte trailer the passed length counts lies after it."""
+    from tests.helpers import seed_bytes
+
+    unit = one(seed_bytes("osb/sample6.intent.dump"), part="intent")
+    [hdr] = unit.elements
+    assert (hdr.type, hdr.offset, hdr.length) == ("R2HDR", 0, 74)
+    assert [(c.type, c.offset, c.length) for c in hdr.children] == [("R2BODY", 10, 64)]
+    intent = osb_build.build_format2({"r2b_table": "T"}, params=["AB"], key="K")
+    top = one(intent, part="intent").elements
+    assert [e.type for e in top] == ["R2HDR", "R2TRAILER"] and tree_faults(top) == []
+    assert top[0].length == int.from_bytes(intent[:2]) and top[1].offset == top[0].end
