@@ -140,9 +140,12 @@ def _urb() -> FormatDoc:
 
 
 def _csq1logp() -> FormatDoc:
-    from mqtool.formats.csq1logp.layout import layouts
+    from mqtool.compose import Nest
+    from mqtool.formats.csq1logp.layout import DATA_LENGTH, VARIABLE, layouts
 
     lay = layouts()
+    nest = VARIABLE.content  # the variable part: csbora, then csvardata
+    assert isinstance(nest, Nest)
     fixed, bora = lay.logd.size, lay.bora.size
     assert fixed is not None and bora is not None
     return FormatDoc(
@@ -173,9 +176,9 @@ def _csq1logp() -> FormatDoc:
                       descriptions={"length": "block length, the BDW's 4 bytes included",
                                     "flags": "zero"}),
             RecordDoc("CSQ4LOGD", lay.logd, "fixed part of an EXTRACT record",
-                      data="csvardata", descriptions=LOGD_TEXT,
-                      members=(Member("csbora", "CSBORA",
-                                      when=f"_io.size == {fixed + bora} + ldatalen",
+                      data=nest.rest, descriptions=LOGD_TEXT,
+                      members=(Member(nest.name, nest.record,
+                                      when=f"_io.size == {fixed + bora} + {DATA_LENGTH}",
                                       doc=f"present when the record has {fixed + bora} + "
                                           "ldatalen bytes after the RDW"),)),
             RecordDoc("CSBORA", lay.bora, "before/after image flag of ALTER records",
@@ -254,6 +257,19 @@ def _sas() -> FormatDoc:
     )
 
 
+def _osb_composed() -> dict[str, tuple[str, str, str]]:
+    """What the redolog entry's declaration says follows a record's fields: (data, the
+    field holding its length, what it holds)."""
+    from mqtool.compose import describe
+    from mqtool.compose.prefixed import describe as describe_prefixed
+    from mqtool.formats.osb.compose import ENTRY, INTENT_LIST, SEGMENTS
+
+    t = ENTRY.trailing
+    assert t is not None
+    return {ENTRY.layouts[0]: (t.name, t.length, "the intent list: " + describe(INTENT_LIST)),
+            "R1HDR": (SEGMENTS.name + "s", "", describe_prefixed(SEGMENTS))}
+
+
 def _osb() -> FormatDoc:
     from mqtool.formats.osb.layout import layouts, usrextpl_layout, usrextpl_names
 
@@ -274,7 +290,11 @@ def _osb() -> FormatDoc:
         "r1browl": ("R1BROWL", "format-1 row length"),
         "r1bf": ("R1BF", "format-1 field: length and value"),
     }
-    records = [RecordDoc(name, getattr(lay, attr), title) for attr, (name, title) in titles.items()]
+    said = _osb_composed()
+    records = [RecordDoc(name, getattr(lay, attr), title, data=said.get(name, ("", "", ""))[0],
+                         data_size=said.get(name, ("", "", ""))[1],
+                         data_doc=said.get(name, ("", "", ""))[2])
+               for attr, (name, title) in titles.items()]
     records.insert(0, RecordDoc("USREXTPL", usrextpl_layout(usrextpl_names(4)),
                                 "user exit parameter list: one fullword per exit (4 shown; "
                                 "the number and order depend on the installation)"))

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from mqtool.compose import extra as compose
+from mqtool.compose import sized as compose
 from mqtool.errors import BuildError, InputError
 from mqtool.formats.matqmsg.decode import decode_selection
 from mqtool.formats.matqmsg.layout import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
-from mqtool.compose.extra import count_of, end_of, items
+from mqtool.compose.sized import count_of, end_of, items
 from mqtool.errors import DecodeError, InputError
 from mqtool.formats.matqmsg.layout import (
     ATTR_LEN,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqtool.compose import extra as compose
+from mqtool.compose import sized as compose
 from mqtool.errors import BuildError
 from mqtool.formats.sas.layout import (
     DSDEF,

@@ -12,7 +12,7 @@ from typing import Any
 
 from mqtool.codepages import codec_name, is_ebcdic
 from mqtool.compose import Repeat
-from mqtool.compose.extra import count_of, end_of, items
+from mqtool.compose.sized import count_of, end_of, items
 from mqtool.errors import DecodeError, InputError
 from mqtool.formats.sas.layout import (
     ATTACHMENT_TYPES,
