@@ -80,11 +80,13 @@ def build_pcf(pcf: Any, *, big: bool, codepage: str, ccsid: int, where: str = "p
     if not isinstance(pcf, Mapping):
         raise _fail(where, "expected an object with \"header\" and \"parameters\"")
     _only(pcf, TOP_KEYS, where)
-    params = pcf.get("parameters") or []
-    if not isinstance(params, list):
-        raise _fail(f"{where}.parameters", "expected a list")
+    for key, kind, name in (("header", Mapping, "an object"), ("meanings", Mapping, "an object"),
+                            ("parameters", list, "a list")):
+        if key in pcf and not isinstance(pcf[key], kind):
+            raise _fail(f"{where}.{key}", f"expected {name}, not {_shown(pcf[key])}")
+    params = pcf.get("parameters", [])
     body = b"".join(_param(p, f"{where}.parameters[{k}]", ctx) for k, p in enumerate(params))
-    data = _header(pcf.get("header") or {}, len(params), f"{where}.header", ctx) + body
+    data = _header(pcf.get("header", {}), len(params), f"{where}.header", ctx) + body
     check_pcf(pcf, data, ctx, where)
     return data
 
@@ -199,7 +201,7 @@ def _param(item: Any, where: str, ctx: _Ctx, depth: int = 0) -> bytes:
 def _group(item: Mapping[str, Any], layout: Any, fields: dict[str, Any], where: str, ctx: _Ctx,
            depth: int) -> bytes:
     """An MQCFGR: ParameterCount counts the parameters that follow it."""
-    members = item.get("parameters") or []
+    members = item.get("parameters", [])
     if not isinstance(members, list):
         raise _fail(f"{where}.parameters", "expected a list")
     _computed(item, "parametercount", len(members), where)
