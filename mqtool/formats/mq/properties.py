@@ -27,6 +27,14 @@ from mqtool.formats.mq.rfh2 import DT_TYPES, INT_TYPES, typed
 CHAIN_ORDER = ("MQXQH", "MQDLH", "MQMDE", "MQCIH", "MQIIH", "MQWIH", "MQRFH2", "MQTM")
 RFH2 = "MQRFH2"
 _INT = re.compile(r"^[+-]?(?:\d+|0[xX][0-9a-fA-F]+)$")
+# the keys of a 'decode mq' / 'decode auto' / 'messages' --json object: rebuilt from
+# (elements or headers, context or mqmd, payload, pcf) or shown beside what is (the rest)
+DOCUMENT_KEYS = ("format", "offset", "length", "context", "codepage", "elements", "errors",
+                 "problems", "properties", "payload", "pcf", "event", "dead_letter_reason",
+                 "message", "source", "msgtype", "correlid", "role", "payload_offset", "mqmd",
+                 "put_time", "headers", "body_length", "body_sha256", "truncated", "capture",
+                 "dead_letter")
+PAYLOAD_KEYS = ("format", "offset", "length", "encoding", "ccsid", "text", "hex")
 # an XML element name without a namespace prefix: a folder, or one level of a property name
 _XML_NAME = re.compile(r"[^\W\d][\w-]*")
 # the signed integer types of MQRFH2 (IBM MQ, "MQRFH2 - NameValueData": i1 .. i8; int: i8)
@@ -185,6 +193,11 @@ def _from_document(doc: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]],
         if not isinstance(value, Mapping):
             raise InputError(f"\"{key}\" must be an object, as 'decode mq --json' writes it "
                              f"(got {type(value).__name__})")
+    for where, obj, known in (("", doc, DOCUMENT_KEYS), ("payload.", pay, PAYLOAD_KEYS)):
+        for key in obj:
+            if key not in known:
+                raise BuildError(FORMAT, f"{where}{key}", "is not something build-request mq "
+                                                          "rebuilds or shows beside it")
     options = {"encoding": ctx.get("encoding", ENC_BIG), "ccsid": ctx.get("codedcharsetid", 819),
                "payload_format": pay.get("format", ""), "payload_encoding": pay.get("encoding"),
                "payload_ccsid": pay.get("ccsid")}
