@@ -21,7 +21,7 @@ from typing import Any
 
 from mqtool.codepages import ccsid_codec
 from mqtool.formats.mq.chain import Chain, walk
-from mqtool.formats.mq.decode import unit_of
+from mqtool.formats.mq.decode import FORMAT, MqMessage
 from mqtool.formats.mq.dumps.dmpmqmsg import property_json
 from mqtool.formats.mq.dumps.message import Message, problem_json
 from mqtool.formats.mq.events import EventSummary, event_type, reason_code
@@ -74,7 +74,8 @@ class Summary:
         data after the header chain)."""
         if self.chain is None:
             return self.payload
-        unit = unit_of(self.msg.body, self.msg.mqmd, self.chain)
+        body = self.msg.body  # the unit of decode mq, without the elements listed in headers
+        unit = MqMessage(FORMAT, 0, len(body), [], {}, [], [], chain=self.chain, body=body)
         payload: dict[str, Any] = unit.to_json(raw=True)["payload"]  # type: ignore[assignment]
         return payload
 
