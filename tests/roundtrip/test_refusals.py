@@ -87,3 +87,20 @@ def test_a_string_length_given_longer_than_the_text_is_kept() -> None:
         built = mq("build-request", "mq", "--from", "-", input=json.dumps(doc))
         assert built.status == 0, built.stderr
         assert built.stdout == (MQ / name).read_bytes()
+
+
+def test_a_pcf_payload_behind_a_header_is_built_from_pcf(tmp_path: Any) -> None:
+    """A dead-lettered event: MQDLH (172 bytes), then the PCF payload in the Encoding the
+    MQDLH announces; built from the JSON without payload bytes."""
+    event = (MQ / "event.le.ascii.bin").read_bytes()
+    made = mq("build-request", "mq", "--dlh", "reason=2051,destqname=Q", "--payload",
+              MQ / "event.le.ascii.bin", "--format", "MQEVENT", "--encoding", "546")
+    assert made.status == 0 and made.stdout.endswith(event), made.stderr
+    body = tmp_path / "dlq-event.bin"
+    body.write_bytes(made.stdout)
+    doc = json.loads(mq("decode", "mq", "--json", body).stdout)
+    assert [e["type"] for e in doc["elements"]] == ["MQDLH"] and "hex" not in doc["payload"]
+    doc["pcf"]["parameters"][4]["stringlength"] = 4  # the MQCFSL's, as the vector has it
+    built = mq("build-request", "mq", "--from", "-", input=json.dumps(doc))
+    assert built.status == 0, built.stderr
+    assert built.stdout == made.stdout
