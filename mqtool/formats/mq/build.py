@@ -28,6 +28,11 @@ FORMAT = lay.FORMAT
 RFH2_DEFAULT_NV_CCSID = 1208
 NOT_FIELDS = ("namevaluedata[", "namevaluelength[")
 PARTS = ("MQMD", "MQOR", "MQPMR")
+# what a header object may hold: read by the builder, or shown beside what it reads (the
+# offset, the names of values, an MQRMH's DestName as text beside its data)
+ELEMENT_KEYS = ("type", "offset", "length", "fields", "meanings", "notes", "data", "destname",
+                "folders", "records", "putmsgrecs", "msgdesc", "namevaluestring",
+                "children")
 SHOWN = 24  # characters of a bad value quoted in an error  # elements that belong to the header before them
 
 
@@ -97,6 +102,10 @@ def _normalise(headers: Any) -> list[dict[str, Any]]:
         if not isinstance(h, Mapping):
             raise _fail(where, f"expected an object with a \"type\", not {h!r}")
         h = dict(h)
+        unknown = [k for k in h if k not in ELEMENT_KEYS]
+        if unknown:
+            raise _fail(f"{where}.{unknown[0]}", "is not something the builder rebuilds "
+                                                 f"(it knows {', '.join(ELEMENT_KEYS)})")
         for key in ("fields", "msgdesc", "notes"):
             if h.get(key) is not None and not isinstance(h[key], Mapping):
                 raise _fail(f"{where}.{key}", "expected an object")
@@ -148,9 +157,11 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
     if mqc.chained(info) and kind != "msgdesc":
         for name, value in follows.items():
             fields.setdefault(name, value)
+    _known_fields(fields, layout.names, where)
     trailing = _trailing_bytes(headers, i, info, fields, big, codepage, layout.size or 0)
     if info.length:
         fields[info.length] = (layout.size or 0) + len(trailing)
+    start = len(out)
     out += layout.build(fields, fmt=FORMAT)
     out += trailing
     if kind == "msgdesc":
@@ -160,7 +171,19 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
         enc, cc = _next(md, enc, cc)
     elif mqc.chained(info):
         enc, cc = _next(fields, enc, cc)
+    length = spec.get("length")
+    if isinstance(length, int) and length != len(out) - start:
+        raise _fail(f"{where}.length", f"the {type_} given is {length} bytes but builds as "
+                                       f"{len(out) - start}: a cut header is not rebuilt")
     return i + 1, enc, cc
+
+
+def _known_fields(fields: Mapping[str, Any], names: Sequence[str], where: str) -> None:
+    """Every field given is one the header has (or the raw bytes of one, ``<field>_hex``)."""
+    for name in fields:
+        if name.removesuffix("_hex") not in (*names, "namevaluestring"):
+            raise _fail(f"{where}.fields.{name}", "is not a field of the header "
+                                                  f"({', '.join(names)})")
 
 
 def _version_field(fields: dict[str, Any], info: Record, where: str) -> int:
