@@ -4,9 +4,10 @@ Each entry takes its layouts from the format's own factories for the default var
 (``urb.layout.layouts()``, ``csq1logp.layout.layouts()``, ...) and adds what a reader needs
 around them: a title per record, the other variants, notes. No offset, size or type is
 written here: those are read from the ``Layout`` objects by ``mqtool.render.layouts``. How
-records compose is the format's ``mqtool.compose`` declaration (``composition=``), read by
-``render.layouts.composed`` (URB); formats not yet declared in that vocabulary still say
-their framing and repeated members here.
+records compose is the format's own ``mqtool.compose`` declaration, handed over as it is
+(``composition=``, ``after=``): ``format_doc`` fills each record's members, trailing data,
+element cases and the top-level sequence from it (``render.layouts.composed``), so no
+composition is written here either.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from mqtool.errors import InputError
-from mqtool.render.layouts import Elements, FormatDoc, Frame, Member, Part, RecordDoc, composed
+from mqtool.render.layouts import Elements, FormatDoc, Frame, Part, RecordDoc, composed
 
 # What the documents say each field holds, in a few words (names, offsets and sizes are the
 # declarations'; a test checks every name here is a declared field).
@@ -116,7 +117,7 @@ def _urb() -> FormatDoc:
     texts = {"URBH": URBH_TEXT, "URBI": URBI_TEXT}
     records = tuple(RecordDoc(name, getattr(lay, name), title, descriptions=texts.get(name, {}))
                     for name, title in titles.items())
-    return composed(FormatDoc(
+    return FormatDoc(
         name="urb", title="Adabas Event Replicator URB messages", big=True, both_orders=True,
         encoding=DEFAULT_EBCDIC,
         variants=("EBCDIC (code page 037; any EBCDIC page with --codepage) or ASCII "
@@ -133,19 +134,15 @@ def _urb() -> FormatDoc:
         elements=Elements("ELEMENT", {},
                           "one element: eyecatcher, length (of the whole element), then the "
                           "rest of the record that eyecatcher names"),
-        top=(Part("messages", "message", repeat="eos"),),
         commands=("decode urb", "build-request urb"),
         composition=MESSAGE, resolve=lay.layout,
-    ))
+    )
 
 
 def _csq1logp() -> FormatDoc:
-    from mqtool.compose import Nest
-    from mqtool.formats.csq1logp.layout import DATA_LENGTH, VARIABLE, layouts
+    from mqtool.formats.csq1logp.layout import RECORD, layouts, resolver
 
     lay = layouts()
-    nest = VARIABLE.content  # the variable part: csbora, then csvardata
-    assert isinstance(nest, Nest)
     fixed, bora = lay.logd.size, lay.bora.size
     assert fixed is not None and bora is not None
     return FormatDoc(
@@ -176,23 +173,19 @@ def _csq1logp() -> FormatDoc:
                       descriptions={"length": "block length, the BDW's 4 bytes included",
                                     "flags": "zero"}),
             RecordDoc("CSQ4LOGD", lay.logd, "fixed part of an EXTRACT record",
-                      data=nest.rest, descriptions=LOGD_TEXT,
-                      members=(Member(nest.name, nest.record,
-                                      when=f"_io.size == {fixed + bora} + {DATA_LENGTH}",
-                                      doc=f"present when the record has {fixed + bora} + "
-                                          "ldatalen bytes after the RDW"),)),
+                      descriptions=LOGD_TEXT),
             RecordDoc("CSBORA", lay.bora, "before/after image flag of ALTER records",
                       descriptions={"csbora": "if csverb is ALTER: whether the data is the "
                                     "before or the after copy of the object"}),
         ),
-        frame=Frame("RDW", "length", "CSQ4LOGD"),
-        top=(Part("records", "record", repeat="eos"),),
+        frame=Frame("RDW", "length", RECORD.type),
         commands=("decode csq1logp", "extract", "spark-extract"),
+        composition=RECORD, resolve=resolver(),
     )
 
 
 def _sas() -> FormatDoc:
-    from mqtool.formats.sas.layout import ENTRIES, HEADER_MESSAGE, PROFILES, layouts
+    from mqtool.formats.sas.layout import HEADER_MESSAGE, PROFILES, layout_named, layouts
 
     lay = layouts()
     names = {"header": "HEADER", "entry": "ATTACHMENT", "count": "COUNT", "fileinfo": "FILEINFO",
@@ -226,12 +219,8 @@ def _sas() -> FormatDoc:
         "COUNT": {"count": "number of sequenced messages of the attachment"},
         "FILEINFO": {"lrecl": "record length", "filesize": "file size in bytes"},
     }
-    records = []
-    for attr, name in names.items():  # the header's entries: the composition's counted repeat
-        members = (Member(f"{ENTRIES.name}s", str(ENTRIES.item), repeat=ENTRIES.count or "eos"),) \
-            if name == HEADER_MESSAGE.record else ()
-        records.append(RecordDoc(name, getattr(lay, attr), titles[name], members=members,
-                                 descriptions=texts.get(name, {})))
+    records = [RecordDoc(name, getattr(lay, attr), titles[name], descriptions=texts.get(name, {}))
+               for attr, name in names.items()]
     profiles = ", ".join(f"{k} ({s.describe()})" for k, s in PROFILES.items())
     return FormatDoc(
         name="sas-attachment",
@@ -252,25 +241,13 @@ def _sas() -> FormatDoc:
                "SAS numbers in observations are IBM hexadecimal floating point from z/OS and "
                "IEEE elsewhere; missing values (`.`, `.A`-`.Z`, `._`) are recognised."),
         records=tuple(records),
-        top=(Part("header", "HEADER", doc="the attachment header message"),),
         commands=("decode sas-attachment", "reassemble attachment", "build-request sas-attachment"),
+        composition=HEADER_MESSAGE, resolve=lambda name: layout_named(lay, name),
     )
 
 
-def _osb_composed() -> dict[str, tuple[str, str, str]]:
-    """What the redolog entry's declaration says follows a record's fields: (data, the
-    field holding its length, what it holds)."""
-    from mqtool.compose import describe
-    from mqtool.compose.prefixed import describe as describe_prefixed
-    from mqtool.formats.osb.compose import ENTRY, INTENT_LIST, SEGMENTS
-
-    t = ENTRY.trailing
-    assert t is not None
-    return {ENTRY.layouts[0]: (t.name, t.length, "the intent list: " + describe(INTENT_LIST)),
-            "R1HDR": (SEGMENTS.name + "s", "", describe_prefixed(SEGMENTS))}
-
-
 def _osb() -> FormatDoc:
+    from mqtool.formats.osb.compose import REDOLOG, SEGMENTS, resolver
     from mqtool.formats.osb.layout import layouts, usrextpl_layout, usrextpl_names
 
     lay = layouts()
@@ -290,11 +267,7 @@ def _osb() -> FormatDoc:
         "r1browl": ("R1BROWL", "format-1 row length"),
         "r1bf": ("R1BF", "format-1 field: length and value"),
     }
-    said = _osb_composed()
-    records = [RecordDoc(name, getattr(lay, attr), title, data=said.get(name, ("", "", ""))[0],
-                         data_size=said.get(name, ("", "", ""))[1],
-                         data_doc=said.get(name, ("", "", ""))[2])
-               for attr, (name, title) in titles.items()]
+    records = [RecordDoc(name, getattr(lay, attr), title) for attr, (name, title) in titles.items()]
     records.insert(0, RecordDoc("USREXTPL", usrextpl_layout(usrextpl_names(4)),
                                 "user exit parameter list: one fullword per exit (4 shown; "
                                 "the number and order depend on the installation)"))
@@ -307,25 +280,24 @@ def _osb() -> FormatDoc:
                "`inferred` fields are reconstructed; `unknown` words are named by their offset "
                "(`unk_0c`) and shown in hex; `synthetic` fields belong to mqtool's own "
                "format-1 layout, used by its builders and never found in real data.",
-               "The redolog header is followed by the intent list (rl_intent_len bytes) in "
-               "format 1 (row updates) or format 2 (table-level requests, R2HDR + R2BODY)."),
+               "The intent list is in format 1 (row updates: R1HDR, then update segments) or "
+               "format 2 (table-level requests: R2HDR, R2BODY, parameters, key name)."),
         records=tuple(records),
         commands=("decode redolog",),
+        # a format-1 list's update segments follow its header to the end of the list
+        composition=REDOLOG, resolve=resolver(lay.codepage), after={"R1HDR": SEGMENTS},
     )
 
 
 def _matqmsg() -> FormatDoc:
     from mqtool.formats.matqmsg.layout import (
-        MESSAGES,
         RECEIVER,
         RECEIVER_TEMPLATE,
         message_layout,
         selection_layout,
     )
 
-    head = RECEIVER_TEMPLATE.name  # the receiver, then its entries as the composition counts them
-    count = f"{head}.{MESSAGES.count}" if MESSAGES.count else "eos"
-
+    declared = {x.name: x for x in (RECEIVER, message_layout(0, 0), selection_layout(0, 0))}
     return FormatDoc(
         name="matqmsg", title="IBM i MI instruction MATQMSG (Materialize Queue Messages) templates",
         big=True, encoding="cp037",
@@ -346,14 +318,14 @@ def _matqmsg() -> FormatDoc:
                           "messages_on_queue": "number of messages on the queue",
                           "max_message_size": "maximum size of a message on the queue",
                           "key_size": "key length of the queue"}),
-            RecordDoc("MESSAGE", message_layout(0, 0),
+            RecordDoc("MESSAGE", declared["MESSAGE"],
                       "one message entry of the receiver",
                       sizes={"key": "_root.key_bytes", "text": "_root.text_bytes"},
                       descriptions={"enqueue_time": "when the message was enqueued (MI time)",
                                     "message_length": "length of the whole message text",
                                     "key": "the message's key, K bytes",
                                     "text": "the message text, T bytes (as much as fits)"}),
-            RecordDoc("SELECTION", selection_layout(0, 0),
+            RecordDoc("SELECTION", declared["SELECTION"],
                       "message selection template (operand 3), its key after it",
                       sizes={"key": "_io.size - _io.pos"},
                       descriptions={
@@ -366,7 +338,7 @@ def _matqmsg() -> FormatDoc:
         ),
         params={"key_bytes": "K: key bytes per message entry (selection template key_bytes)",
                 "text_bytes": "T: text bytes per message entry (selection template text_bytes)"},
-        top=(Part(head, RECEIVER_TEMPLATE.record), Part(MESSAGES.name, str(MESSAGES.item), repeat=count)),
+        composition=RECEIVER_TEMPLATE, resolve=declared.__getitem__,
         commands=("decode matqmsg", "build-request matqmsg"),
     )
 
@@ -449,7 +421,7 @@ def _mq() -> FormatDoc:
     from mqtool.formats.mq.mqmd import V1_FIELD_COUNT, mqmd_layout
 
     layout = mqmd_layout()
-    return composed(FormatDoc(
+    return FormatDoc(
         name="mq", title="IBM MQ message descriptor (MQMD) and the MQ headers that follow it",
         big=True, both_orders=True, encoding="latin-1",
         variants=("version 1: the first " + str(V1_FIELD_COUNT) + " fields "
@@ -470,11 +442,11 @@ def _mq() -> FormatDoc:
         composition=CHAIN, resolve=resolver(),
         commands=("decode mq", "build-request mq", "decode auto", "reassemble attachment",
                   "decode sas-attachment"),
-    ))
+    )
 
 
 # the documentation of each format of ``registry.CODECS`` (names, aliases and order are the
-# registry's)
+# registry's), before ``composed`` fills in what its composition declares
 FORMATS: dict[str, Callable[[], FormatDoc]] = {
     "urb": _urb,
     "csq1logp": _csq1logp,
@@ -490,7 +462,7 @@ def format_doc(name: str) -> FormatDoc:
     """The documentation model of one format (a name or alias of ``registry.CODECS``)."""
     from mqtool.registry import codec
 
-    return FORMATS[codec(name).name]()
+    return composed(FORMATS[codec(name).name]())
 
 
 def formats() -> Iterator[FormatDoc]:

@@ -192,15 +192,47 @@ def test_urb_format_table_with_its_urbgs(parsers: dict[str, Any]) -> None:
     assert same_values(s_item.body, urbs) == 20 and s_item.body.urbsdata == urbs.data == b"\x01\x02\x03\x04"
 
 
-def test_csq1logp_record_and_the_199_200_rule(parsers: dict[str, Any]) -> None:
-    data = seed_bytes("csq1logp/mqput-rdw.dump")
-    (unit,) = api.decode("csq1logp", data)
-    (rec,) = parsers["csq1logp"].Csq1logp(_stream(data)).records
-    rdw, logd = unit.elements[0], unit.elements[1]
-    assert same_values(rec.rdw, rdw) == 2
-    assert same_values(rec.csq4logd, logd) == 23  # 22 fixed fields + csbora
-    assert rec.csq4logd.csbora is not None and rec.csq4logd.csbora.csbora == ""
-    assert rec.csq4logd.csvardata == "HELLO WORLD".encode("cp037")
+def _csq1logp_records(parsed: Any, data: bytes) -> list[tuple[Any, Element, Element]]:
+    """Each Kaitai record with mqtool's RDW and CSQ4LOGD elements of the same record."""
+    units = api.decode("csq1logp", data)
+    assert not any(u.errors for u in units)
+    els = [el for u in units for el in u.elements]
+    pairs = list(zip(els[0::2], els[1::2], strict=True))
+    assert [(r.type, d.type) for r, d in pairs] == [("RDW", "CSQ4LOGD")] * len(pairs)
+    return [(rec, r, d) for rec, (r, d) in zip(parsed.records, pairs, strict=True)]
+
+
+@pytest.mark.parametrize("seed", ["csq1logp/mqput-rdw.dump", "csq1logp/hello-2seg.dump"])
+def test_csq1logp_records_and_the_199_200_rule(parsers: dict[str, Any], seed: str) -> None:
+    """Every record of the seeds: the fixed part, csbora (nested by mqtool, present by the
+    hook's declared condition in the .ksy) and csvardata read the same both ways."""
+    data = seed_bytes(seed)
+    parsed = parsers["csq1logp"].Csq1logp(_stream(data))
+    for rec, rdw, logd in _csq1logp_records(parsed, data):
+        assert same_values(rec.rdw, rdw) == 2
+        assert same_values(rec.csq4logd, logd) == 22  # the fixed part's fields
+        (bora,) = logd.children  # the variable part: csbora, then csvardata, nested
+        assert same_values(rec.csq4logd.csbora, bora) == 1
+        assert rec.csq4logd.csvardata == bora.data
+    one = seed_bytes("csq1logp/mqput-rdw.dump")
+    (rec, _, logd), = _csq1logp_records(parsers["csq1logp"].Csq1logp(_stream(one)), one)
+    assert rec.csq4logd.csbora.csbora == "" and logd.children[0].data == "HELLO WORLD".encode("cp037")
+
+
+def test_csq1logp_record_without_csbora(parsers: dict[str, Any]) -> None:
+    """A record of 199 + ldatalen bytes after its RDW carries no csbora byte: the .ksy's
+    condition (declared with the format's hook) leaves it out as mqtool does."""
+    from datetime import datetime
+
+    from mqtool.formats.csq1logp.build import build_record
+
+    data = build_record({"csrecorddate": datetime(2024, 3, 15, 13, 45), "csverb": "MQPUT"},
+                        b"\xC1\xC2\xC3", bora=False)
+    (rec, rdw, logd), = _csq1logp_records(parsers["csq1logp"].Csq1logp(_stream(data)), data)
+    assert rdw.value("length") == 4 + 199 + 3 and not logd.children
+    assert getattr(rec.csq4logd, "csbora", None) is None  # Kaitai leaves an absent member unset
+    assert same_values(rec.csq4logd, logd) == 22
+    assert rec.csq4logd.csvardata == logd.data == b"\xC1\xC2\xC3"
 
 
 def test_sas_header_and_its_attachments(parsers: dict[str, Any]) -> None:
@@ -208,7 +240,7 @@ def test_sas_header_and_its_attachments(parsers: dict[str, Any]) -> None:
     (unit,) = api.decode("sas-attachment", data)
     header = parsers["sas-attachment"].SasAttachment(False, _stream(data)).header
     assert same_values(header, unit.elements[0]) == 5
-    (att,) = header.attachments
+    (att,) = header.attachment
     assert same_values(att, unit.elements[0].children[0]) == 10  # entries nest in the HEADER
     assert (att.qualifier2, att.type.name) == ("d:\\mytext.txt", "external_binary_file")
 
@@ -223,15 +255,46 @@ def test_sas_little_endian_header(parsers: dict[str, Any]) -> None:
     header = parsers["sas-attachment"].SasAttachment(True, _stream(body)).header
     ints = [s for s in unit.elements[0].spans if s.kind == "int"]
     assert [getattr(header, s.name) for s in ints] == [s.value for s in ints]
-    assert header.num_attachments == 1 and header.attachments[0].type.value == 3
+    assert header.num_attachments == 1 and header.attachment[0].type.value == 3
 
 
 def test_redolog_header(parsers: dict[str, Any]) -> None:
+    """A header alone (the seed: a header as the exit is passed it): its fields."""
     data = seed_bytes("osb/sample1.header.dump")
     (unit,) = api.decode("redolog", data)
-    rl = parsers["redolog"].Redolog.Rlhdr(_stream(data))
+    rl = parsers["redolog"].Redolog.Rlhdr(_stream(data + bytes(374)))  # its intents: any bytes
     assert same_values(rl, unit.elements[0]) == 13
     assert (rl.rl_len, rl.rl_intent_len, rl.rl_eye) == (422, 374, "REDODATA")
+
+
+@pytest.mark.parametrize("intent", ["osb/synthetic/format1.synthetic.dump",
+                                    "osb/sample6.intent.dump",
+                                    "osb/synthetic/clrtab.synthetic.dump"])
+def test_redolog_entries_and_their_intent_lists(parsers: dict[str, Any], intent: str) -> None:
+    """Entries back to back, each a header and its intent list (the seed's), built by
+    mqtool: the .ksy reads the headers, the list's format (switch on its first halfword)
+    and a format-1 list's update segments (length-prefixed items) as mqtool does."""
+    from mqtool.formats.osb.build import build_entry
+
+    body = seed_bytes(intent)
+    (ref,) = api.decode("redolog", body)  # the intent list alone
+    data = build_entry({"rl_seq": 1}, body) + build_entry({"rl_seq": 2}, body)
+    units = api.decode("redolog", data)
+    entries = parsers["redolog"].Redolog(_stream(data)).rlhdrs
+    assert len(entries) == len(units) == 2
+    for entry, unit in zip(entries, units, strict=True):
+        head = unit.elements[0]
+        assert same_values(entry, head) == 13
+        assert entry.rl_intent_len == len(entry.intents.intent._io.to_byte_array()) == len(body)
+        lst = head.children[0]  # the intent list, nested under its header
+        assert lst.type == ref.elements[0].type in ("R1HDR", "R2HDR")
+        assert type(entry.intents.intent).__name__ == lst.type.capitalize()
+        assert same_values(entry.intents.intent, lst) == {"R1HDR": 4, "R2HDR": 5}[lst.type]
+        segments = getattr(entry.intents.intent, "r1seg", [])
+        kids = [c for c in lst.children if c.type == "R1SEG"]
+        assert len(segments) == len(kids) == (2 if lst.type == "R1HDR" else 0)
+        for seg, el in zip(segments, kids, strict=True):
+            assert seg.r1_seglen == el.value("r1_seglen") == len(seg.body) == el.length - 2
 
 
 def test_matqmsg_receiver_with_k_and_t(parsers: dict[str, Any]) -> None:
@@ -242,9 +305,9 @@ def test_matqmsg_receiver_with_k_and_t(parsers: dict[str, Any]) -> None:
     (unit,) = api.decode("matqmsg", data, part="receiver", key_bytes=k, text_bytes=t)
     parsed = parsers["matqmsg"].Matqmsg(k, t, _stream(data))
     assert same_values(parsed.receiver, unit.elements[0]) == 6
-    entries = unit.elements[0].children  # the entries nest in the RECEIVER
-    assert len(parsed.messages) == len(entries) >= 1
-    for m, el in zip(parsed.messages, entries, strict=True):
+    entries = unit.elements[0].children  # the entries nest in the RECEIVER, as in the .ksy
+    assert len(parsed.receiver.messages) == len(entries) >= 1
+    for m, el in zip(parsed.receiver.messages, entries, strict=True):
         assert m.enqueue_time == el.value("enqueue_time").raw
         assert m.message_length == el.value("message_length")
         assert m.key.rstrip("\x00").rstrip(" ") == el.value("key")

@@ -22,10 +22,7 @@ params:
 seq:
 - id: receiver
   type: receiver
-- id: messages
-  type: message
-  repeat: expr
-  repeat-expr: receiver.messages_available
+  doc: a RECEIVER, then messages_available items of MESSAGE
 types:
   receiver:
     doc: 'RECEIVER: receiver (materialization) template header'
@@ -51,6 +48,10 @@ types:
     - id: reserved
       size: 8
       doc: reserved, binary zero
+    - id: messages
+      type: message
+      repeat: expr
+      repeat-expr: messages_available
   message:
     doc: 'MESSAGE: one message entry of the receiver'
     seq:

@@ -27,7 +27,7 @@ params:
 seq:
 - id: header
   type: header
-  doc: the attachment header message
+  doc: a HEADER, then num_attachments items of ATTACHMENT
 types:
   header:
     doc: 'HEADER: attachment header (MsgType 100000), its ATTACHMENT entries after it'
@@ -47,7 +47,7 @@ types:
     - id: num_attachments
       type: s4
       doc: number of ATTACHMENT entries that follow
-    - id: attachments
+    - id: attachment
       type: attachment
       repeat: expr
       repeat-expr: num_attachments

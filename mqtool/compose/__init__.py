@@ -213,10 +213,17 @@ class Hook:
     """A format's own judgement whether ``content`` describes the data: the walker calls
     the function the format registered under ``name`` (see ``mqtool.compose.walk.Hooks``).
     Without ``content`` the hook reads the data itself (the MQRFH2 folders: length-prefixed
-    XML, not records)."""
+    XML, not records).
+
+    ``when`` is the judgement as far as a Kaitai Struct spec can say it: an expression over
+    the owner's fields (``_io.size`` the owner's size) true when the content is there; ``says``
+    is the same in words, for the docs. Both are declared next to the hook, so the ``.ksy``
+    condition and the documentation are read from it, not restated."""
 
     name: str
     content: Content | None = None
+    when: str = ""
+    says: str = ""
 
 
 Content: TypeAlias = Repeat | Switch | Nest | When | Hook

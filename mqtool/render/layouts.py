@@ -13,17 +13,38 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypedDict
+from typing import Any, TypeAlias, TypedDict
 
 import yaml
 from construct import Adapter, Bytes, Construct, FormatField, Renamed
 
-from mqtool.compose import At, Chain, Envelope, Nest, Previous, Record, counted, key_text
+from mqtool.compose import (
+    At,
+    Chain,
+    Content,
+    Envelope,
+    Hook,
+    Nest,
+    Previous,
+    Record,
+    Repeat,
+    Switch,
+    counted,
+    key_text,
+)
 from mqtool.compose import describe as content_text
+from mqtool.compose.prefixed import Prefixed
 from mqtool.layout import INT_CODES, Annotated, Eye, FieldInfo, Hex, HexInt, Layout, Reserved, Stck, Text
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT
+
+Composition: TypeAlias = Envelope | Chain | Record | Nest
+"""What ``FormatDoc.composition`` may hold: a unit (``Envelope``), records back to back
+(``Chain``), one record and what trails it (``Record``), or a record and what follows it
+inside it (``Nest``)."""
+
+
 
 # --------------------------------------------------------------------------- the model
 
@@ -66,6 +87,7 @@ class RecordDoc:
     descriptions: Mapping[str, str] = field(default_factory=dict)  # field -> what it holds
     data_size: str = ""  # the field holding the data's length (else: to the end)
     data_doc: str = ""  # what the data holds
+    data_switch: Switch | None = None  # the record the data holds, chosen by a field at its start
 
 
 @dataclass(frozen=True)
@@ -110,8 +132,10 @@ class FormatDoc:
     params: Mapping[str, str] = field(default_factory=dict)  # Kaitai params: name -> doc
     both_orders: bool = False  # big- and little-endian variants (Kaitai: the is_le param)
     commands: tuple[str, ...] = ()
-    composition: Envelope | Chain | None = None  # how records compose; ``composed`` reads it
+    composition: Composition | None = None  # how records compose; ``composed`` reads it
     resolve: Callable[[str], Layout] | None = None  # the composition's layout names
+    # what follows a record (by name) to the end of the data it is in, declared apart from it
+    after: Mapping[str, Content | Prefixed] = field(default_factory=dict)
 
     def record(self, name: str) -> RecordDoc:
         for r in self.records:
@@ -127,42 +151,79 @@ class _Filled(TypedDict, total=False):
     data: str
     data_size: str
     data_doc: str
+    data_switch: Switch
 
 
 def composed(fmt: FormatDoc) -> FormatDoc:
     """``fmt`` with what its composition declares filled in: each record's trailing data
-    (name, the field holding its length, what it holds) or counted members, the element
-    chain's cases (key -> record). Formats without a ``composition`` come back unchanged.
-    A chain keyed by ``Previous`` (the MQ headers: the Format of one names the next) has no
-    head layout: its cases go into a note, and trailing data placed by no fields of its own
-    runs to the record's length field."""
+    (name, the field holding its length, what it holds; a switch on a field at its start),
+    its counted or optional members (a ``Hook``'s declared condition), the element chain's
+    cases (key -> record), the top-level sequence, and what ``after`` says follows a record
+    (length-prefixed items: each item record's body). Formats without a ``composition``
+    come back unchanged. A chain keyed by ``Previous`` (the MQ headers: the Format of one
+    names the next) has no head layout: its cases go into a note."""
     comp, resolve = fmt.composition, fmt.resolve
     if comp is None or resolve is None:
         return fmt
+    said: dict[str, _Filled] = {}
+    known = {r.name for r in fmt.records}
+    for name, what in fmt.after.items():
+        said.update(_after_doc(name, what))
+    if isinstance(comp, Nest):
+        said[comp.record] = _content_doc(comp.then, "", resolve, known)
+        fmt = replace(fmt, top=fmt.top or (Part(comp.name, comp.record, doc=content_text(comp)),))
+    elif isinstance(comp, Record):
+        said[comp.layouts[0]] = _trailing_doc(comp, resolve, known)
+    else:
+        fmt, chained = _chain_doc(fmt, comp, resolve, known)
+        said.update(chained)
+    names = {r.name.lower(): r.name for r in fmt.records}
+    unknown = [n for n in said if n.lower() not in names]
+    if unknown:
+        raise TypeError(f"{fmt.name}: the composition names records not documented: {unknown}")
+    filled = {names[n.lower()]: v for n, v in said.items()}
+    return replace(fmt, records=tuple(replace(r, **filled.get(r.name, {})) for r in fmt.records))
+
+
+def _chain_doc(fmt: FormatDoc, comp: Envelope | Chain, resolve: Callable[[str], Layout],
+               known: Collection[str]) -> tuple[FormatDoc, dict[str, _Filled]]:
+    """A chain's records' trailing data, and ``fmt`` with the chain said: the element cases
+    and head (keyed ``At`` a head layout), records back to back (keyed ``At`` the record's
+    own layout), or a note (keyed ``Previous``)."""
     chain = comp.chain if isinstance(comp, Envelope) else comp
-    names = {r.name for r in fmt.records}
     said: dict[str, _Filled] = {}
     for rec in chain.records.values():
         if rec.trailing is not None:
-            target = rec.layouts[0] if rec.layouts[0] in names else rec.type
-            said[target] = _trailing_doc(rec, resolve)
-    records = tuple(replace(r, **said.get(r.name, {})) for r in fmt.records)
-    cases = {str(key_text(rec, resolve)): rec.type if isinstance(chain.key, Previous)
-             else rec.layouts[0] for rec in chain.records.values()}
+            target = rec.layouts[0] if rec.layouts[0] in known else rec.type
+            said[target] = _trailing_doc(rec, resolve, known)
+    records = list(chain.records.values())
     if isinstance(chain.key, Previous):
-        follows = ", ".join(f"`{rec.key}` {rec.type}" for rec in chain.records.values()
-                            if rec.key is not None and rec.type in names)
+        follows = ", ".join(f"`{rec.key}` {rec.type}" for rec in records
+                            if rec.key is not None and any(r.name == rec.type for r in fmt.records))
         note = (f"Chain: the {chain.key.field} field of each structure names the next one: "
                 f"{follows}; any other value: the application data.")
-        return replace(fmt, records=records, notes=(*fmt.notes, note))
-    doc = fmt.elements.doc if fmt.elements else ""
+        return replace(fmt, notes=(*fmt.notes, note)), said
     if not isinstance(chain.key, At):
         raise TypeError(f"{fmt.name}: elements keyed by {type(chain.key).__name__}, not by a "
                         "field read where each starts, have no head layout to document")
-    return replace(fmt, records=records, elements=Elements(chain.key.layout, cases, doc))
+    top = fmt.top
+    if isinstance(comp, Envelope) and not top:
+        top = (Part(ksy_id(comp.unit) + "s", comp.unit, repeat="eos"),)
+    if all(rec.layouts[0] == chain.key.layout for rec in records):  # each record keys itself
+        (rec,) = records
+        key = key_text(rec, resolve)
+        note = (f"Records: {rec.layouts[0]} after {rec.layouts[0]}, each {chain.length.field} "
+                f"bytes long, recognised by its {chain.key.field} `{key}`.")
+        top = top or (Part(ksy_id(rec.type) + "s", rec.layouts[0], repeat="eos",
+                           doc=f"{rec.type} records back to back"),)
+        return replace(fmt, notes=(*fmt.notes, note), top=top), said
+    cases = {str(key_text(rec, resolve)): rec.layouts[0] for rec in records}
+    doc = fmt.elements.doc if fmt.elements else ""
+    return replace(fmt, top=top, elements=Elements(chain.key.layout, cases, doc)), said
 
 
-def _trailing_doc(rec: Record, resolve: Callable[[str], Layout]) -> _Filled:
+def _trailing_doc(rec: Record, resolve: Callable[[str], Layout], known: Collection[str]
+                  ) -> _Filled:
     """What a record's ``Trailing`` says for its documentation."""
     t = rec.trailing
     assert t is not None
@@ -173,12 +234,49 @@ def _trailing_doc(rec: Record, resolve: Callable[[str], Layout]) -> _Filled:
                                    size=rep.size or "", doc=doc),)}
     size = t.length
     fixed = resolve(rec.layouts[0]).size or 0
-    if isinstance(t.content, Nest) and not t.length:  # a record nested after the fixed part
-        size = str(resolve(t.content.record).size or 0)
-    elif t.length == rec.length and not t.start:  # from the fixed part to the record's end
+    if t.length and t.length == rec.length and not t.start:  # from the fixed part to the record's end
         size = f"{rec.length} - {fixed}"
-    return {"data": t.name, "data_size": size, "data_doc": content_text(t.content)}
+    filled = _content_doc(t.content, size, resolve, known)
+    return filled if "members" in filled else {"data": t.name, **filled}
 
+
+def _content_doc(content: Content | None, size: str, resolve: Callable[[str], Layout],
+                 known: Collection[str]) -> _Filled:
+    """What ``content`` in data of ``size`` bytes (a field or expression; empty: to the end)
+    says for the documentation of the record it follows: members for records it holds one
+    after the other (a counted repeat, a nested record and the bytes after it, what a hook
+    with a declared condition holds; ``known``: the records documented), else the data's
+    size and description."""
+    cond, says = "", ""
+    if isinstance(content, Hook) and content.when and content.content is not None:
+        cond, says, content = content.when, content.says, content.content
+    if isinstance(content, Repeat) and isinstance(content.item, str) and content.count:
+        return {"members": (Member(content.name, content.item, repeat=content.count,
+                                   size=content.size or "", when=cond),)}
+    if isinstance(content, Nest) and content.then is None:
+        inner = str(resolve(content.record).size or 0)
+        if content.record not in known:  # a record documented elsewhere: its bytes
+            return {"data_size": size or inner, "data_doc": content_text(content)}
+        doc = f"present when {says}" if says else ""
+        return {"members": (Member(content.name, content.record, when=cond, doc=doc),),
+                "data": content.rest, "data_size": f"{size} - {inner}" if size else ""}
+    out: _Filled = {"data_size": size, "data_doc": content_text(content)}
+    if isinstance(content, Switch) and isinstance(content.on, At):
+        out["data_switch"] = content
+    return out
+
+
+def _after_doc(name: str, what: Content | Prefixed) -> dict[str, _Filled]:
+    """What follows record ``name`` (to the end of the data it is in) as declared apart
+    from it: length-prefixed items are its member repeated to the end, each item record
+    followed by its body."""
+    if isinstance(what, Prefixed):
+        body = f"{what.length} - {what.adjust}" if what.adjust else what.length
+        return {name: {"members": (Member(what.name, what.record, repeat="eos"),)},
+                what.record: {"data": "body", "data_size": body,
+                              "data_doc": f"what {what.length} counts" + (
+                                  f" ({what.adjust} bytes less than it says)" if what.adjust else "")}}
+    return {name: {"data": "data", "data_size": "", "data_doc": content_text(what)}}
 
 def unit_types(fmt: FormatDoc) -> dict[str, Any]:
     """The Kaitai type of one unit of an ``Envelope``: its header, then the element chain up
@@ -187,7 +285,7 @@ def unit_types(fmt: FormatDoc) -> dict[str, Any]:
     if not isinstance(env, Envelope):
         return {}
     head = ksy_id(env.header)
-    return {"message": {
+    return {ksy_id(env.unit): {
         "doc": f"one {env.unit}: {env.header}, then elements up to {env.total} bytes from its start",
         "seq": [{"id": head, "type": head},
                 {"id": "elements", "type": "elements",
@@ -639,6 +737,8 @@ def _ksy_seq(fmt: FormatDoc, record: RecordDoc, enums: dict[str, Any], skip: int
                     else {"size-eos": True})
         if record.data_doc:
             data["doc"] = record.data_doc
+        if record.data_switch is not None:
+            data["type"] = _switch_type_id(record)
         seq.append(data)
     return seq
 
@@ -652,6 +752,8 @@ def ksy(fmt: FormatDoc, extra: Mapping[str, Any] | None = None) -> str:
         t: dict[str, Any] = {"doc": f"{r.name}: {r.title}"}
         t["seq"] = _ksy_seq(fmt, r, enums)
         types[ksy_id(r.name)] = t
+        if r.data_switch is not None:
+            types[_switch_type_id(r)] = _switch_type(fmt, r.data_switch)
     if any(type(_main(f.con)).__name__ == "VarLen" for r in fmt.records for f in r.layout.fields):
         types["varlen"] = {
             "doc": "a length in 1 byte, or in 2 when the first byte's high-order bit is on",
@@ -702,11 +804,37 @@ def ksy(fmt: FormatDoc, extra: Mapping[str, Any] | None = None) -> str:
         "Text fields are in the default variant's code page; the variants:", *fmt.variants])}
     if params:
         spec["params"] = params
-    spec["seq"] = [_top(p) for p in fmt.top]
+    top = fmt.top or ((Part("records", "record", repeat="eos"),) if fmt.frame else ())
+    spec["seq"] = [_top(p) for p in top]
     spec["types"] = types
     if enums:
         spec["enums"] = enums
     return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _switch_type_id(record: RecordDoc) -> str:
+    return f"{ksy_id(record.name)}_{ksy_id(record.data)}"
+
+
+def _switch_type(fmt: FormatDoc, sw: Switch) -> dict[str, Any]:
+    """The Kaitai type of data holding one record chosen by a field at the data's start
+    (``At``): the field read as an instance at its offset, then the chosen record."""
+    assert isinstance(sw.on, At) and fmt.resolve is not None
+    f = fmt.resolve(sw.on.layout).field(sw.on.field)
+    code = _int_code(f.con)
+    key: dict[str, Any] = {"pos": f.start or 0}
+    if code in INT_CODES:
+        key["type"] = INT_CODES[code].ksy
+        cases: dict[Any, str] = {int(v): ksy_id(n) for v, n in sw.cases.items()}
+    else:
+        key.update({"type": "str", "size": f.size, "encoding": fmt.encoding})
+        cases = {json.dumps(str(v)): ksy_id(n) for v, n in sw.cases.items()}
+    if sw.default:
+        cases["_"] = ksy_id(sw.default)
+    return {"doc": content_text(sw),
+            "seq": [{"id": ksy_id(sw.name or "body"),
+                     "type": {"switch-on": ksy_id(sw.on.field), "cases": cases}}],
+            "instances": {ksy_id(sw.on.field): key}}
 
 
 def _top(p: Part) -> dict[str, Any]:

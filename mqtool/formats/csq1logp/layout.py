@@ -23,6 +23,7 @@ from typing import Any
 
 from mqtool.codepages import codec_name
 from mqtool.compose import Hook, Nest, Record
+from mqtool.compose.prefixed import follows
 from mqtool.layout import Hex, Layout, Means, Variant, dsect
 
 FORMAT = "csq1logp"
@@ -159,9 +160,13 @@ DATA = "csvardata"
 DATA_LENGTH = "ldatalen"
 VARIABLE = Hook(BORA_HOOK, Nest("csbora", "CSBORA", rest=DATA,
                                 title="Variable part at offset X'{offset:04X}': csbora, then "
-                                      "csvardata"))
-# The record: its length is the frame's (the RDW's), the variable part runs to its end.
-RECORD = Record("CSQ4LOGD", "", ("CSQ4LOGD",), fixed=False)
+                                      "csvardata"),
+                when=f"_io.size == {FIXED_BORA} + {DATA_LENGTH}",
+                says=f"the record has {FIXED_BORA} + {DATA_LENGTH} bytes after the RDW")
+# The record: its length is the frame's (the RDW's, no field of its own), the variable part
+# follows the fixed part and runs to the record's end.
+RECORD = Record("CSQ4LOGD", "", ("CSQ4LOGD",), fixed=False,
+                trailing=follows("variable", "", content=VARIABLE))
 
 
 def bora_present(avail: int, ldatalen: int) -> bool:

@@ -418,9 +418,10 @@ def test_the_catalog_and_the_ksy_read_the_composition() -> None:
 
     from mqtool import catalog
 
-    spec = yaml.safe_load(catalog.ksy("matqmsg"))
-    assert spec["seq"][-1] == {"id": "messages", "type": "message", "repeat": "expr",
-                               "repeat-expr": "receiver.messages_available"}
+    spec = yaml.safe_load(catalog.ksy("matqmsg"))  # the entries nest in the receiver
+    assert spec["types"]["receiver"]["seq"][-1] == {"id": "messages", "type": "message",
+                                                    "repeat": "expr",
+                                                    "repeat-expr": "messages_available"}
 
 
 def test_view_shows_the_entries_under_the_receiver() -> None:

@@ -310,7 +310,7 @@ def test_the_catalog_and_the_ksy_read_the_composition() -> None:
     (member,) = head.members
     assert (member.record, member.repeat) == (sas_layout.ENTRIES.item, sas_layout.ENTRIES.count)
     seq = yaml.safe_load(catalog.ksy("sas-attachment"))["types"]["header"]["seq"]
-    assert seq[-1] == {"id": "attachments", "type": "attachment", "repeat": "expr",
+    assert seq[-1] == {"id": "attachment", "type": "attachment", "repeat": "expr",
                        "repeat-expr": "num_attachments"}
 
 
