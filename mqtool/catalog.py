@@ -131,7 +131,7 @@ def _urb() -> FormatDoc:
                "Character fields are right-trimmed of blanks only; 1-byte flag fields are "
                "integers; STCK times are UTC."),
         records=records,
-        elements=Elements("ELEMENT", {},
+        elements=Elements("", {},  # the head and the cases: the composition's
                           "one element: eyecatcher, length (of the whole element), then the "
                           "rest of the record that eyecatcher names"),
         commands=("decode urb", "build-request urb"),

@@ -11,7 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mqtool import catalog
+from mqtool import catalog, registry
+from mqtool.codec import Codec
 from mqtool.errors import InputError
 from mqtool.formats.csq1logp.layout import layouts as csq_layouts
 from mqtool.formats.mq.mqmd import mqmd_layout
@@ -194,3 +195,65 @@ def test_descriptions_name_declared_fields() -> None:
     assert described > 100
     logd = {fd.name: fd for fd in render.fields(catalog.format_doc("csq1logp").record("CSQ4LOGD"))}
     assert logd["lsegment"].description == "segment number of the data, from 1"
+
+
+def _declarations() -> dict[str, object]:
+    """Each format's composition as the format declares it (its own module's objects)."""
+    from mqtool.formats.csq1logp.layout import RECORD
+    from mqtool.formats.matqmsg.layout import RECEIVER_TEMPLATE
+    from mqtool.formats.mq.compose import CHAIN
+    from mqtool.formats.osb.compose import REDOLOG
+    from mqtool.formats.sas.layout import HEADER_MESSAGE
+    from mqtool.formats.urb.layout import MESSAGE
+
+    return {"urb": MESSAGE, "csq1logp": RECORD, "sas-attachment": HEADER_MESSAGE,
+            "redolog": REDOLOG, "matqmsg": RECEIVER_TEMPLATE, "mq": CHAIN}
+
+
+@pytest.mark.parametrize("codec", registry.CODECS, ids=lambda c: c.name)
+def test_every_composition_is_reached_from_its_declaration(codec: Codec) -> None:
+    """The catalog hands each format of the registry its declared composition and writes
+    none itself: before ``composed`` no record has members, trailing data or a switch, no
+    element chain has cases; what the docs and the .ksy say is what ``composed`` renders
+    from the declaration objects."""
+    bare = catalog.FORMATS[codec.name]()
+    assert bare.composition is _declarations()[codec.name]
+    for rec in bare.records:
+        assert (rec.members, rec.data, rec.data_size, rec.data_doc, rec.data_switch) == (
+            (), "", "", "", None), (codec.name, rec.name)
+    assert not bare.elements or (bare.elements.head, bare.elements.cases) == ("", {})
+    assert not bare.top or codec.name == "mq"  # the MQMD before the chain (keyed Previous)
+    derived = render.composed(bare)
+    fmt = catalog.format_doc(codec.name)
+    assert render.markdown(fmt) == render.markdown(derived)
+    assert render.listing(fmt) == render.listing(derived)
+    assert catalog.ksy(codec.name) == render.ksy(derived)
+    assert derived != bare  # the declaration says something about every format
+
+
+def test_the_composition_words_are_the_declarations() -> None:
+    """The .ksy reads the declared objects' fields: the csbora condition is the one declared
+    with the format's hook, the counted entries and the length-prefixed update segments
+    are the declared repeats, the intent list's format the declared switch."""
+    from mqtool.formats.csq1logp.layout import VARIABLE
+    from mqtool.formats.matqmsg.layout import MESSAGES
+    from mqtool.formats.osb.compose import INTENT_LIST, SEGMENTS
+    from mqtool.formats.sas.layout import ENTRIES
+
+    logd = {i["id"]: i for i in _ksy("csq1logp")["types"]["csq4logd"]["seq"]}
+    assert logd["csbora"]["if"] == VARIABLE.when == "_io.size == 200 + ldatalen"
+    assert VARIABLE.says in catalog.format_doc("csq1logp").record("CSQ4LOGD").members[0].doc
+    header = _ksy("sas-attachment")["types"]["header"]["seq"][-1]
+    assert (header["id"], header["repeat-expr"]) == (ENTRIES.name, ENTRIES.count)
+    receiver = _ksy("matqmsg")["types"]["receiver"]["seq"][-1]
+    assert (receiver["id"], receiver["repeat-expr"]) == (MESSAGES.name, MESSAGES.count)
+    osb = _ksy("redolog")
+    r1hdr = osb["types"]["r1hdr"]["seq"][-1]
+    assert r1hdr == {"id": SEGMENTS.name, "type": "r1seg", "repeat": "eos"}
+    assert osb["types"]["r1seg"]["seq"][-1]["size"] == SEGMENTS.length
+    intents = osb["types"]["rlhdr_intents"]
+    assert intents["instances"] == {"r2_len": {"pos": 0, "type": "u2"}}
+    assert intents["seq"][0]["type"]["cases"] == {1: "r1hdr", "_": "r2hdr"} == {
+        **{k: v.lower() for k, v in INTENT_LIST.cases.items()}, "_": str(INTENT_LIST.default).lower()}
+    assert osb["seq"] == [{"id": "rlhdrs", "type": "rlhdr", "repeat": "eos",
+                           "doc": "RLHDR records back to back"}]
