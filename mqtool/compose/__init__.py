@@ -15,7 +15,13 @@ From one declaration come:
 * the columnar walker (``mqtool.compose.columns``: every unit of a stream at once, numpy);
 * the builder (``mqtool.compose.build``: computed lengths, offsets and counts filled in,
   given ones checked);
-* the documentation and the Kaitai Struct spec (``mqtool.catalog``).
+* two companions for what the walker does not read itself: ``mqtool.compose.sized`` walks
+  and builds a ``Repeat`` whose items each say their own size, and
+  ``mqtool.compose.prefixed`` adds ``follows`` and ``Prefixed`` (below);
+* the documentation tables and the Kaitai Struct spec (``mqtool.catalog`` hands each
+  format's declaration to ``mqtool.render.layouts.composed``, which reads an ``Envelope``,
+  a ``Chain``, a single ``Record`` with what trails it, a ``Nest``, and ``Prefixed`` items;
+  a ``Hook`` says in its ``when`` / ``says`` what a spec can say of its judgement).
 
 The words
 ---------
@@ -26,7 +32,7 @@ The words
     read with ``Previous``), ``length`` its length.
 ``Envelope``
     A header record whose fields give its own size and the length of the whole unit, then a
-    ``Chain`` (URBH + elements; the MQMD + headers).
+    ``Chain`` (URBH + elements).
 ``Record``
     One element type: its layout (or one layout per generation, chosen by the length), the
     field holding its length, whether the length is fixed, what trails it, named hooks.
@@ -35,7 +41,9 @@ The words
     they hold (``content``).
 ``Repeat``
     Items one after the other: ``count`` times (a field), each ``size`` bytes (a field), to
-    the end of the enclosing data, or ``until`` an item whose key has a value.
+    the end of the enclosing data, or ``until`` an item whose key has a value. Items that
+    each say their own size (a length-prefixed string inside them, or a layout the unit's
+    parameters size) are walked and built by ``mqtool.compose.sized``.
 ``Switch``
     A layout chosen by a key: ``At`` (a field read where the record starts), ``Own`` (a field
     of the record that holds the data), ``Previous`` (a field of the element before).
@@ -46,9 +54,17 @@ The words
 ``Hook``
     A choice no declaration can make (is a URBI's data an ISN list or selection data?): the
     format names it and supplies the function; the walker asks it, never copies the walk.
+    ``when`` (a Kaitai Struct expression) and ``says`` (words) state the judgement as far as
+    a spec can, next to the hook.
 ``Count``
     A field of one element counting the elements of another type that follow it (URBTRCNT
     counts URBRs up to the URBE).
+``follows`` (``mqtool.compose.prefixed``)
+    A ``Trailing`` right after the fixed part, with a length field and no offset field
+    (Kaitai: the next ``seq`` entry, ``size: length``).
+``Prefixed`` (``mqtool.compose.prefixed``)
+    Items to the end of the data, each a small record holding a length, then that many bytes
+    (Kaitai: ``repeat: eos`` of ``seq: [len, body (size: len)]``).
 
 A worked example: URB's format table (``URBF``: a header, then ``urbfcntg`` URBG entries of
 ``urbfleng`` bytes each, placed by ``urbflenh`` / ``urbflend``), a status element whose data
@@ -77,23 +93,35 @@ Walking a message, the walker reads the eyecatcher and length at each element, f
 
 How the other formats say their composition in these words:
 
-* MQ header chain (``mqtool.formats.mq.compose``): ``Chain(key=Previous("format"),
-  length=At("MQRFH.v1", "struclength"))``, one ``Record`` per header keyed by its Format name
-  (``Record("MQDLH", "", ("MQDLH.v1",), key="MQDEAD")``), ``variant="mq_inherit"`` (a hook:
-  each header's Encoding and CodedCharSetId give the next one's byte order and code page)
-  and ``sniff="mq_strucid"`` (a hook: the StrucId's code page when the CCSID does not say);
-  the MQMD inside an MQXQH is a ``Nest``; the application data is what follows the chain.
-* PCF: ``Repeat("parameter", Switch(At("MQCFH", "type"), {MQCFT_STRING: "MQCFST", ...}),
-  count="parametercount")``; an MQCFGR's parameters are a ``Repeat`` with
-  ``count="parametercount"`` nested under it.
-* SAS attachment header: ``Repeat("attachment", "ATTACHMENT", count="num_attachments")``;
-  runs of a data set: ``Repeat("run", Switch(At("RUN", "kind"), ...), until=END_MARKER)``.
-* MATQMSG receiver: ``Repeat("message", "MESSAGE", count="messages_available")`` after the
-  RECEIVER header (its K and T are layout parameters of the variant).
-* OSB redolog intents: ``Repeat("intent", Switch(Own("rl_format"), {1: "R1REQ", 2: "R2HDR"}))``
-  inside ``Trailing("intents", None, "rl_intent_len")``.
-* CSQ1LOGP: ``Trailing("csvardata", None, "ldatalen")`` after ``CSQ4LOGD``, the optional CSBORA
-  a ``Hook("csbora", Nest("csbora", "CSBORA"))`` (present when the RDW length says so).
+* IBM MQ header chain (IBM MQ, "MQMD - Format field"): ``Chain(key=Previous("format"),
+  length=At("MQRFH.v1", "struclength"))``, one ``Record`` per header keyed by the Format
+  name that announces it, ``variant="mq_inherit"`` (a hook: each header's Encoding and
+  CodedCharSetId give the next one's byte order and code page) and ``sniff="mq_strucid"``
+  (a hook: the StrucId's code page when the CCSID does not say); what trails a header up to
+  its StrucLength is a ``Trailing`` read by a named hook (MQRFH2 folders, MQRFH
+  NameValueString, MQRMH strings, MQDH records); the MQMD version 1 inside an MQXQH is a
+  ``Nest``; after the chain, IMS LLZZ segments are a ``Repeat`` with ``size="ll"`` and the
+  MQCIH's data a ``When`` on its LinkType. PCF messages are read by their own reader, not
+  yet declared in these words.
+* SAS attachment header (SAS Application Messaging, "Attachment Layout for WebSphere MQ and
+  MSMQ"): ``Nest("header", "HEADER", then=Repeat("attachment", "ATTACHMENT",
+  count="num_attachments"))``, each entry as long as its length-prefixed strings make it
+  (``compose.sized``); the variable and index definitions of a data set are
+  ``Repeat("variable", "VARIABLE")`` and ``Repeat("index", "INDEX")`` to the end of the
+  message.
+* MATQMSG receiver (IBM i, MATQMSG, "Receiver template"): ``Nest("receiver", "RECEIVER",
+  then=Repeat("messages", "MESSAGE", count="messages_available"))``, each entry 16 + K + T
+  bytes (K and T are layout parameters of the variant; ``compose.sized``).
+* OSB redolog (TIBCO Object Service Broker, "Redolog header", "Redolog Entries"): a
+  ``Chain`` keyed ``At("RLHDR", "rl_eye")`` whose one ``Record`` RLHDR is followed by its
+  intent list, ``follows("intents", "rl_intent_len", content=Switch(At("R2HDR", "r2_len"),
+  {1: "R1HDR"}, default="R2HDR"))``; a format-1 list's update segments are
+  ``Prefixed("r1seg", "R1SEG", "r1_seglen")`` after its R1HDR.
+* CSQ1LOGP (IBM MQ for z/OS, CSQ1LOGP, "Record layouts for the output data sets"): the
+  ``Record`` CSQ4LOGD (its length the RDW's) followed by its variable part to the record's
+  end, ``follows("variable", "", content=Hook("csbora", Nest("csbora", "CSBORA",
+  rest="csvardata"), when="_io.size == 200 + ldatalen", ...))``: whether the csbora byte is
+  there is the format's judgement (the 199/200 rule from the RDW length).
 """
 
 from __future__ import annotations
