@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from mqtool import catalog, registry
 from mqtool.codec import Codec
+from mqtool.compose import Nest
 from mqtool.errors import InputError
 from mqtool.formats.csq1logp.layout import layouts as csq_layouts
 from mqtool.formats.mq.mqmd import mqmd_layout
@@ -257,3 +258,22 @@ def test_the_composition_words_are_the_declarations() -> None:
         **{k: v.lower() for k, v in INTENT_LIST.cases.items()}, "_": str(INTENT_LIST.default).lower()}
     assert osb["seq"] == [{"id": "rlhdrs", "type": "rlhdr", "repeat": "eos",
                            "doc": "RLHDR records back to back"}]
+
+
+def test_a_repeat_to_the_end_of_self_sized_items_is_a_member_repeated_to_eos() -> None:
+    """A data set message of SAS variable definitions (``Repeat`` with no count: to the end,
+    each item its own size): the record's member, ``repeat: eos`` with no size in the .ksy."""
+    from mqtool.formats.sas.layout import VARIABLES, layout_named, layouts
+
+    lay = layouts()
+    fmt = render.composed(render.FormatDoc(
+        name="t", title="t", big=True, encoding="cp037", variants=("v",),
+        records=(render.RecordDoc("TYPE", lay.typeid, "type word"),
+                 render.RecordDoc("VARIABLE", lay.vardef, "variable")),
+        composition=Nest("message", "TYPE", then=VARIABLES),
+        resolve=lambda name: layout_named(lay, name)))
+    assert fmt.record("TYPE").members == (render.Member("variable", "VARIABLE", repeat="eos"),)
+    spec = yaml.safe_load(render.ksy(fmt))
+    assert spec["seq"] == [{"id": "message", "type": "type",
+                            "doc": "a TYPE, then items to the end: VARIABLE"}]
+    assert spec["types"]["type"]["seq"][-1] == {"id": "variable", "type": "variable", "repeat": "eos"}

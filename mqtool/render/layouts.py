@@ -250,8 +250,8 @@ def _content_doc(content: Content | None, size: str, resolve: Callable[[str], La
     cond, says = "", ""
     if isinstance(content, Hook) and content.when and content.content is not None:
         cond, says, content = content.when, content.says, content.content
-    if isinstance(content, Repeat) and isinstance(content.item, str) and content.count:
-        return {"members": (Member(content.name, content.item, repeat=content.count,
+    if isinstance(content, Repeat) and isinstance(content.item, str) and content.until is None:
+        return {"members": (Member(content.name, content.item, repeat=content.count or "eos",
                                    size=content.size or "", when=cond),)}
     if isinstance(content, Nest) and content.then is None:
         inner = str(resolve(content.record).size or 0)
