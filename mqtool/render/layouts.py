@@ -3,10 +3,12 @@ Markdown), JSON, and Kaitai Struct specs (``.ksy``).
 
 The model here (``FormatDoc`` > ``RecordDoc``, plus element chains and repeats) holds
 ``Layout`` objects, never copies of them: offsets, sizes, types and meaning tables are read
-from each declaration's ``FieldInfo`` table, and a format's composition (its
-``mqtool.compose.Envelope``: element chain, trailing data, repeats, what selects what) from
-the declaration itself (``composed``). ``mqtool.catalog`` fills the model for every format;
-this module knows no format.
+from each declaration's ``FieldInfo`` table, and a format's composition from the
+``mqtool.compose`` declaration itself (``composed``): an ``Envelope`` or ``Chain`` (element
+chain, what selects what), a single ``Record`` and its trailing data, a ``Nest``, counted
+and to-the-end repeats, ``Prefixed`` items, a switch on a field at the data's start, and a
+``Hook``'s declared condition. ``mqtool.catalog`` fills the model for every format; this
+module knows no format.
 """
 
 from __future__ import annotations
