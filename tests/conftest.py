@@ -69,6 +69,7 @@ SLOW = (
     # 1 GiB spooled from stdin to a temporary file
     "tests/io/test_mapped_inputs.py::test_the_listing_of_a_gib_message_is_exact_in_bounded_memory[stdin]",
     "tests/render/test_annotate_stream.py::test_annotate_of_a_large_payload_in_bounded_memory",  # 4M lines
+    "tests/io/test_mapped_inputs.py::test_the_json_of_a_large_message_gives_the_pages_it_read_back",
 )
 
 

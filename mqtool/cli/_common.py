@@ -556,6 +556,7 @@ def _columns_writer(env: Env) -> Writer:
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    from mqtool.io.inputs import release
     from mqtool.render.terminal import json_bytes_safe
 
     dumps = _fast_dumps() if fast else _dumps
@@ -568,6 +569,8 @@ def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
             return
         for chunk in chunks(raw):
             write(json_bytes_safe(chunk))
+            if isinstance(data, memoryview):  # a mapped input: the pages read go back
+                release(data)
         write(b"\n")
 
     return one

@@ -171,3 +171,17 @@ def test_the_listing_of_a_gib_message_is_exact_in_bounded_memory(
     assert '  remoteqname    = "BIG.QUEUE"' in lines
     assert f"the first 65,536 bytes shown, {GIB - at:,} bytes in all" in p.stdout
     assert p.mib < 96, p.mib
+
+
+def test_the_json_of_a_large_message_gives_the_pages_it_read_back(tmp_path: Path) -> None:
+    """``--json --raw`` of a 256 MiB message writes every payload byte (as hex) piece by
+    piece; the mapped pages each piece read are given back (before: the whole input's
+    pages stayed, 1,074 MB at 1 GiB)."""
+    head = build_chain([{"type": "MQDLH"}], payload_format="MQSTR")
+    path = tmp_path / "m.bin"
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(256 << 20)
+    p = peak("decode", "mq", "--json", "--raw", path)
+    assert p.status == 0, p.stderr
+    assert p.mib < 96, p.mib
