@@ -620,13 +620,11 @@ def _annotated_writer(env: Env) -> Writer:
         if unit.title:
             console.print(text(unit.title))
         for item in unit_stream(unit, data):  # made as printed: memory stays bounded
-            if not isinstance(item, Block):
-                console.print(item)
-            elif env.color:
-                for line in item.lines():
-                    console.print(line)
+            if isinstance(item, Block):  # many lines inside one field, styled at once
+                for piece in item.colored(console):
+                    env.stdout.write(piece)
             else:
-                env.stdout.write(item.text)
+                console.print(item)
         for p in unit.problems:
             console.print(text(f"problem: {p.describe()}"))
 

@@ -15,6 +15,7 @@ import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rich.console import Console
 from rich.text import Text
 
 from mqtool.model import RESERVED, Decoded, Element, Span
@@ -45,6 +46,41 @@ class Block:
                     text.stylize(self.style, p, p + 2)
                     text.stylize(self.style, c, c + 1)
             yield text
+
+
+    def colored(self, console: Console, rows: int = 4096) -> Iterator[bytes]:
+        """The lines as ``console`` prints ``lines()`` (the same bytes), ``rows`` lines at a
+        time: rich renders the style once, and since every line has the same layout, the
+        escape sequences go around the same columns of each line (numpy)."""
+        import numpy as np
+
+        text = self.text.decode("utf-8").encode("latin-1")  # one byte a column
+        if self.style is None or console.color_system is None or not text:
+            yield self.text
+            return
+        on, off = console.get_style(self.style).render(
+            "\0", color_system=console._color_system).split("\0")
+        width = len(self.geo.template)
+        cells = sorted([(p, 2) for p in self.geo.hex_pos] + [(c, 1) for c in self.geo.chr_pos[0]])
+        take: list[int] = []  # each output byte: the line's column, or -2 / -3 (on / off)
+        at = 0
+        for pos, n in [*cells, (width, 0)]:
+            take += range(at, pos)
+            if n:
+                take += [-2] * len(on) + list(range(pos, pos + n)) + [-3] * len(off)
+            at = pos + n
+        source = np.array(take)
+        mine = source >= 0
+        lines = np.frombuffer(text, np.uint8).reshape(-1, width)
+        out = np.empty((min(rows, len(lines)), len(take)), np.uint8)
+        for mark, seq in ((-2, on), (-3, off)):
+            where = np.flatnonzero(source == mark)
+            out[:, where] = np.tile(np.frombuffer(seq.encode(), np.uint8), len(where) // max(len(seq), 1))
+        for lo in range(0, len(lines), rows):
+            part = lines[lo:lo + rows]
+            out[:len(part), mine] = part[:, source[mine]]
+            done: bytes = out[:len(part)].tobytes()
+            yield done.decode("latin-1").encode("utf-8")
 
 
 def _style(spans: Sequence[Span], k: int) -> str:

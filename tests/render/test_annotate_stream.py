@@ -7,6 +7,7 @@ a unit of many MiB, bounded memory: runs of whole lines inside one span come as 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -99,6 +100,31 @@ def test_the_stream_draws_what_the_whole_unit_rendering_drew(
     assert shown(got) == shown(want)
 
 
+@pytest.mark.parametrize("system", ["truecolor", "256", "standard"])
+@pytest.mark.parametrize("codepage", ["cp037", "latin-1"])
+def test_a_coloured_block_is_what_rich_prints_line_by_line(system: str, codepage: str) -> None:
+    """``Block.colored`` (escape sequences placed by numpy) against rich printing each of
+    ``Block.lines()``: the same bytes, characters above X'7F' included."""
+    data = bytes(range(256)) * 8
+    for style_at in (0, 5):  # a span's colour, and "dim" (a reserved field)
+        spans = [Span("a", 0, 8, 0, kind=RESERVED if style_at else ""), Span("b", 8, len(data), 0)]
+        if style_at:
+            spans = [Span("a", 0, 8, 0), Span("r", 8, len(data), 0, kind=RESERVED)]
+        blocks = [i for i in annotated(data, spans, codepage=codepage) if isinstance(i, Block)]
+        assert blocks and all(b.style for b in blocks)
+        for b in blocks:
+            out = io.StringIO()
+            console = Console(file=out, force_terminal=True, color_system=system,  # type: ignore[arg-type]
+                              width=400, soft_wrap=True)
+            for line in b.lines():
+                console.print(line)
+            want = out.getvalue().encode("utf-8")
+            assert b"".join(b.colored(console)) == want
+            assert b"".join(b.colored(console, rows=3)) == want  # pieces of 3 lines
+    plain = Console(file=io.StringIO(), color_system=None)
+    assert b"".join(blocks[0].colored(plain)) == blocks[0].text
+
+
 def _units(path: Path) -> list[tuple[object, bytes]]:
     units = list(decode_blob(path.parent.name, path.read_bytes()))
     assert units
@@ -155,3 +181,7 @@ def test_annotate_of_a_large_payload_in_bounded_memory(tmp_path: Path) -> None:
     lines = p.stdout.splitlines()
     assert lines[-1].startswith(f"{(64 << 20) - 16:07X} 00000000 00000000 00000000 00000000")
     assert len(lines) > (64 << 20) // 16
+    c = peak("decode", "mq", "--annotate", "--color", "always", path, stdout=True)
+    assert c.status == 0 and c.mib < 128, (c.status, c.mib, c.stderr)
+    last = c.stdout.splitlines()[-1]
+    assert "\x1b[" in last and re.sub("\x1b\\[[0-9;]*m", "", last) == lines[-1]
