@@ -228,6 +228,9 @@ def one_message_commands(size: int) -> list[tuple[str, list[str]]]:
         ("identify (MQ message)", [*mq, "identify", str(mqf)]),
         ("dump (MQ message, every line)", [*mq, "dump", str(mqf)]),
         ("decode mq --annotate (every line)", [*mq, "decode", "mq", "--annotate", str(mqf)]),
+        ("decode mq --annotate --color always (every line)",
+         [*mq, "decode", "mq", "--annotate", "--color", "always", str(mqf)]),
+        ("decode mq --json --raw (every byte as hex)", [*mq, "decode", "mq", "--json", "--raw", str(mqf)]),
         ("decode urb --annotate (every line)", [*mq, "decode", "urb", "--annotate", str(urb)]),
     ]
 
