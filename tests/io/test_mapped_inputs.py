@@ -166,7 +166,7 @@ def test_the_listing_of_a_gib_message_is_exact_in_bounded_memory(
              stdin=str(path) if through == "stdin" else None, stdout=True)
     assert p.status == 0, p.stderr
     lines = p.stdout.splitlines()
-    assert lines[0] == (f"MQ message ({GIB} bytes): MQXQH -> MQMD; payload MQSTR at offset "
+    assert lines[0] == (f"MQ message ({GIB} bytes): MQXQH; payload MQSTR at offset "
                         f"X'{at:04X}', {GIB - at} bytes")
     assert '  remoteqname    = "BIG.QUEUE"' in lines
     assert f"the first 65,536 bytes shown, {GIB - at:,} bytes in all" in p.stdout
