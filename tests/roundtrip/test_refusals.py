@@ -46,7 +46,11 @@ def test_a_cut_header_is_not_rebuilt_whole(tmp_path: Any) -> None:
     cut = tmp_path / "cut.bin"
     cut.write_bytes((MQ / "dlh-tm.be.ascii.bin").read_bytes()[:100])  # MQDLH is 172 bytes
     doc = json.loads(mq("decode", "mq", "--json", "--raw", cut).stdout)
-    assert "is 60 bytes but builds as 172" in _refused(doc, "headers[0].length")
+    assert doc["elements"][0]["length"] == 100  # the bytes there, marked partial
+    assert "the MQDLH is cut (only 100 bytes of it are there)" in _refused(
+        doc, "headers[0].partial")
+    del doc["elements"][0]["partial"]  # a header given whole but building to another length
+    assert "is 100 bytes but builds as 172" in _refused(doc, "headers[0].length")
 
 
 @pytest.mark.parametrize(("edit", "path"), [
