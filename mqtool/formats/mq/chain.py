@@ -114,6 +114,29 @@ class Chain:
         return (decoder.decode(view[end - size:min(end, len(body))], final=end >= len(body))
                 for end in ends)
 
+    def payload_text_exact(self, body: bytes, size: int = PIECE) -> bool:
+        """Does the payload's text give back its bytes, encoded in its CCSID (no byte the
+        code page cannot read, none it would write otherwise)? Checked a piece at a time:
+        the same answer whatever the payload's size, without holding its text."""
+        if self.payload_text(body, 0) is None:
+            return False
+        codec = self.payload_codec() or "latin-1"
+        view = memoryview(body)
+        try:
+            decoder = codecs.getincrementaldecoder(codec)(errors="strict")
+            encoder = codecs.getincrementalencoder(codec)(errors="strict")
+            at = self.payload_offset
+            for end in range(self.payload_offset + size, len(body) + size, size):
+                last = end >= len(body)
+                back = encoder.encode(decoder.decode(view[end - size:min(end, len(body))],
+                                                     final=last), final=last)
+                if view[at:at + len(back)] != back:
+                    return False
+                at += len(back)
+        except (UnicodeError, LookupError):
+            return False
+        return at == len(body)
+
     def payload_text(self, body: bytes, limit: int | None = None) -> str | None:
         """A character payload (Format ``MQSTR``) in its CCSID, None for any other; at most
         its first ``limit`` bytes (a character cut there is left out)."""
