@@ -116,3 +116,20 @@ def test_the_listing_says_partial(tmp_path: Path) -> None:
     assert annotated.status == ExitStatus.DECODE
     # the 40 bytes of DestQMgrName there (60..100) are shown as the header's data
     assert "0060 20202020" in annotated.text
+
+
+def test_view_shows_the_partial_header_over_the_bytes_there() -> None:
+    from mqtool.view.fields import DATA, ELEMENT, build_tree, innermost
+
+    body = (MQ / "xqh-mqstr.be.ascii.bin").read_bytes()[:300]  # MQXQH 0..428, MsgDesc 104..
+    (unit,) = decode(body)
+    root = build_tree(unit)
+    (xqh,) = [n for n in root.children if n.kind == ELEMENT]
+    assert (xqh.start, xqh.end) == (0, 300) and "(partial: 300 of 428 bytes" in xqh.name
+    (md,) = [n for n in xqh.children if n.kind == ELEMENT]
+    assert (md.start, md.end) == (104, 300) and "(partial: 196 of 324 bytes" in md.name
+    assert not [n for n in xqh.walk() if n.kind == DATA]  # every byte there is a field
+    node = innermost(root, 299)
+    assert node is not None and node.path == "mqxqh.msgdesc.replytoqmgr"
+    shown = [(p.path, p.offset) for n in root.walk() for p in n.problems]
+    assert shown == [("mqxqh.msgdesc.useridentifier", 300)]  # where the data ends
