@@ -173,7 +173,8 @@ def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def raw_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--raw", is_flag=True,
-                        help="With --json: add <field>_hex with the raw bytes of character fields.")(f)
+                        help="With --json: add <field>_hex with the raw bytes of character fields "
+                             "(and an MQ payload's hex beside its text).")(f)
 
 
 def annotate_option(f: Callable[..., Any]) -> Callable[..., Any]:

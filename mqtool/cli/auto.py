@@ -34,7 +34,8 @@ def decode_auto(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: 
     lengths that add up, record shapes); hex dump text is read back and its bytes judged —
     then decode it with the most confident codec. The listing's first line names the
     codec chosen, its confidence and the evidence; in JSON each unit's "format" does.
-    'mqtool identify' shows every candidate.
+    'mqtool identify' shows every candidate. The JSON of an MQ message carries its
+    payload's bytes (as 'decode mq --json' does): 'build-request mq --from -' rebuilds it.
     """
     from mqtool import api
 

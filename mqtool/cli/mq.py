@@ -50,9 +50,14 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
     either byte order; or --format) or a queue dump (dmpmqmsg, amqsbcg, MQMD-prefixed,
     mqtool directory), whose messages' MQMD Format names the first header.
 
-    A chain cut short gives the headers decoded so far, then an error with the field and
-    byte offset (exit status 2); a StrucId that is not the one Format announced, and an
-    RFH2 folder that is not XML (kept as text), are problems.
+    A chain cut short gives the headers decoded so far, the one cut as a partial element
+    over the bytes there, then an error with the field and byte offset (exit status 2); a
+    StrucId that is not the one Format announced, and an RFH2 folder that is not XML (kept
+    as text), are problems.
+
+    --json carries the payload's bytes: its text in its CCSID where that gives them back,
+    else (and with --raw always) "hex"; 'mqtool build-request mq --from -' rebuilds the
+    message from it.
     """
     from mqtool import api
 

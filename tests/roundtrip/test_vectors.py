@@ -1,7 +1,8 @@
 """``build(decode(x)) == x`` through the CLI's JSON, for every MQ vector in testdata/mq: each
-``.bin`` body (``decode mq --json --raw``, and without ``--raw`` where the JSON alone says
-everything), and each message of each queue dump and capture there (``messages --json``,
-``decode auto --json --raw``). Parametrized by file: a new vector is picked up by itself."""
+``.bin`` body (``decode mq --json``, with and without ``--raw``: the payload's bytes are in
+the JSON either way, as its text where that gives them back, else in hex), and each message
+of each queue dump and capture there (``messages --json``, ``decode auto --json`` with and
+without ``--raw``). Parametrized by file: a new vector is picked up by itself."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mqtool.errors import ExitStatus
+from mqtool.formats.mq.build import build_chain
 from tests.helpers import TESTDATA, mq
 
 MQ = TESTDATA / "mq"
@@ -37,11 +39,48 @@ def test_the_dumps_hold_the_messages_they_were_made_with() -> None:
     assert counts == {"dlq.dmpmqmsg": 2, "events.qmsg": 5, "payments.pcapng": 9, "tls.pcap": 0}
 
 
+@pytest.mark.parametrize("raw", [(), ("--raw",)], ids=["json", "json-raw"])
 @pytest.mark.parametrize("path", BINS, ids=lambda p: p.name)
-def test_a_body_rebuilds_from_its_decode_json(path: Path) -> None:
-    doc = mq("decode", "mq", "--json", "--raw", path)
+def test_a_body_rebuilds_from_its_decode_json(path: Path, raw: tuple[str, ...]) -> None:
+    doc = mq("decode", "mq", "--json", *raw, path)
     assert doc.status == 0, doc.stderr
+    payload = json.loads(doc.stdout)["payload"]
+    assert "text" in payload or "hex" in payload  # the payload's bytes, one way or both
     built = mq("build-request", "mq", "--from", "-", input=doc.stdout)
+    assert built.status == 0, built.stderr
+    assert built.stdout == path.read_bytes()
+
+
+def test_a_text_payload_comes_as_its_text_and_a_binary_one_in_hex() -> None:
+    text = json.loads(mq("decode", "mq", "--json", MQ / "dlh-rfh2-mqstr.be.ebcdic.bin").stdout)
+    body = (MQ / "dlh-rfh2-mqstr.be.ebcdic.bin").read_bytes()
+    assert text["payload"]["text"] == body[612:].decode("cp500") == "salary run 2026-11 rejected"
+    assert "hex" not in text["payload"]
+    pcf = json.loads(mq("decode", "mq", "--json", MQ / "event.le.ascii.bin").stdout)
+    assert pcf["payload"]["hex"] == (MQ / "event.le.ascii.bin").read_bytes().hex().upper()
+
+
+def test_text_that_does_not_give_its_bytes_back_comes_in_hex_too(tmp_path: Path) -> None:
+    """A UTF-8 payload with a byte no UTF-8 character has: its text shows U+FFFD there, so
+    the bytes come in hex as well, and the rebuild takes them."""
+    payload = "café ".encode() + b"\xe9 and UTF-16 \xff"
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(build_chain([{"type": "MQDLH", "fields": {"reason": 2051}}], payload,
+                                payload_format="MQSTR", payload_ccsid=1208))
+    doc = mq("decode", "mq", "--json", bad)
+    shown = json.loads(doc.stdout)["payload"]
+    assert shown["text"] == "café \ufffd and UTF-16 \ufffd"
+    assert bytes.fromhex(shown["hex"]) == payload
+    built = mq("build-request", "mq", "--from", "-", input=doc.stdout)
+    assert built.stdout == bad.read_bytes(), built.stderr
+
+
+@pytest.mark.parametrize("path", BINS, ids=lambda p: p.name)
+def test_a_body_rebuilds_from_its_decode_auto_json(path: Path) -> None:
+    """The MQ unit of ``decode auto --json`` (without ``--raw``) rebuilds the body."""
+    (unit, *_rest) = _lines(mq("decode", "auto", "--json", path).stdout)
+    assert unit["format"] == "mq", unit["format"]
+    built = mq("build-request", "mq", "--from", "-", input=json.dumps(unit))
     assert built.status == 0, built.stderr
     assert built.stdout == path.read_bytes()
 
@@ -53,7 +92,7 @@ def test_a_pcf_body_without_its_hex_is_built_from_pcf(path: Path) -> None:
     MQCFSL strings are 4 bytes, StringLength 4, holding two characters and two blanks: the
     JSON shows "AB" and the builder gives StringLength 2 -- the only difference."""
     doc = json.loads(mq("decode", "mq", "--json", path).stdout)
-    assert "hex" not in doc["payload"]
+    del doc["payload"]["hex"]
     built = mq("build-request", "mq", "--from", "-", input=json.dumps(doc))
     assert built.status == 0, built.stderr
     want = path.read_bytes()
@@ -77,13 +116,15 @@ def test_every_message_of_a_dump_rebuilds_from_messages_json(path: Path) -> None
         assert hashlib.sha256(built.stdout).hexdigest() == doc["body_sha256"], doc["message"]
 
 
+@pytest.mark.parametrize("raw", [(), ("--raw",)], ids=["json", "json-raw"])
 @pytest.mark.parametrize("path", [p for p in DUMPS if p.name not in NO_MESSAGES],
                          ids=lambda p: p.name)
-def test_every_message_of_a_dump_rebuilds_from_decode_auto_json(path: Path) -> None:
+def test_every_message_of_a_dump_rebuilds_from_decode_auto_json(path: Path,
+                                                                raw: tuple[str, ...]) -> None:
     """An MQ unit rebuilds its message; a unit of the codec the payload belongs to (a SAS
     attachment record) is no MQ JSON and is refused in one line, not half built."""
     bodies = {d["message"]: d["body_sha256"] for d in _lines(mq("messages", path, "--json").stdout)}
-    units = _lines(mq("decode", "auto", path, "--json", "--raw").stdout)
+    units = _lines(mq("decode", "auto", path, "--json", *raw).stdout)
     assert {u["message"] for u in units} == set(bodies)
     for unit in units:
         built = mq("build-request", "mq", "--from", "-", input=json.dumps(unit))

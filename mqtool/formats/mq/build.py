@@ -32,7 +32,7 @@ PARTS = ("MQMD", "MQOR", "MQPMR")
 # offset, the names of values, an MQRMH's DestName as text beside its data)
 ELEMENT_KEYS = ("type", "offset", "length", "fields", "meanings", "notes", "data", "destname",
                 "folders", "records", "putmsgrecs", "msgdesc", "namevaluestring",
-                "children")
+                "children", "partial")
 SHOWN = 24  # characters of a bad value quoted in an error  # elements that belong to the header before them
 
 
@@ -91,6 +91,18 @@ def _parts(h: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return [c for c in _normalise(children) if c.get("type") in PARTS]
 
 
+def _rebuildable(h: Mapping[str, Any], where: str) -> None:
+    """BuildError for a key the builder does not read, or a header decoded ``partial``
+    (cut by the end of the data: what is missing cannot be made up)."""
+    unknown = [k for k in h if k not in ELEMENT_KEYS]
+    if unknown:
+        raise _fail(f"{where}.{unknown[0]}", "is not something the builder rebuilds "
+                                             f"(it knows {', '.join(ELEMENT_KEYS)})")
+    if h.get("partial"):
+        raise _fail(f"{where}.partial", f"the {h.get('type')} is cut (only {h.get('length')} "
+                                        "bytes of it are there): a cut header is not rebuilt")
+
+
 def _normalise(headers: Any) -> list[dict[str, Any]]:
     """The chain description checked for shape: a list of objects whose parts have the
     types the builder reads (BuildError naming the part otherwise)."""
@@ -102,10 +114,7 @@ def _normalise(headers: Any) -> list[dict[str, Any]]:
         if not isinstance(h, Mapping):
             raise _fail(where, f"expected an object with a \"type\", not {h!r}")
         h = dict(h)
-        unknown = [k for k in h if k not in ELEMENT_KEYS]
-        if unknown:
-            raise _fail(f"{where}.{unknown[0]}", "is not something the builder rebuilds "
-                                                 f"(it knows {', '.join(ELEMENT_KEYS)})")
+        _rebuildable(h, where)
         for key in ("fields", "msgdesc", "notes"):
             if h.get(key) is not None and not isinstance(h[key], Mapping):
                 raise _fail(f"{where}.{key}", "expected an object")

@@ -114,6 +114,29 @@ class Chain:
         return (decoder.decode(view[end - size:min(end, len(body))], final=end >= len(body))
                 for end in ends)
 
+    def payload_text_exact(self, body: bytes, size: int = PIECE) -> bool:
+        """Does the payload's text give back its bytes, encoded in its CCSID (no byte the
+        code page cannot read, none it would write otherwise)? Checked a piece at a time:
+        the same answer whatever the payload's size, without holding its text."""
+        if self.payload_text(body, 0) is None:
+            return False
+        codec = self.payload_codec() or "latin-1"
+        view = memoryview(body)
+        try:
+            decoder = codecs.getincrementaldecoder(codec)(errors="strict")
+            encoder = codecs.getincrementalencoder(codec)(errors="strict")
+            at = self.payload_offset
+            for end in range(self.payload_offset + size, len(body) + size, size):
+                last = end >= len(body)
+                back = encoder.encode(decoder.decode(view[end - size:min(end, len(body))],
+                                                     final=last), final=last)
+                if view[at:at + len(back)] != back:
+                    return False
+                at += len(back)
+        except (UnicodeError, LookupError):
+            return False
+        return at == len(body)
+
     def payload_text(self, body: bytes, limit: int | None = None) -> str | None:
         """A character payload (Format ``MQSTR``) in its CCSID, None for any other; at most
         its first ``limit`` bytes (a character cut there is left out)."""
@@ -231,6 +254,8 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
             if starts_like_header(body) and len(body) < lay.VERSION_OFFSET + lay.STRUC_ID_SIZE:
                 chain.errors.append(Problem("strucid", 0, f"MQ header truncated: {len(body)} "
                                             "bytes, too few for a StrucId and Version"))
+                chain.elements.append(_cut_start(body))
+                chain.payload_offset = len(body)
             chain.payload_format = ""
             return chain
         header, big, ebcdic = found
@@ -253,7 +278,9 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
             break
         pos, fmt, enc, ccsid = step
         header = mqc.BY_FORMAT.get(fmt)
-    chain.payload_offset = pos
+    # after the last header: after a cut one (which spans the bytes there), the payload is
+    # empty at the end of the data; it never overlaps a header
+    chain.payload_offset = max(pos, max((el.end for el in chain.elements), default=0))
     chain.payload_format, chain.payload_encoding, chain.payload_ccsid = fmt, enc, ccsid
     if fmt in lay.PCF_FORMATS and not chain.errors and pos < len(body):
         chain.pcf = decode_pcf(body, pos, byte_order_of(enc) != "little", header_codepage(ccsid),
@@ -307,13 +334,14 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: Record, fmt: str, enc
     try:
         el = layout.parse(body, pos, fmt=FORMAT)
     except DecodeError as e:
-        if isinstance(e.partial, Element):
-            chain.elements.append(e.partial)
+        part = e.partial if isinstance(e.partial, Element) else Element(header.type, pos, 0)
+        size = layout.size or 0
+        chain.elements.append(cut(body, part, pos, size) if pos + size > len(body) else part)
         chain.errors.append(Problem(e.path, e.offset, f"{_what(header.type, fmt)}: {e.reason}"))
         return None
     chain.elements.append(el)
     values = dict(zip(layout.names, [sp.value for sp in el.spans], strict=False))
-    length = _struc_length(chain, pos, len(body) - pos, layout, header, values)
+    length = _struc_length(chain, body, pos, el, layout, header, values)
     if length is None:
         return None
     el.length = length
@@ -350,6 +378,7 @@ def _codepage_at(chain: Chain, body: bytes, pos: int, header: Record, fmt: str,
         chain.errors.append(Problem(f"{name.lower()}.strucid", pos,
                                     f"{_what(name, fmt)} truncated: {left} bytes left, needs "
                                     f"{lay.fixed_size(name)}"))
+        chain.elements.append(_cut_head(body, pos, header, ccsid))
         return None
     eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
     found = _eye_codepage(eye, mqc.struc_id(header), ccsid)
@@ -399,10 +428,57 @@ def _version(chain: Chain, body: bytes, pos: int, header: Record, enc: int,
     return header, big, version
 
 
-def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: Record,
-                  values: Mapping[str, Any]) -> int | None:
+def cut(body: bytes, el: Element, pos: int, need: int | None) -> Element:
+    """``el``, a header the data ends inside, made the one element over the bytes that are
+    there (``pos`` to the end of ``body``): its fields parsed so far kept, the bytes after
+    them as its data, marked ``partial`` (in JSON, and in its title: ``need`` bytes is its
+    whole length, when known)."""
+    el.offset, el.length = pos, len(body) - pos
+    covered = max([pos, *(s.end for s in el.spans), *(c.end for c in el.children)])
+    if covered < len(body) and el.data is None:
+        el.data, el.data_offset = bytes(body[covered:]), covered
+        el.data_name = "data (the rest of the header is not there)"
+    el.extra["partial"] = True
+    of = f" of {need}" if need else ""
+    el.title = (f"{el.title or el.heading()} (partial: {el.length}{of} bytes, the data ends "
+                "inside it)")
+    return el
+
+
+def _cut_start(body: bytes) -> Element:
+    """The partial element of a body (no MQMD) that is only the start of a StrucId and
+    Version: the header whose StrucId its bytes start to spell, ``header`` when several."""
+    head = bytes(body[:lay.STRUC_ID_SIZE])
+    spelt = {(s, cp) for s in lay.STRUC_IDS for cp in ("latin-1", "cp037")
+             if s.encode(cp).startswith(head)}
+    rec = mqc.header_for(next(iter(spelt))[0], 1) if len({s for s, _ in spelt}) == 1 else None
+    if rec is None:
+        return cut(body, Element("header", 0, 0), 0, None)
+    ebcdic = all(cp == "cp037" for _, cp in spelt)
+    return _cut_head(body, 0, rec, CCSID_EBCDIC if ebcdic else CCSID_ASCII)
+
+
+def _cut_head(body: bytes, pos: int, header: Record, ccsid: int) -> Element:
+    """The partial element of a header cut before its StrucId and Version are whole: the
+    StrucId as a field when its four bytes are there."""
+    eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
+    found = _eye_codepage(eye, mqc.struc_id(header), ccsid)
+    codepage = found[0] if found else header_codepage(ccsid)
+    layout = mqc.resolver(True, codepage)(f"{header.type}.v{min(mqc.versions(header))}")
+    try:
+        part = layout.parse(body, pos, fmt=FORMAT)
+    except DecodeError as e:
+        part = e.partial if isinstance(e.partial, Element) else Element(header.type, pos, 0)
+    part.type = header.type
+    return cut(body, part, pos, None)
+
+
+def _struc_length(chain: Chain, body: bytes, pos: int, el: Element, layout: Layout,
+                  header: Record, values: Mapping[str, Any]) -> int | None:
     """The header's length: its StrucLength when it has one, else its fixed size; None
-    (an error) when StrucLength is less than the fixed part or runs past the body."""
+    (an error) when StrucLength is less than the fixed part or runs past the body (then
+    ``el`` is cut: it spans the bytes there)."""
+    left = len(body) - pos
     length = layout.size or 0
     if not header.length:
         return length
@@ -417,6 +493,7 @@ def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: Rec
     if struclength > left:
         chain.errors.append(Problem(where, at, f"{name} truncated: StrucLength "
                                                f"{struclength}, {left} bytes left"))
+        cut(body, el, pos, struclength)
         return None
     return struclength
 
@@ -447,10 +524,10 @@ def _msgdesc(chain: Chain, body: bytes, start: int, fixed: int, nest: Nest, el: 
     try:
         md = md_layout.parse(body, start, fmt=FORMAT, prefix="mqxqh.msgdesc")
     except DecodeError as e:
-        if isinstance(e.partial, Element):
-            e.partial.title = title
-            el.children.append(e.partial)
-            el.length = fixed + e.partial.length
+        md = e.partial if isinstance(e.partial, Element) else Element(md_layout.name, start, 0)
+        md.title = title
+        el.children.append(cut(body, md, start, md_layout.size))
+        cut(body, el, start - fixed, fixed + (md_layout.size or 0))
         chain.errors.append(Problem(e.path, e.offset, f"MQXQH MsgDesc: {e.reason}"))
         return None
     md.title = title

@@ -106,7 +106,9 @@ class MqMessage(Decoded):
             d["properties"] = self.chain.properties
             payload = self.chain.payload_json(
                 self.body, None if hole is None else hole + self._text_json.__name__)
-            if raw:  # the bytes too: build-request mq --from rebuilds the message alone
+            # the bytes too, unless its text gives them back (``--raw``: always), so that
+            # build-request mq --from rebuilds the message from this JSON alone
+            if raw or not ("text" in payload and self.chain.payload_text_exact(self.body)):
                 payload["hex"] = hole + self._hex_json.__name__ if hole is not None else \
                     self.body[self.chain.payload_offset:].hex().upper()
             shown = next((e for e in self.elements if e.type == PAYLOAD), None)

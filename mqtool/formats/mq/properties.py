@@ -22,6 +22,7 @@ from mqtool.formats.mq.chain import CCSID_ASCII, ENC_BIG, header_codepage
 from mqtool.formats.mq.compose import BY_TYPE, format_of
 from mqtool.formats.mq.dumps.message import Message
 from mqtool.formats.mq.layout import FORMAT, header_layout
+from mqtool.formats.mq.mqmd import byte_order_of
 from mqtool.formats.mq.pcf_build import pcf_payload
 from mqtool.formats.mq.rfh2 import DT_TYPES, INT_TYPES, typed
 
@@ -208,8 +209,9 @@ def _from_document(doc: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]],
             payload = bytes.fromhex(pay["hex"])
         except ValueError:
             raise InputError("payload.hex is not hex") from None
-    elif "text" in pay:
-        payload = str(pay["text"]).encode(ccsid_codec(pay.get("ccsid")) or "latin-1",
+    elif "text" in pay:  # in the CCSID, UTF-16 in the payload's byte order (as decoded)
+        big = byte_order_of(_int_or(options["payload_encoding"], options["encoding"])) != "little"
+        payload = str(pay["text"]).encode(ccsid_codec(pay.get("ccsid"), big) or "latin-1",
                                           errors="replace")
     if doc.get("pcf") is not None:  # a PCF payload: built from it, or checked against it
         payload = pcf_payload(doc["pcf"], payload, encoding=_int_or(options["payload_encoding"],
