@@ -121,3 +121,24 @@ def test_an_eyecatcher_alone_is_no_restart_point(tmp_path: Path) -> None:
     assert first_start(str(path), len(fake) + 1, len(data)) == second
     cont = second + len(_continued()) // 2  # inside the transaction: not its URBC message
     assert first_start(str(path), cont, len(data)) == second + len(_continued())
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(head=st.binary(max_size=300), junk=st.binary(min_size=1, max_size=300),
+       cut=st.integers(0, 1200))
+def test_bad_input_is_one_line_exit_2_naming_the_offset(tmp_path_factory: pytest.TempPathFactory,
+                                                       head: bytes, junk: bytes, cut: int) -> None:
+    """The error contract of the range reader through ``extract urb``: damaged or random
+    input is one line on stderr, exit 2, the byte offset named; the tables are written."""
+    from tests.helpers import mq
+
+    good = _stream([(0, 0), (3, 1)])
+    data = head + good[:cut] + junk + good[cut:]
+    d = tmp_path_factory.mktemp("contract")
+    (d / "in.bin").write_bytes(data)
+    r = mq("extract", "urb", d / "in.bin", "-o", d / "out")
+    assert r.status == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    assert re.search(r"offset X'[0-9A-F]+' \(\d+\)", lines[0]), lines[0]
+    assert (d / "out" / "errors.parquet").exists()
