@@ -140,9 +140,12 @@ def _urb() -> FormatDoc:
 
 
 def _csq1logp() -> FormatDoc:
-    from mqtool.formats.csq1logp.layout import layouts
+    from mqtool.compose import Nest
+    from mqtool.formats.csq1logp.layout import DATA_LENGTH, VARIABLE, layouts
 
     lay = layouts()
+    nest = VARIABLE.content  # the variable part: csbora, then csvardata
+    assert isinstance(nest, Nest)
     fixed, bora = lay.logd.size, lay.bora.size
     assert fixed is not None and bora is not None
     return FormatDoc(
@@ -173,9 +176,9 @@ def _csq1logp() -> FormatDoc:
                       descriptions={"length": "block length, the BDW's 4 bytes included",
                                     "flags": "zero"}),
             RecordDoc("CSQ4LOGD", lay.logd, "fixed part of an EXTRACT record",
-                      data="csvardata", descriptions=LOGD_TEXT,
-                      members=(Member("csbora", "CSBORA",
-                                      when=f"_io.size == {fixed + bora} + ldatalen",
+                      data=nest.rest, descriptions=LOGD_TEXT,
+                      members=(Member(nest.name, nest.record,
+                                      when=f"_io.size == {fixed + bora} + {DATA_LENGTH}",
                                       doc=f"present when the record has {fixed + bora} + "
                                           "ldatalen bytes after the RDW"),)),
             RecordDoc("CSBORA", lay.bora, "before/after image flag of ALTER records",
@@ -189,7 +192,7 @@ def _csq1logp() -> FormatDoc:
 
 
 def _sas() -> FormatDoc:
-    from mqtool.formats.sas.layout import PROFILES, layouts
+    from mqtool.formats.sas.layout import ENTRIES, HEADER_MESSAGE, PROFILES, layouts
 
     lay = layouts()
     names = {"header": "HEADER", "entry": "ATTACHMENT", "count": "COUNT", "fileinfo": "FILEINFO",
@@ -224,9 +227,9 @@ def _sas() -> FormatDoc:
         "FILEINFO": {"lrecl": "record length", "filesize": "file size in bytes"},
     }
     records = []
-    for attr, name in names.items():
-        members = (Member("attachments", "ATTACHMENT", repeat="num_attachments"),) \
-            if name == "HEADER" else ()
+    for attr, name in names.items():  # the header's entries: the composition's counted repeat
+        members = (Member(f"{ENTRIES.name}s", str(ENTRIES.item), repeat=ENTRIES.count or "eos"),) \
+            if name == HEADER_MESSAGE.record else ()
         records.append(RecordDoc(name, getattr(lay, attr), titles[name], members=members,
                                  descriptions=texts.get(name, {})))
     profiles = ", ".join(f"{k} ({s.describe()})" for k, s in PROFILES.items())
@@ -254,6 +257,19 @@ def _sas() -> FormatDoc:
     )
 
 
+def _osb_composed() -> dict[str, tuple[str, str, str]]:
+    """What the redolog entry's declaration says follows a record's fields: (data, the
+    field holding its length, what it holds)."""
+    from mqtool.compose import describe
+    from mqtool.compose.prefixed import describe as describe_prefixed
+    from mqtool.formats.osb.compose import ENTRY, INTENT_LIST, SEGMENTS
+
+    t = ENTRY.trailing
+    assert t is not None
+    return {ENTRY.layouts[0]: (t.name, t.length, "the intent list: " + describe(INTENT_LIST)),
+            "R1HDR": (SEGMENTS.name + "s", "", describe_prefixed(SEGMENTS))}
+
+
 def _osb() -> FormatDoc:
     from mqtool.formats.osb.layout import layouts, usrextpl_layout, usrextpl_names
 
@@ -274,7 +290,11 @@ def _osb() -> FormatDoc:
         "r1browl": ("R1BROWL", "format-1 row length"),
         "r1bf": ("R1BF", "format-1 field: length and value"),
     }
-    records = [RecordDoc(name, getattr(lay, attr), title) for attr, (name, title) in titles.items()]
+    said = _osb_composed()
+    records = [RecordDoc(name, getattr(lay, attr), title, data=said.get(name, ("", "", ""))[0],
+                         data_size=said.get(name, ("", "", ""))[1],
+                         data_doc=said.get(name, ("", "", ""))[2])
+               for attr, (name, title) in titles.items()]
     records.insert(0, RecordDoc("USREXTPL", usrextpl_layout(usrextpl_names(4)),
                                 "user exit parameter list: one fullword per exit (4 shown; "
                                 "the number and order depend on the installation)"))
@@ -295,7 +315,16 @@ def _osb() -> FormatDoc:
 
 
 def _matqmsg() -> FormatDoc:
-    from mqtool.formats.matqmsg.layout import RECEIVER, message_layout, selection_layout
+    from mqtool.formats.matqmsg.layout import (
+        MESSAGES,
+        RECEIVER,
+        RECEIVER_TEMPLATE,
+        message_layout,
+        selection_layout,
+    )
+
+    head = RECEIVER_TEMPLATE.name  # the receiver, then its entries as the composition counts them
+    count = f"{head}.{MESSAGES.count}" if MESSAGES.count else "eos"
 
     return FormatDoc(
         name="matqmsg", title="IBM i MI instruction MATQMSG (Materialize Queue Messages) templates",
@@ -337,7 +366,7 @@ def _matqmsg() -> FormatDoc:
         ),
         params={"key_bytes": "K: key bytes per message entry (selection template key_bytes)",
                 "text_bytes": "T: text bytes per message entry (selection template text_bytes)"},
-        top=(Part("receiver", "RECEIVER"), Part("messages", "MESSAGE", repeat="eos")),
+        top=(Part(head, RECEIVER_TEMPLATE.record), Part(MESSAGES.name, str(MESSAGES.item), repeat=count)),
         commands=("decode matqmsg", "build-request matqmsg"),
     )
 
@@ -397,6 +426,10 @@ MQ_HEADERS = {  # record -> (title, descriptions beyond the chained fields)
         "putmsgrecoffset": "offset of the first MQPMR from the MQDH"}),
     "MQOR": ("object record of an MQDH: one destination", {
         "objectname": "queue name", "objectqmgrname": "queue manager name"}),
+    "LLZZ": ("prefix of an IMS message segment, after an MQIIH or in Format MQIMSVS: the "
+             "segment's data follows (the first starts with the IMS transaction code)", {
+                 "ll": "length of the segment, LL and ZZ included",
+                 "zz": "reserved for IMS"}),
 }
 
 
@@ -412,10 +445,11 @@ def _mq_headers() -> tuple[RecordDoc, ...]:
 
 
 def _mq() -> FormatDoc:
+    from mqtool.formats.mq.compose import CHAIN, resolver
     from mqtool.formats.mq.mqmd import V1_FIELD_COUNT, mqmd_layout
 
     layout = mqmd_layout()
-    return FormatDoc(
+    return composed(FormatDoc(
         name="mq", title="IBM MQ message descriptor (MQMD) and the MQ headers that follow it",
         big=True, both_orders=True, encoding="latin-1",
         variants=("version 1: the first " + str(V1_FIELD_COUNT) + " fields "
@@ -433,9 +467,10 @@ def _mq() -> FormatDoc:
         records=(RecordDoc("MQMD", layout, "message descriptor, version 2",
                            descriptions=MQMD_TEXT), *_mq_headers()),
         top=(Part("mqmd", "MQMD"),),
+        composition=CHAIN, resolve=resolver(),
         commands=("decode mq", "build-request mq", "decode auto", "reassemble attachment",
                   "decode sas-attachment"),
-    )
+    ))
 
 
 # the documentation of each format of ``registry.CODECS`` (names, aliases and order are the

@@ -275,12 +275,15 @@ class Detection:
 
 
 def shift_element(el: Element, delta: int) -> Element:
-    """Move ``el`` (decoded at buffer offsets) ``delta`` bytes: input offsets."""
+    """Move ``el`` (decoded at buffer offsets) ``delta`` bytes, and the elements nested in
+    it: input offsets."""
     if delta:
         el.offset += delta
         el.spans[:] = [sp._replace(start=sp.start + delta, end=sp.end + delta) for sp in el.spans]
         if el.data_offset is not None:
             el.data_offset += delta
+        for child in el.children:
+            shift_element(child, delta)
     return el
 
 

@@ -209,7 +209,7 @@ def test_sas_header_and_its_attachments(parsers: dict[str, Any]) -> None:
     header = parsers["sas-attachment"].SasAttachment(False, _stream(data)).header
     assert same_values(header, unit.elements[0]) == 5
     (att,) = header.attachments
-    assert same_values(att, unit.elements[1]) == 10
+    assert same_values(att, unit.elements[0].children[0]) == 10  # entries nest in the HEADER
     assert (att.qualifier2, att.type.name) == ("d:\\mytext.txt", "external_binary_file")
 
 
@@ -242,7 +242,7 @@ def test_matqmsg_receiver_with_k_and_t(parsers: dict[str, Any]) -> None:
     (unit,) = api.decode("matqmsg", data, part="receiver", key_bytes=k, text_bytes=t)
     parsed = parsers["matqmsg"].Matqmsg(k, t, _stream(data))
     assert same_values(parsed.receiver, unit.elements[0]) == 6
-    entries = [el for el in unit.elements[1:]]
+    entries = unit.elements[0].children  # the entries nest in the RECEIVER
     assert len(parsed.messages) == len(entries) >= 1
     for m, el in zip(parsed.messages, entries, strict=True):
         assert m.enqueue_time == el.value("enqueue_time").raw

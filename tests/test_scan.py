@@ -102,7 +102,7 @@ def test_a_urb_in_an_rfh2_in_an_xqh_is_one_hit_with_its_chain() -> None:
     data, where = image([msg], seed=11)
     (hit,) = hits(data)
     assert (hit.offset, hit.length) == (where[0], len(msg))
-    assert hit.chain == ("MQXQH", "MQMD", "MQRFH2", "urb")
+    assert hit.chain == ("MQXQH", "MQRFH2", "urb")  # the MQMD is nested in its MQXQH
     assert "URB message" in hit.summary
 
 

@@ -24,7 +24,8 @@ seq:
   type: receiver
 - id: messages
   type: message
-  repeat: eos
+  repeat: expr
+  repeat-expr: receiver.messages_available
 types:
   receiver:
     doc: 'RECEIVER: receiver (materialization) template header'

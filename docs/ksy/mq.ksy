@@ -244,6 +244,9 @@ types:
       type: s4
       doc: 'CCSID of the folders: 1208, 1200, 13488 or 17584; ``500`` -> ``cp500 (EBCDIC)``, ``-2`` ->
         ``MQCCSI_INHERIT``'
+    - id: folders
+      size: struclength - 36
+      doc: read by the format's own judgement (mq_folders)
   mqrfh:
     doc: 'MQRFH: rules and formatting header version 1 (Format MQHRF), then the NameValueString to StrucLength'
     seq:
@@ -275,6 +278,9 @@ types:
     - id: flags
       type: s4
       doc: flags
+    - id: namevaluestring
+      size: struclength - 32
+      doc: read by the format's own judgement (mq_namevaluestring)
   mqxqh:
     doc: 'MQXQH: transmission-queue header (Format MQXMIT), then the original MQMD version 1'
     seq:
@@ -299,6 +305,9 @@ types:
       encoding: latin-1
       pad-right: 32
       doc: the remote queue manager
+    - id: msgdesc
+      size: 324
+      doc: a MQMD.v1
   mqtm:
     doc: 'MQTM: trigger message (Format MQTRIG); nothing follows it'
     seq:
@@ -796,6 +805,9 @@ types:
       type: s4
     - id: datalogicaloffset2
       type: s4
+    - id: strings
+      size: struclength - 108
+      doc: read by the format's own judgement (mq_rmh_strings)
   mqdh:
     doc: 'MQDH: distribution header (Format MQHDIST), then RecsPresent MQOR and MQPMR records'
     seq:
@@ -839,6 +851,9 @@ types:
     - id: putmsgrecoffset
       type: s4
       doc: offset of the first MQPMR from the MQDH
+    - id: records
+      size: struclength - 48
+      doc: read by the format's own judgement (mq_dh_records)
   mqor:
     doc: 'MQOR: object record of an MQDH: one destination'
     seq:
@@ -854,6 +869,16 @@ types:
       encoding: latin-1
       pad-right: 32
       doc: queue manager name
+  llzz:
+    doc: 'LLZZ: prefix of an IMS message segment, after an MQIIH or in Format MQIMSVS: the segment''s
+      data follows (the first starts with the IMS transaction code)'
+    seq:
+    - id: ll
+      type: u2
+      doc: length of the segment, LL and ZZ included
+    - id: zz
+      size: 2
+      doc: reserved for IMS
 enums:
   mqmd_persistence:
     -1:

@@ -95,6 +95,9 @@ types:
       type: str
       encoding: cp037
       pad-right: 64
+    - id: intents
+      size: rl_intent_len
+      doc: 'the intent list: R1HDR when r2_len is 1, else R2HDR'
   parmset:
     doc: 'PARMSET: Parameter Setting block'
     seq:
@@ -212,6 +215,9 @@ types:
     - id: unk_07
       type: u1
       doc: (unknown)
+    - id: r1segs
+      size-eos: true
+      doc: 'items to the end: a R1SEG, then r1_seglen bytes'
   r1seg:
     doc: 'R1SEG: format-1 update segment length'
     seq:

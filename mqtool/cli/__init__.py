@@ -265,6 +265,7 @@ def run(argv: list[str] | None = None) -> int:
         _show_click(e)
         return USAGE
     except (click.Abort, KeyboardInterrupt, StoppedError):
+        _discard_left()
         return _stopped()
     except (BrokenPipeError, StdoutClosedError):  # `mqtool dump big.bin | head` ends quietly
         _quiet_stdout()
@@ -315,6 +316,14 @@ def _show_click(e: click.ClickException) -> None:
     e.show(file=buf)
     sys.stderr.write(escape_lines(buf.getvalue()))
     sys.stderr.flush()
+
+
+def _discard_left() -> None:
+    """Temporary outputs a signal left behind: made, then stopped before the block that
+    removes them on failure was entered."""
+    from mqtool.io.outputs import discard_left
+
+    discard_left()
 
 
 def _stopped() -> int:

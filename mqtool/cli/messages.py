@@ -49,8 +49,9 @@ def _filter(name: str, metavar: str, text: str) -> Callable[[Callable[..., Any]]
               help="Kind of every DUMP (auto: recognised from its content).")
 @click.option("--json", "json_out", is_flag=True,
               help="One JSON object per message: message, source, mqmd, put_time, properties, "
-                   "headers, payload, body_length, body_sha256, truncated, problems; capture, "
-                   "event and dead_letter where the message has them.")
+                   "headers, payload (with its text and hex: what 'build-request mq --from -' "
+                   "rebuilds the body from), body_length, body_sha256, truncated, problems; "
+                   "capture, event and dead_letter where the message has them.")
 @click.option("--wide", is_flag=True,
               help="Every column whole (MsgId, CorrelId, where the message came from), however "
                    "wide; the default table fits 120 columns.")

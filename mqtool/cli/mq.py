@@ -91,8 +91,10 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
 @click.option("--tm", metavar="F=V,...", help="MQTM fields (qname, processname, applid, ...); "
                                                "the chain ends with it.")
 @click.option("--from", "from_file", metavar="FILE", type=click.Path(allow_dash=True),
-              help="Start from the --json output of 'decode mq' (its elements, context and "
-                   "payload: with --raw its bytes, else its text); header options add to it.")
+              help="Start from the --json output of 'decode mq' or 'decode auto', or a line of "
+                   "'messages --json' (its elements or headers, context or mqmd, pcf and "
+                   "payload: its hex, else its text); header options add to it. What it cannot "
+                   "rebuild is refused by its path.")
 @click.option("--text", "payload_text", metavar="TEXT", help="The payload as text (Format MQSTR).")
 @click.option("--payload", "payload_file", metavar="FILE", type=click.Path(allow_dash=True),
               help="The payload bytes from FILE.")

@@ -77,11 +77,12 @@ Walking a message, the walker reads the eyecatcher and length at each element, f
 
 How the other formats say their composition in these words:
 
-* MQ header chain: ``Chain(key=Previous("format"), length=At("MQHEAD", "struclength"))``,
-  one ``Record`` per header keyed by its Format name (``Record("MQDLH", ..., key="MQDEAD")``),
-  ``variant="mq_inherit"`` (a hook: each header's Encoding and CodedCharSetId give the next
-  one's byte order and code page) and ``sniff="mq_strucid"`` (a hook: the StrucId's code page
-  when the CCSID does not say); the application data is the chain's ``rest``.
+* MQ header chain (``mqtool.formats.mq.compose``): ``Chain(key=Previous("format"),
+  length=At("MQRFH.v1", "struclength"))``, one ``Record`` per header keyed by its Format name
+  (``Record("MQDLH", "", ("MQDLH.v1",), key="MQDEAD")``), ``variant="mq_inherit"`` (a hook:
+  each header's Encoding and CodedCharSetId give the next one's byte order and code page)
+  and ``sniff="mq_strucid"`` (a hook: the StrucId's code page when the CCSID does not say);
+  the MQMD inside an MQXQH is a ``Nest``; the application data is what follows the chain.
 * PCF: ``Repeat("parameter", Switch(At("MQCFH", "type"), {MQCFT_STRING: "MQCFST", ...}),
   count="parametercount")``; an MQCFGR's parameters are a ``Repeat`` with
   ``count="parametercount"`` nested under it.
@@ -210,10 +211,12 @@ class When:
 @dataclass(frozen=True)
 class Hook:
     """A format's own judgement whether ``content`` describes the data: the walker calls
-    the function the format registered under ``name`` (see ``mqtool.compose.walk.Hooks``)."""
+    the function the format registered under ``name`` (see ``mqtool.compose.walk.Hooks``).
+    Without ``content`` the hook reads the data itself (the MQRFH2 folders: length-prefixed
+    XML, not records)."""
 
     name: str
-    content: Content
+    content: Content | None = None
 
 
 Content: TypeAlias = Repeat | Switch | Nest | When | Hook
@@ -310,7 +313,10 @@ class Chain:
     ``length`` is read where the element starts; ``unknown`` is the layout an element with an
     unknown key is shown as; a ``stops`` key ends the chain quietly (the next unit starts);
     ``finish`` names a hook run when the chain ends (to judge what record hooks remembered);
-    ``counts`` are checked across it."""
+    ``counts`` are checked across it. ``variant`` names the hook giving each element's
+    variant (byte order, code page) from the element before (the MQ header chain's
+    Encoding / CodedCharSetId inheritance); ``sniff`` the hook finding the first element
+    when nothing before it names it (the MQ StrucId in ASCII or EBCDIC)."""
 
     key: Key
     length: At
@@ -319,6 +325,8 @@ class Chain:
     stops: tuple[Any, ...] = ()
     counts: tuple[Count, ...] = ()
     finish: str = ""
+    variant: str = ""
+    sniff: str = ""
 
 
 @dataclass(frozen=True, eq=False)  # holds mappings: compared and hashed by identity
@@ -392,6 +400,8 @@ def describe(content: Content | None) -> str:
     if content is None:
         return ""
     if isinstance(content, Hook):
+        if content.content is None:
+            return f"read by the format's own judgement ({content.name})"
         return f"{describe(content.content)}; when the format's judgement ({content.name}) says so"
     if isinstance(content, When):
         values = " or ".join(map(str, content.values))

@@ -490,7 +490,9 @@ class Walk:
             return self.content(content.content, owner, start, stop, strict)
         if isinstance(content, Hook):
             choice = self.hooks[content.name](self, owner.values, start, stop)
-            return choice is not None and self.content(content.content, owner, start, stop, choice)
+            inner = content.content
+            return choice is not None and inner is not None and self.content(inner, owner, start, stop,
+                                                                              choice)
         if isinstance(content, Nest):
             return self._nest(content, owner, start, stop)
         if isinstance(content, Repeat):

@@ -41,7 +41,7 @@ class Found(NamedTuple):
     kind: str  # what was found, in the document's words: "URB message", "MQMD", "PCF message"
     confidence: float  # 0..1
     summary: str  # one line
-    chain: tuple[str, ...] = ()  # the nesting, outermost first: ("MQXQH", "MQMD", "MQRFH2", "urb")
+    chain: tuple[str, ...] = ()  # the nesting, outermost first: ("MQXQH", "MQRFH2", "urb")
     options: Mapping[str, Any] = {}  # what decoding the carved bytes needs (codepage, part ...)
     errors: tuple[str, ...] = ()  # what the decoder said was wrong, one line each
     extension: str = "bin"  # of the carved file

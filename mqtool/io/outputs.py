@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -51,6 +52,50 @@ _UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069<
 # joiner and invisible operators, BOM, soft hyphen, Mongolian vowel separator
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 TEMP_SUFFIX = ".part"  # temporary files: ``.<name>.<random>.part`` beside the target
+# every temporary file and scratch folder this process made and has not yet put in place or
+# removed (``discard_left``: what a signal that struck between making one and entering the
+# block that removes it would otherwise leave behind)
+_LEFT: dict[Path, int] = {}
+
+
+def _make_temp(parent: Path, prefix: str, suffix: str = "", folder: bool = False) -> Path:
+    """A new temporary file (mode 0666 less the umask, as ``open`` makes) or folder (0700)
+    in ``parent``, recorded *before* it exists: a signal can strike at any bytecode (worker
+    and Arrow threads take it for the main thread, so masking it is no help), and whatever
+    moment it strikes, ``discard_left`` finds the path."""
+    for _ in range(100):
+        p = parent / f"{prefix}{secrets.token_hex(4)}{suffix}"
+        _LEFT[p] = os.getpid()
+        try:
+            if folder:
+                os.mkdir(p, 0o700)
+            else:
+                os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666))
+            return p
+        except FileExistsError:
+            _LEFT.pop(p, None)
+        except OSError:  # not made (a signal leaves it recorded: it may exist)
+            _LEFT.pop(p, None)
+            raise
+    raise FileExistsError(f"{parent}: no free temporary name")
+
+
+def _settled(p: Path) -> None:
+    """``p`` was put in place or removed: no longer left over."""
+    _LEFT.pop(p, None)
+
+
+def discard_left() -> list[Path]:
+    """Remove the temporary files and scratch folders this process made and never put in
+    place or removed (a run stopped by a signal at an unlucky moment); what was removed."""
+    gone = [p for p, pid in _LEFT.items() if pid == os.getpid()]
+    for p in gone:
+        _LEFT.pop(p, None)
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+    return gone
 
 
 def safe_name(name: str, fallback: str) -> str:
@@ -131,19 +176,9 @@ def _check_target(p: Path, force: bool) -> None:
 
 def _temp_beside(p: Path) -> Path:
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=TEMP_SUFFIX, dir=p.parent)
+        return _make_temp(p.parent, f".{p.name}.", TEMP_SUFFIX)
     except OSError as e:
         raise EnvError(f"{p}: cannot write: {e.strerror}") from None
-    with suppress(OSError, AttributeError):  # what open() gives, not mkstemp's 0600
-        os.fchmod(fd, 0o666 & ~_umask())
-    os.close(fd)
-    return Path(name)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _commit(tmp: Path, p: Path, force: bool) -> None:
@@ -187,6 +222,7 @@ class _TempFile:
         if not self.done:
             self.done = True
             self.temp.unlink(missing_ok=True)
+            _settled(self.temp)
 
     def __enter__(self) -> Path:
         return self.temp
@@ -219,7 +255,10 @@ class AtomicPath(_TempFile):
         """Rename the temporary file into place (once)."""
         if not self.done:
             self.done = True
-            _commit(self.temp, self.path, self.force)
+            try:
+                _commit(self.temp, self.path, self.force)
+            finally:
+                _settled(self.temp)
 
 
 class Atomic(Protocol):
@@ -273,11 +312,9 @@ class RemotePath(_TempFile):
         if check:
             check_output_object(uri, force, options)
         try:
-            fd, name = tempfile.mkstemp(prefix=".mqtool-upload-", suffix=TEMP_SUFFIX)
+            self.temp = _make_temp(Path(tempfile.gettempdir()), ".mqtool-upload-", TEMP_SUFFIX)
         except OSError as e:
             raise EnvError(f"{uri}: cannot stage a temporary file: {e.strerror}") from None
-        os.close(fd)
-        self.temp = Path(name)
         self.done = False
 
     def commit(self) -> None:
@@ -290,6 +327,7 @@ class RemotePath(_TempFile):
                 upload(str(self.temp), self.path, self.options)
             finally:
                 self.temp.unlink(missing_ok=True)
+                _settled(self.temp)
 
 
 
@@ -402,8 +440,10 @@ class StagedDirs:
         self.names = tuple(names)
         self.created = not self.root.exists()
         try:
+            if self.created:  # recorded first: see _make_temp
+                _LEFT[self.root] = os.getpid()
             self.root.mkdir(parents=True, exist_ok=True)
-            self.scratch = Path(tempfile.mkdtemp(prefix=".mqtool-", dir=self.root))
+            self.scratch = _make_temp(self.root, ".mqtool-", folder=True)
         except OSError as e:
             raise EnvError(f"{root}: cannot create output directory: {e.strerror}") from None
         self.done = False
@@ -425,6 +465,8 @@ class StagedDirs:
             raise EnvError(f"{self.root}: cannot write: {e.strerror}") from None
         finally:
             shutil.rmtree(self.scratch, ignore_errors=True)
+            _settled(self.scratch)
+            _settled(self.root)
 
     def keep(self, paths: Iterable[str]) -> None:
         """(``RemoteStagedDirs``' face: parts here are renamed into place, a retried
@@ -442,6 +484,8 @@ class StagedDirs:
         shutil.rmtree(self.scratch, ignore_errors=True)
         if self.created:
             shutil.rmtree(self.root, ignore_errors=True)
+        _settled(self.scratch)
+        _settled(self.root)
 
     def __enter__(self) -> Path:
         return self.scratch
@@ -579,7 +623,7 @@ def published(output: str, force: bool = False, directory: bool = True) -> Itera
         check_output_dir(output, True, ())
     else:
         check_output(output, force)
-    stage = Path(tempfile.mkdtemp(prefix=".mqtool-stage-"))
+    stage = _make_temp(Path(tempfile.gettempdir()), ".mqtool-stage-", folder=True)
     try:
         local = stage / "out"
         yield str(local)
@@ -595,6 +639,7 @@ def published(output: str, force: bool = False, directory: bool = True) -> Itera
             upload(str(local), output)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        _settled(stage)
 
 
 def atomic_output(path: str | os.PathLike[str], force: bool = False, binary: bool = True) -> AtomicFile:

@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 import yaml
 from construct import Adapter, Bytes, Construct, FormatField, Renamed
 
-from mqtool.compose import At, Envelope, counted, key_text
+from mqtool.compose import At, Chain, Envelope, Nest, Previous, Record, counted, key_text
 from mqtool.compose import describe as content_text
 from mqtool.layout import INT_CODES, Annotated, Eye, FieldInfo, Hex, HexInt, Layout, Reserved, Stck, Text
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT
@@ -110,7 +110,7 @@ class FormatDoc:
     params: Mapping[str, str] = field(default_factory=dict)  # Kaitai params: name -> doc
     both_orders: bool = False  # big- and little-endian variants (Kaitai: the is_le param)
     commands: tuple[str, ...] = ()
-    composition: Envelope | None = None  # how records compose; ``composed`` reads it
+    composition: Envelope | Chain | None = None  # how records compose; ``composed`` reads it
     resolve: Callable[[str], Layout] | None = None  # the composition's layout names
 
     def record(self, name: str) -> RecordDoc:
@@ -132,26 +132,29 @@ class _Filled(TypedDict, total=False):
 def composed(fmt: FormatDoc) -> FormatDoc:
     """``fmt`` with what its composition declares filled in: each record's trailing data
     (name, the field holding its length, what it holds) or counted members, the element
-    chain's cases (key -> record). Formats without a ``composition`` come back unchanged."""
-    env, resolve = fmt.composition, fmt.resolve
-    if env is None or resolve is None:
+    chain's cases (key -> record). Formats without a ``composition`` come back unchanged.
+    A chain keyed by ``Previous`` (the MQ headers: the Format of one names the next) has no
+    head layout: its cases go into a note, and trailing data placed by no fields of its own
+    runs to the record's length field."""
+    comp, resolve = fmt.composition, fmt.resolve
+    if comp is None or resolve is None:
         return fmt
-    chain = env.chain
+    chain = comp.chain if isinstance(comp, Envelope) else comp
+    names = {r.name for r in fmt.records}
     said: dict[str, _Filled] = {}
     for rec in chain.records.values():
-        t = rec.trailing
-        if t is None:
-            continue
-        rep = counted(rec)
-        if rep is not None and isinstance(rep.item, str):
-            doc = f"each {rep.size} bytes long, from {t.start}" if rep.size else f"from {t.start}"
-            said[rec.layouts[0]] = {"members": (Member(rep.name, rep.item, repeat=rep.count or "",
-                                                       size=rep.size or "", doc=doc),)}
-        else:
-            said[rec.layouts[0]] = {"data": t.name, "data_size": t.length,
-                                    "data_doc": content_text(t.content)}
+        if rec.trailing is not None:
+            target = rec.layouts[0] if rec.layouts[0] in names else rec.type
+            said[target] = _trailing_doc(rec, resolve)
     records = tuple(replace(r, **said.get(r.name, {})) for r in fmt.records)
-    cases = {str(key_text(rec, resolve)): rec.layouts[0] for rec in chain.records.values()}
+    cases = {str(key_text(rec, resolve)): rec.type if isinstance(chain.key, Previous)
+             else rec.layouts[0] for rec in chain.records.values()}
+    if isinstance(chain.key, Previous):
+        follows = ", ".join(f"`{rec.key}` {rec.type}" for rec in chain.records.values()
+                            if rec.key is not None and rec.type in names)
+        note = (f"Chain: the {chain.key.field} field of each structure names the next one: "
+                f"{follows}; any other value: the application data.")
+        return replace(fmt, records=records, notes=(*fmt.notes, note))
     doc = fmt.elements.doc if fmt.elements else ""
     if not isinstance(chain.key, At):
         raise TypeError(f"{fmt.name}: elements keyed by {type(chain.key).__name__}, not by a "
@@ -159,11 +162,29 @@ def composed(fmt: FormatDoc) -> FormatDoc:
     return replace(fmt, records=records, elements=Elements(chain.key.layout, cases, doc))
 
 
+def _trailing_doc(rec: Record, resolve: Callable[[str], Layout]) -> _Filled:
+    """What a record's ``Trailing`` says for its documentation."""
+    t = rec.trailing
+    assert t is not None
+    rep = counted(rec)
+    if rep is not None and isinstance(rep.item, str):
+        doc = f"each {rep.size} bytes long, from {t.start}" if rep.size else f"from {t.start}"
+        return {"members": (Member(rep.name, rep.item, repeat=rep.count or "",
+                                   size=rep.size or "", doc=doc),)}
+    size = t.length
+    fixed = resolve(rec.layouts[0]).size or 0
+    if isinstance(t.content, Nest) and not t.length:  # a record nested after the fixed part
+        size = str(resolve(t.content.record).size or 0)
+    elif t.length == rec.length and not t.start:  # from the fixed part to the record's end
+        size = f"{rec.length} - {fixed}"
+    return {"data": t.name, "data_size": size, "data_doc": content_text(t.content)}
+
+
 def unit_types(fmt: FormatDoc) -> dict[str, Any]:
     """The Kaitai type of one unit of an ``Envelope``: its header, then the element chain up
     to the header's total length."""
     env = fmt.composition
-    if env is None:
+    if not isinstance(env, Envelope):
         return {}
     head = ksy_id(env.header)
     return {"message": {
@@ -584,6 +605,13 @@ def _ksy_field(fmt: FormatDoc, record: RecordDoc, fd: FieldDoc, enums: dict[str,
     return item
 
 
+def _ksy_size(size: str) -> str | int:
+    """A data size for Kaitai: a number, a field, or an expression over fields."""
+    if size.isdigit():
+        return int(size)
+    return re.sub(r"[A-Za-z_@][\w@-]*", lambda m: ksy_id(m.group(0)), size)
+
+
 def _ksy_seq(fmt: FormatDoc, record: RecordDoc, enums: dict[str, Any], skip: int = 0
              ) -> list[dict[str, Any]]:
     seq = [_ksy_field(fmt, record, fd, enums) for fd in fields(record)[skip:]]
@@ -607,7 +635,8 @@ def _ksy_seq(fmt: FormatDoc, record: RecordDoc, enums: dict[str, Any], skip: int
         seq.append(item)
     if record.data:
         data: dict[str, Any] = {"id": ksy_id(record.data)}
-        data.update({"size": ksy_id(record.data_size)} if record.data_size else {"size-eos": True})
+        data.update({"size": _ksy_size(record.data_size)} if record.data_size
+                    else {"size-eos": True})
         if record.data_doc:
             data["doc"] = record.data_doc
         seq.append(data)

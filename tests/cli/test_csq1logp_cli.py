@@ -38,7 +38,9 @@ def test_listing_tz_and_json(rec_bin: Path) -> None:
     assert j["format"] == "csq1logp" and j["fixed_len"] == 200 and j["reading"] == "A"
     f = j["elements"][1]["fields"]
     assert f["csqueuename"] == "APP.INPUT" and f["csqueuename_hex"].startswith("C1D7D74BC9D5")
-    assert f["dtodout_hex"] == "DECC38049F04E000" and j["elements"][1]["data"] == "C8C5D3D3D640E6D6D9D3C4"
+    variable = j["elements"][1]["children"][0]  # csbora, then csvardata
+    assert variable["fields"]["csbora"] == "" and variable["data"] == "C8C5D3D3D640E6D6D9D3C4"
+    assert f["dtodout_hex"] == "DECC38049F04E000"
 
 
 def test_annotate_labels_fields(rec_bin: Path) -> None:

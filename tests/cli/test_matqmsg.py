@@ -19,8 +19,9 @@ def test_receiver_with_selection_file(in_root: None) -> None:
     assert r.status == 0
     lines = r.text.splitlines()
     assert lines[0] == "MATQMSG receiver at offset X'0000' (key_bytes 16, text_bytes 32: selection template)"
-    assert "  enqueue_time   = 2024-03-15 12:30:00.250000 UTC  uniqueness X'00F' (UTC assumed)" in lines
-    assert '  key            = "CUST0001"' in lines and '  text           = "ORDER 4711 SHIPPED"' in lines
+    assert "  message 1 at offset X'0020'" in lines  # the entries nest in the receiver
+    assert "    enqueue_time   = 2024-03-15 12:30:00.250000 UTC  uniqueness X'00F' (UTC assumed)" in lines
+    assert '    key            = "CUST0001"' in lines and '    text           = "ORDER 4711 SHIPPED"' in lines
 
 
 def test_receiver_json_messages(in_root: None) -> None:

@@ -56,7 +56,11 @@ def test_json_keys_and_values_for_every_reader(tmp_path: Path, writer: str) -> N
     props = {} if writer.startswith("dmpmqmsg") else {"usr.colour": "blue", "usr.n": 3}
     assert first["properties"] == props
     assert first["headers"] == []  # no MQ header in these bodies
-    assert first["payload"] == {"format": "MQSTR", "offset": 0, "length": 8}
+    # the payload as decode mq --json --raw gives it: its text in its CCSID and its bytes
+    assert first["payload"] == {"format": "MQSTR", "offset": 0, "length": 8,
+                                "encoding": first["mqmd"]["encoding"],
+                                "ccsid": first["mqmd"]["codedcharsetid"], "text": "Hello MQ",
+                                "hex": b"Hello MQ".hex().upper()}
     assert first["body_length"] == 8
     assert first["body_sha256"] == hashlib.sha256(b"Hello MQ").hexdigest()
     assert first["truncated"] is False and first["problems"] == []

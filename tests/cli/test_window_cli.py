@@ -47,12 +47,12 @@ STRUCTURES = {  # decoder -> a structure it reads
 
 
 def _shifted(unit: dict[str, Any], delta: int) -> dict[str, Any]:
-    """A unit's JSON with every offset ``model.shift_unit`` moves moved by ``delta``."""
+    """A unit's JSON with every offset ``model.shift_unit`` moves moved by ``delta`` (nested
+    elements' too)."""
     out = dict(unit, offset=unit["offset"] + delta)
-    for key in ("elements", "errors", "problems"):
+    for key in ("elements", "errors", "problems", "children"):
         if isinstance(unit.get(key), list):
-            out[key] = [dict(x, offset=x["offset"] + delta) if "offset" in x else x
-                        for x in unit[key]]
+            out[key] = [_shifted(x, delta) if "offset" in x else x for x in unit[key]]
     return out
 
 

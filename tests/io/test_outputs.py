@@ -173,3 +173,79 @@ def test_message_set_writer_failure_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         write_set(broken(), "dmpmqmsg", str(tmp_path / "set.qmsg"))
     assert files(tmp_path) == []
+
+
+# ------------------------------------------------- a signal between making and entering
+
+
+def test_temporaries_made_and_never_entered_are_removed_by_discard_left(tmp_path: Path) -> None:
+    """A signal that strikes after a temporary output is made and before the ``with`` that
+    removes it on failure is entered (the race CI caught in ``extract -j 2``): the run's
+    stop handler removes what is left; outputs put in place are not touched."""
+    from mqtool.io.outputs import atomic_path, discard_left
+
+    kept = AtomicPath(tmp_path / "kept.bin")
+    kept.temp.write_bytes(b"done")
+    kept.commit()
+    dropped = AtomicPath(tmp_path / "dropped.bin")
+    dropped.discard()
+    left = atomic_path(tmp_path / "out.bin")  # made; the signal comes before `with`
+    staged = StagedDirs(tmp_path / "newdir", ("records",))  # made root and scratch
+    assert left.temp.exists() and staged.scratch.exists()
+    assert sorted(discard_left()) == sorted([left.temp, staged.root, staged.scratch])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.bin"]
+    assert (tmp_path / "kept.bin").read_bytes() == b"done"
+    assert discard_left() == []
+
+
+def test_a_signal_the_moment_a_temporary_is_made_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``KeyboardInterrupt`` (what SIGINT and SIGTERM become) raised the instant the file
+    exists, before its maker returns: the path was recorded before it was made, so the stop
+    handler finds it. The file is made as ``open`` makes files (0666 less the umask)."""
+    import os
+
+    from mqtool.io.outputs import atomic_path, discard_left
+
+    real = os.open
+
+    def open_then_stopped(path: object, flags: int, mode: int = 0o777) -> int:
+        os.close(real(path, flags, mode))  # type: ignore[arg-type]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "open", open_then_stopped)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_path(tmp_path / "out.bin")
+    monkeypatch.undo()
+    made = list(tmp_path.iterdir())
+    assert len(made) == 1 and made[0].name.startswith(".out.bin.")
+    assert discard_left() == made
+    assert list(tmp_path.iterdir()) == []
+    mask = os.umask(0o027)
+    try:
+        kept = AtomicPath(tmp_path / "mode.bin")
+        assert kept.temp.stat().st_mode & 0o777 == 0o640
+        kept.discard()
+    finally:
+        os.umask(mask)
+
+
+@pytest.mark.parametrize("made", ["AtomicPath", "StagedDirs"])
+def test_a_run_stopped_before_its_output_block_leaves_nothing(
+        tmp_path: Path, csq_input: Path, made: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``mqtool extract`` stopped by a signal after its temporary output is made and before
+    the block that removes it on failure is entered: status 130, one line, nothing left."""
+    from mqtool.cli import run
+    from mqtool.io import outputs
+
+    def stopped(self: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(getattr(outputs, made), "__enter__", stopped)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = f"{out}/d/" if made == "StagedDirs" else f"{out}/x.parquet"
+    assert run(["extract", str(csq_input), "-o", target, "-j", "1"]) == 130
+    assert capsys.readouterr().err == "mqtool: interrupted\n"
+    assert files(out) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -116,7 +117,9 @@ def test_a_short_last_line_matches_annotate() -> None:
         loaded = src.load(i)
         model = HexModel(loaded.data, loaded.origin, list(loaded.unit.spans()), loaded.codepage)
         reference = annotate_unit(loaded.unit, loaded.data)
-        assert [model.line(r).plain for r in range(model.lines)] == [t.plain for t in reference]
+        # the hex pane marks no nested element ([CSBORA]): the tree pane shows the nesting
+        plain = [re.sub(r" \[[A-Z0-9]+\]", "", t.plain) for t in reference]
+        assert [model.line(r).plain for r in range(model.lines)] == plain
 
 
 def test_export_bytes_as_dump_text_reads_back(urb, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

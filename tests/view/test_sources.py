@@ -58,7 +58,7 @@ def test_a_queue_dump_is_read_message_by_message_with_the_registrys_roles() -> N
         assert got.unit.to_json() == unit.to_json() and got.data == body
         assert got.unit.attrs["message"] == i + 1
     assert [src.row(i) for i in (0, 2)] == [
-        Row(" ", "msg 1", len(expected[0][1]), "HEADER ATTACHMENT, num_attachments=1, CLASS"),
+        Row(" ", "msg 1", len(expected[0][1]), "HEADER, num_attachments=1, CLASS"),  # entries nested
         Row(" ", "msg 3", len(expected[2][1]), "TYPE DSDEF, nobs=5")]
     assert src.locate(5) is None  # offsets are per message body
 

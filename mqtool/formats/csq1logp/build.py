@@ -6,7 +6,18 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from mqtool.formats.csq1logp.layout import FORMAT, MAX_SEGMENT, RDW_LEN, format_recorddate, layouts
+from mqtool.compose import Nest
+from mqtool.formats.csq1logp.layout import (
+    DATA_LENGTH,
+    FORMAT,
+    MAX_SEGMENT,
+    RDW_LEN,
+    RECORD,
+    VARIABLE,
+    format_recorddate,
+    layouts,
+    resolver,
+)
 
 # ------------------------------------------------------------------ building
 
@@ -14,14 +25,18 @@ from mqtool.formats.csq1logp.layout import FORMAT, MAX_SEGMENT, RDW_LEN, format_
 def build_record(values: Mapping[str, Any] | None = None, data: bytes = b"", *,
                  codepage: str = "cp037", bora: bool = True, framing: str = "rdw",
                  ldatalen: int | None = None) -> bytes:
-    """One record: RDW (``framing='rdw'``; ``'none'`` leaves it out) + fixed part +
-    csbora (``bora``; ``40`` unless given, e.g. ``B``/``A`` for ALTER) + data.
+    """One record: RDW (``framing='rdw'``; ``'none'`` leaves it out) + fixed part + the
+    variable part as declared (``layout.VARIABLE``): csbora (``bora``; ``40`` unless given,
+    e.g. ``B``/``A`` for ALTER), then csvardata.
 
     ``ldatalen`` defaults to ``len(data)`` (reading A).
     """
     lay = layouts(codepage)
+    resolve = resolver(lay.codepage)
+    nest = VARIABLE.content
+    assert isinstance(nest, Nest)
     vals = dict(values or {})
-    vals.setdefault("ldatalen", len(data) if ldatalen is None else ldatalen)
+    vals.setdefault(DATA_LENGTH, len(data) if ldatalen is None else ldatalen)
     vals.setdefault("lsegment", 1)
     ts = vals.get("csrecorddate")
     if isinstance(ts, datetime):
@@ -36,9 +51,10 @@ def build_record(values: Mapping[str, Any] | None = None, data: bytes = b"", *,
     for key in ("csurid", "cslogrba", "csshuntrba"):
         if vals.get(key) is None:
             vals[key] = bytes(6)
-    body = lay.logd.build(vals, fmt=FORMAT)
+    body = resolve(RECORD.layouts[0]).build(vals, fmt=FORMAT)
     if bora:
-        body += lay.bora.build({"csbora": vals.get("csbora", "")}, fmt=FORMAT)
+        bora_layout = resolve(nest.record)
+        body += bora_layout.build({n: vals.get(n, "") for n in bora_layout.names}, fmt=FORMAT)
     body += bytes(data)
     if framing == "none":
         return body

@@ -425,7 +425,7 @@ def unit_row(unit: Decoded, file: str) -> dict[str, Any]:
         row.update(_error=reason, _error_detail=detail, _raw_hex=unit.attrs.get("raw_hex"))
         return row
     el = next(e for e in unit.elements if e.type == "CSQ4LOGD")
-    for s in el.spans:
+    for s in el.spans_deep():  # csbora is in the variable part nested under the fixed part
         name, v = s.name, s.value
         if name in csq_layout.ROW_BLANK_INT:
             try:
@@ -451,7 +451,7 @@ def unit_row(unit: Decoded, file: str) -> dict[str, Any]:
     if unit.attrs.get("fixed_len") != csq_layout.FIXED_BORA:
         row["csbora"] = None
     row["fixed_len"] = unit.attrs["fixed_len"]
-    row["csvardata"] = el.data
+    row["csvardata"] = next((e.data for e in el.walk() if e.data is not None), None)
     dt = row["dtodout"]
     row["log_date"] = dt.date() if isinstance(dt, datetime) else None
     probs = [f"{p.path}: {p.reason}" for p in unit.problems if p.path in _FIELD_NAMES

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, cast
 
+from mqtool.compose import Nest
 from mqtool.errors import DecodeError
 from mqtool.formats.csq1logp.layout import (
     BAD_DATE,
@@ -12,17 +13,22 @@ from mqtool.formats.csq1logp.layout import (
     BAD_ENUM,
     BAD_SEGMENT,
     BORA,
+    DATA,
+    DATA_LENGTH,
     ENUMS,
-    FIXED,
     FIXED_BORA,
     FORMAT,
+    HOOKS,
     NEG_LEN,
+    RECORD,
     TRAILING,
+    VARIABLE,
     data_slice,
     layouts,
     parse_recorddate,
     parse_timedelta,
     resolve_fixed,
+    resolver,
 )
 from mqtool.model import Decoded, Detection, Element, Problem, shift_unit
 from mqtool.tod import Tod
@@ -101,33 +107,48 @@ def decode_record(buf: bytes, pos: int, rec_len: int, hdr: int, codepage: str = 
         unit.errors.append(Problem(e.path, e.offset, e.reason))
         unit.title = title
         return unit
-    el.title = f"CSQ4LOGD fixed part at offset X'{base + start:04X}'"
+    el.title = f"{RECORD.type} fixed part at offset X'{base + start:04X}'"
     unit.elements.append(el)
     f = el.fields
-    ld = cast(int, f["ldatalen"])  # a binary field
+    ld = cast(int, f[DATA_LENGTH])  # a binary field
     avail = rec_len - hdr
     fixed, why = resolve_fixed(avail, ld)
     take, reading = data_slice(avail, fixed, ld)
     unit.attrs.update(fixed_len=fixed, fixed_reason=why, reading=reading)
-    if fixed == FIXED_BORA:
-        bora = lay.bora.parse(buf, start + FIXED, prefix="", fmt=FORMAT)
-        el.spans.extend(bora.spans)
-    data_at = start + fixed
-    el.data = bytes(buf[data_at:data_at + take])
-    el.data_offset = data_at
+    _variable(el, buf, start + (lay.logd.size or 0), take, lay.codepage, avail, ld, base)
     el.length = fixed + take
-    rows = field_problems(f, bool(fixed == FIXED_BORA), el.value("csbora"), reading)
-    where = {s.name: s.start for s in el.spans} | {"csvardata": data_at}
+    bora = el.children[0].value("csbora") if el.children else None
+    rows = field_problems(f, bool(fixed == FIXED_BORA), bora, reading)
+    where = {s.name: s.start for s in unit.spans()} | {DATA: start + fixed}
     for name, reason in rows:
         unit.problems.append(Problem(name, where[name], reason))
     if reading == "B":
-        unit.problems.append(Problem("ldatalen", start + lay.logd.offset_of("ldatalen"),
+        unit.problems.append(Problem(DATA_LENGTH, start + lay.logd.offset_of(DATA_LENGTH),
                                      f"reading B: ldatalen {ld} is the message total, "
                                      f"this record holds {take} bytes"))
     _dates(unit, f, leap_seconds)
     in_block = f" in the block at X'{block:04X}'" if block >= 0 else ""
     unit.title = title + f", {framing.upper()} framing{in_block}, fixed part {fixed} ({why})"
     return unit
+
+
+def _variable(el: Element, buf: bytes, at: int, take: int, codepage: str, avail: int,
+              ldatalen: int, base: int) -> None:
+    """The variable part after the fixed part at ``at`` (``VARIABLE``): when the format's
+    judgement (its hook) says the record carries csbora, the CSBORA record nested under the
+    fixed part, holding csvardata after it; else csvardata right after the fixed part."""
+    nest = VARIABLE.content
+    assert isinstance(nest, Nest)
+    holder = el
+    if HOOKS[VARIABLE.name](avail, ldatalen):
+        layout = resolver(codepage)(nest.record)
+        holder = layout.parse(buf, at, prefix="", fmt=FORMAT)
+        holder.title = nest.title.format(offset=base + at, length=(layout.size or 0) + take)
+        holder.path, holder.length = nest.name, (layout.size or 0) + take
+        el.children.append(holder)
+        at += layout.size or 0
+    holder.data, holder.data_offset = bytes(buf[at:at + take]), at
+    holder.data_name = nest.rest
 
 
 def field_problems(f: Mapping[str, Any], has_bora: bool, bora: Any, reading: str,

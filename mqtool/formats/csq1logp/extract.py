@@ -444,11 +444,9 @@ def decoded_tables(indexes: list[Index], codepage: str = "cp037", mode: str = "P
             for split in ip.splits():
                 pending.append((split, pool.submit(_decode_split, split, codepage, mode, name, spill)))
                 while pending and pending[0][1].done():
-                    s, fut = pending.popleft()
-                    yield from _account(*_load(fut.result()), s, summary, progress)
+                    yield from _account(*_next_loaded(pending), summary, progress)
             while pending:
-                s, fut = pending.popleft()
-                yield from _account(*_load(fut.result()), s, summary, progress)
+                yield from _account(*_next_loaded(pending), summary, progress)
         finally:
             _drop_pending([fut for _s, fut in pending])
 
@@ -467,6 +465,15 @@ def _drop_pending(futures: list[Any]) -> None:
             if isinstance(res, str):
                 with contextlib.suppress(OSError):
                     os.unlink(res)
+
+
+def _next_loaded(pending: Any) -> tuple[pa.Table, dict[str, Any], Split]:
+    """The first pending split's rows, taken off ``pending`` only once they are loaded (its
+    spill file removed): a signal at any moment leaves the file for ``_drop_pending``."""
+    split, fut = pending[0]
+    table, info = _load(fut.result())
+    pending.popleft()
+    return table, info, split
 
 
 def _load(result: tuple[pa.Table | str, dict[str, Any]]) -> tuple[pa.Table, dict[str, Any]]:

@@ -15,13 +15,14 @@ and ``csvardata``. Offsets in spans and errors are offsets in the input.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
 from mqtool.codepages import codec_name
+from mqtool.compose import Hook, Nest, Record
 from mqtool.layout import Hex, Layout, Means, Variant, dsect
 
 FORMAT = "csq1logp"
@@ -143,6 +144,40 @@ def layouts(codepage: str = "cp037") -> Layouts:
     assert logd.size == FIXED, logd.size
     assert logd.field("csrecorddate").size == DATE_LEN
     return Layouts(v.codepage, rdw, bdw, logd, bora)
+
+
+# ------------------------------------------------------------------ composition
+# IBM MQ for z/OS, CSQ1LOGP, "Record layouts for the output data sets": after the fixed part
+# (offset 199) the variable data part: ``csbora`` "if csverb is ALTER" (B before image, A
+# after image), then ``csvardata``, "message or object data", of ``ldatalen`` bytes. Whether
+# a record carries the csbora byte is not said for other verbs, so it is the format's
+# judgement per record (the hook ``BORA_HOOK``: ``bora_present``, the 199/200 rule from the
+# RDW length); the data's length field and its readings are ``DATA_LENGTH`` / ``data_slice``.
+
+BORA_HOOK = "csbora"
+DATA = "csvardata"
+DATA_LENGTH = "ldatalen"
+VARIABLE = Hook(BORA_HOOK, Nest("csbora", "CSBORA", rest=DATA,
+                                title="Variable part at offset X'{offset:04X}': csbora, then "
+                                      "csvardata"))
+# The record: its length is the frame's (the RDW's), the variable part runs to its end.
+RECORD = Record("CSQ4LOGD", "", ("CSQ4LOGD",), fixed=False)
+
+
+def bora_present(avail: int, ldatalen: int) -> bool:
+    """The ``BORA_HOOK`` judgement: does a record of ``avail`` bytes after its RDW carry
+    csbora (``fixed_size`` decides)?"""
+    return int(fixed_size(avail, ldatalen)) == FIXED_BORA
+
+
+HOOKS = {BORA_HOOK: bora_present}
+
+
+@lru_cache(maxsize=16)
+def resolver(codepage: str = "cp037") -> Callable[[str], Layout]:
+    """The layouts the declarations above name, in ``codepage``."""
+    lay = layouts(codepage)
+    return {x.name: x for x in (lay.rdw, lay.bdw, lay.logd, lay.bora)}.__getitem__
 
 
 # How each field becomes a bulk row column (everything not named: its natural type).

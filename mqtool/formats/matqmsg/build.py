@@ -8,12 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from mqtool.compose import sized as compose
 from mqtool.errors import BuildError, InputError
 from mqtool.formats.matqmsg.decode import decode_selection
 from mqtool.formats.matqmsg.layout import (
-    ATTR_LEN,
     FORMAT,
     HEADER_LEN,
+    MESSAGES,
     MIN_PROVIDED,
     MODES,
     RECEIVER,
@@ -203,19 +204,31 @@ def simulate_receiver(queue: Queue, selection: bytes, provided: int,
                                               comparand, cast(str, relation))]  # keyed: a valid relation
     else:
         chosen = msgs
-    entry = ATTR_LEN + k + t
-    avail = HEADER_LEN + len(chosen) * entry
-    out = bytearray(RECEIVER.build({
-        "bytes_provided": provided, "bytes_available": avail, "messages_available": len(chosen),
-        "messages_on_queue": len(msgs), "max_message_size": queue.max_message_size,
-        "key_size": queue.key_size}, fmt=FORMAT))
-    layout = message_layout(k, t, None)
+    header = {"bytes_provided": provided, "messages_on_queue": len(msgs),
+              "max_message_size": queue.max_message_size, "key_size": queue.key_size}
+    entries = []
     for m in chosen:
         text, key = to_bytes(m.text, cp), to_bytes(m.key, cp)
-        out += layout.build({"enqueue_time": MiTime.coerce(m.time), "message_length": len(text),
-                             "key": key[:k], "text": text[:t]}, fmt=FORMAT)
-    return bytes(out[:min(provided, avail)])
+        entries.append({"enqueue_time": MiTime.coerce(m.time), "message_length": len(text),
+                        "key": key[:k], "text": text[:t]})
+    out = build_receiver(header, entries, k, t)
+    return out[:min(provided, len(out))]
 
+
+def build_receiver(header: Mapping[str, Any], messages: Sequence[Mapping[str, Any]], key_bytes: int,
+                   text_bytes: int, codepage: str | None = None) -> bytes:
+    """A whole receiver template (IBM i, MATQMSG, "Receiver template") as the composition
+    ``RECEIVER_TEMPLATE`` declares it: the header, then one entry of 16 + K + T bytes per
+    message (keys and text as bytes, or text in ``codepage``). ``messages_available`` is
+    set from the entries (a given one that disagrees is refused), ``bytes_available``
+    from the whole when not given."""
+    values = dict(header)
+    layout = message_layout(key_bytes, text_bytes, resolve_codepage(codepage))
+    body = compose.build(MESSAGES, values, list(messages),
+                         lambda m: layout.build(dict(m), fmt=FORMAT), FORMAT, "receiver")
+    if values.get("bytes_available") is None:
+        values["bytes_available"] = HEADER_LEN + len(body)
+    return RECEIVER.build(values, fmt=FORMAT) + body
 
 
 def build(request: Mapping[str, Any], **options: Any) -> bytes:

@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
+from mqtool.compose.sized import count_of, end_of, items
 from mqtool.errors import DecodeError, InputError
 from mqtool.formats.matqmsg.layout import (
     ATTR_LEN,
     FORMAT,
     HEADER_LEN,
     MAX_KEY_BYTES,
+    MESSAGES,
     MIN_PROVIDED,
     PARTS,
     RECEIVER,
@@ -197,7 +199,7 @@ def decode_receiver(data: bytes, offset: int = 0, *, key_bytes: int | None = Non
                                      f"bytes_available {avail} is not {HEADER_LEN} + {count} × "
                                      f"{entry} = {HEADER_LEN + count * entry}"))
     written = min(provided, max(avail, HEADER_LEN))
-    complete, partial = _entries(unit, data, offset, written, message_layout(k, t, cp), h, t)
+    complete, partial = _entries(unit, head, data, offset, written, message_layout(k, t, cp), t)
     _receiver_end(unit, data, offset, h, written, complete, partial)
     return unit
 
@@ -223,41 +225,51 @@ def _head_cut(unit: Decoded, data: bytes, offset: int, e: DecodeError) -> None:
         unit.errors.append(Problem(e.path, e.offset, e.reason))
 
 
-def _entries(unit: Decoded, data: bytes, offset: int, written: int, layout: Layout,
-             h: Mapping[str, Any], t: int) -> tuple[int, bool]:
-    """The message entries the receiver holds: how many whole, and whether one is cut."""
-    n = len(data) - offset
-    end = offset + min(written, n)
+def _entries(unit: Decoded, head: Element, data: bytes, offset: int, written: int, layout: Layout,
+             t: int) -> tuple[int, bool]:
+    """The message entries the receiver holds (the composition ``RECEIVER_TEMPLATE``), nested
+    in the receiver: how many whole, and whether one is cut (IBM i, MATQMSG, "Receiver
+    template": the last entry may be partial when the receiver ends inside it)."""
+    h = head.fields
+    end = offset + min(written, len(data) - offset)
+    first = head.end
+    size = layout.size or 0
+    count = count_of(MESSAGES, h) or 0
+    present = min(max(count, 0), max(-(-(end - first) // size), 0))  # entries starting before the end
     messages: list[dict[str, Any]] = []
     unit.attrs["messages"] = messages
-    for i in range(max(h["messages_available"], 0)):
-        start = offset + HEADER_LEN + i * (layout.size or 0)
-        if start >= offset + written or start >= len(data):
-            break
-        prefix = f"messages[{i + 1}]"
-        title = f"message {i + 1} at offset X'{start:04X}'"
-        try:
-            el = layout.parse(data, start, prefix=prefix, fmt=FORMAT, limit=end)
-        except DecodeError as e:
-            el = e.partial if isinstance(e.partial, Element) else Element("MESSAGE", start, 0)
-            el.offset = start
-            _partial_tail(el, layout, data, start, end, prefix)
-            el.length = end - start
-            unit.elements.append(el)
-            if end < offset + written and end == len(data):  # the input stops early
-                el.title = title + " (partial: input ends)"
-                unit.errors.append(Problem(e.path, e.offset, f"input ends inside message {i + 1}: "
-                                           f"{e.reason}"))
-                return i, False
-            el.title = title + " (partial: truncated-entry, the receiver ends inside it)"
-            el.extra["flags"] = ["truncated-entry"]
+    try:
+        for el in items(MESSAGES, layout, data, first, end, count=present, fmt=FORMAT, first=1):
+            _message_checks(unit, el, h, t, data)
+            head.children.append(el)
             messages.append(_message_json(el))
-            return i, True
-        el.title = title
-        _message_checks(unit, el, h, t, data)
-        unit.elements.append(el)
-        messages.append(_message_json(el))
+    except DecodeError as e:
+        return _cut_entry(unit, head, e, layout, data, offset, written, end, messages)
+    finally:
+        head.length = end_of(head.children, first) - head.offset
     return len(messages), False
+
+
+def _cut_entry(unit: Decoded, head: Element, e: DecodeError, layout: Layout, data: bytes, offset: int,
+               written: int, end: int, messages: list[dict[str, Any]]) -> tuple[int, bool]:
+    """The entry the receiver (or the input) ends inside: its fields that are there."""
+    i = len(messages)
+    start = head.end + i * (layout.size or 0) if not head.children else head.children[-1].end
+    prefix = f"{MESSAGES.name}[{i + 1}]"
+    title = MESSAGES.title.format(index=i + 1, offset=start)
+    el = e.partial if isinstance(e.partial, Element) else Element(str(MESSAGES.item), start, 0)
+    el.offset = start
+    _partial_tail(el, layout, data, start, end, prefix)
+    el.length = end - start
+    head.children.append(el)
+    if end < offset + written and end == len(data):  # the input stops early
+        el.title = title + " (partial: input ends)"
+        unit.errors.append(Problem(e.path, e.offset, f"input ends inside message {i + 1}: {e.reason}"))
+        return i, False
+    el.title = title + " (partial: truncated-entry, the receiver ends inside it)"
+    el.extra["flags"] = ["truncated-entry"]
+    messages.append(_message_json(el))
+    return i, True
 
 
 def _receiver_end(unit: Decoded, data: bytes, offset: int, h: Mapping[str, Any], written: int,
@@ -349,23 +361,23 @@ def _message_json(el: Element) -> dict[str, object]:
 def iter_messages(data: bytes, key_bytes: int, text_bytes: int,
                   codepage: str | None = "cp037") -> Iterator[dict[str, Any]]:
     """Bulk path: the complete message entries of a receiver as dicts (``offset`` added),
-    no spans or checks — from the same declaration as ``decode_receiver``."""
+    no spans or checks — from the same composition as ``decode_receiver``
+    (``RECEIVER_TEMPLATE``: the header, then ``messages_available`` entries of one size)."""
     head = RECEIVER.values(data) if len(data) >= HEADER_LEN else None
     if head is None:
         raise DecodeError(FORMAT, "receiver", 0, f"receiver truncated: {len(data)} bytes, the "
                                                  "header has 32")
     layout = message_layout(key_bytes, text_bytes, resolve_codepage(codepage))
-    size = ATTR_LEN + key_bytes + text_bytes
+    size = layout.size or 0
     end = min(len(data), max(head["bytes_provided"], 0), max(head["bytes_available"], 0))
     values = layout.values
-    for i in range(max(head["messages_available"], 0)):
+    for i in range(max(count_of(MESSAGES, head) or 0, 0)):
         off = HEADER_LEN + i * size
         if off + size > end:
             return
         v = values(data, off)
         v["offset"] = off
         yield v
-
 
 
 def guess_part(data: bytes, offset: int = 0) -> str:

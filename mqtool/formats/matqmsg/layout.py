@@ -19,6 +19,7 @@ from typing import Any
 from construct import Adapter, Bytes, FormatField
 
 from mqtool.codepages import codec_name
+from mqtool.compose import Nest, Repeat
 from mqtool.errors import InputError
 from mqtool.layout import Layout, Means, Reserved, Variant, dsect
 from mqtool.model import HEX, STCK, TEXT
@@ -225,6 +226,15 @@ def selection_layout(key_len: int, pad_len: int = 0, codepage: str | None = "cp0
     return dsect("SELECTION", *fields)
 
 
+
+
+# IBM i, MATQMSG, "Receiver template": the 32-byte header, then the message data, one
+# entry of 16 + K + T bytes per message available (K and T are the selection template's:
+# ``message_layout`` is the entry of one K, T). Decoding, the bulk path, the builder and the
+# catalog read this composition.
+MESSAGES = Repeat("messages", "MESSAGE", count="messages_available",
+                  title="message {index} at offset X'{offset:04X}'")
+RECEIVER_TEMPLATE = Nest("receiver", "RECEIVER", then=MESSAGES)
 
 
 def receiver_layout() -> Layout:

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from mqtool.codepages import ccsid_codec
+from mqtool.compose import Record
 from mqtool.errors import BuildError
+from mqtool.formats.mq import compose as mqc
 from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.chain import ENC_BIG, header_codepage
@@ -26,6 +28,11 @@ FORMAT = lay.FORMAT
 RFH2_DEFAULT_NV_CCSID = 1208
 NOT_FIELDS = ("namevaluedata[", "namevaluelength[")
 PARTS = ("MQMD", "MQOR", "MQPMR")
+# what a header object may hold: read by the builder, or shown beside what it reads (the
+# offset, the names of values, an MQRMH's DestName as text beside its data)
+ELEMENT_KEYS = ("type", "offset", "length", "fields", "meanings", "notes", "data", "destname",
+                "folders", "records", "putmsgrecs", "msgdesc", "namevaluestring",
+                "children")
 SHOWN = 24  # characters of a bad value quoted in an error  # elements that belong to the header before them
 
 
@@ -46,8 +53,8 @@ def _next_format(headers: Sequence[Mapping[str, Any]], i: int, payload_format: s
     h = _next_header(headers, i)
     if h is None:
         return payload_format
-    info = lay.BY_TYPE.get(str(h.get("type")))
-    return info.format if info else ""
+    info = mqc.BY_TYPE.get(str(h.get("type")))
+    return mqc.format_of(info) if info else ""
 
 
 def build_chain(headers: Sequence[Mapping[str, Any]], payload: bytes = b"", *,
@@ -75,6 +82,15 @@ def build_chain(headers: Sequence[Mapping[str, Any]], payload: bytes = b"", *,
     return bytes(out) + bytes(payload)
 
 
+def _parts(h: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """The parts nested in a header as ``--json`` shows them (``children``: the MQXQH
+    MsgDesc, the MQDH records), each checked, to come after it."""
+    children = h.pop("children", None) or []
+    if not isinstance(children, list):
+        raise _fail(f"{where}.children", "expected a list")
+    return [c for c in _normalise(children) if c.get("type") in PARTS]
+
+
 def _normalise(headers: Any) -> list[dict[str, Any]]:
     """The chain description checked for shape: a list of objects whose parts have the
     types the builder reads (BuildError naming the part otherwise)."""
@@ -86,6 +102,10 @@ def _normalise(headers: Any) -> list[dict[str, Any]]:
         if not isinstance(h, Mapping):
             raise _fail(where, f"expected an object with a \"type\", not {h!r}")
         h = dict(h)
+        unknown = [k for k in h if k not in ELEMENT_KEYS]
+        if unknown:
+            raise _fail(f"{where}.{unknown[0]}", "is not something the builder rebuilds "
+                                                 f"(it knows {', '.join(ELEMENT_KEYS)})")
         for key in ("fields", "msgdesc", "notes"):
             if h.get(key) is not None and not isinstance(h[key], Mapping):
                 raise _fail(f"{where}.{key}", "expected an object")
@@ -106,6 +126,7 @@ def _normalise(headers: Any) -> list[dict[str, Any]]:
         if h.get("data") is not None and not isinstance(h["data"], str | bytes | bytearray):
             raise _fail(f"{where}.data", "expected hex text")
         out.append(h)
+        out += _parts(h, where)
     return out
 
 
@@ -118,39 +139,54 @@ def _build_one(out: bytearray, headers: list[dict[str, Any]], i: int, enc: int, 
     where = f"headers[{i}]"
     if type_ in PARTS:  # a part whose header built it already
         return i + 1, enc, cc
-    info = lay.BY_TYPE.get(type_)
+    info = mqc.BY_TYPE.get(type_)
     if info is None:
-        known = ", ".join(h.type for h in lay.HEADERS)
+        known = ", ".join(mqc.BY_TYPE)
         raise _fail(f"{where}.type", f"{type_!r} is not a header mqtool builds ({known})")
     last = _next_header(headers, i) is None
     big = byte_order_of(enc) != "little"
     codepage = header_codepage(cc)
     fields = {k: v for k, v in dict(spec.get("fields") or {}).items()
               if not k.startswith(NOT_FIELDS)}
-    layout = lay.header_layout(type_, big, codepage, _version_field(fields, info, where))
+    layout = mqc.resolver(big, codepage)(f"{type_}.v{_version_field(fields, info, where)}")
     follows = {  # what the header announces follows it, unless its fields say
         "format": _next_format(headers, i, payload_format),
         "encoding": payload_encoding if last and payload_encoding is not None else enc,
         "codedcharsetid": payload_ccsid if last and payload_ccsid is not None else cc}
-    if info.chained and info.type != "MQXQH":
+    kind = mqc.trailing_kind(info)
+    if mqc.chained(info) and kind != "msgdesc":
         for name, value in follows.items():
             fields.setdefault(name, value)
+    _known_fields(fields, layout.names, where)
     trailing = _trailing_bytes(headers, i, info, fields, big, codepage, layout.size or 0)
-    if info.length_field:
-        fields[info.length_field] = (layout.size or 0) + len(trailing)
+    if info.length:
+        fields[info.length] = (layout.size or 0) + len(trailing)
+    start = len(out)
     out += layout.build(fields, fmt=FORMAT)
     out += trailing
-    if info.trailing == "msgdesc":
+    if kind == "msgdesc":
         md = _msgdesc(headers, i, follows)
-        md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
+        md_layout = mqc.resolver(big, codepage)(f"MQMD.v{lay.XQH_MSGDESC_VERSION}")
         out += md_layout.build(md, fmt=FORMAT)
         enc, cc = _next(md, enc, cc)
-    elif info.chained:
+    elif mqc.chained(info):
         enc, cc = _next(fields, enc, cc)
+    length = spec.get("length")
+    if isinstance(length, int) and length != len(out) - start:
+        raise _fail(f"{where}.length", f"the {type_} given is {length} bytes but builds as "
+                                       f"{len(out) - start}: a cut header is not rebuilt")
     return i + 1, enc, cc
 
 
-def _version_field(fields: dict[str, Any], info: lay.Header, where: str) -> int:
+def _known_fields(fields: Mapping[str, Any], names: Sequence[str], where: str) -> None:
+    """Every field given is one the header has (or the raw bytes of one, ``<field>_hex``)."""
+    for name in fields:
+        if name.removesuffix("_hex") not in (*names, "namevaluestring"):
+            raise _fail(f"{where}.fields.{name}", "is not a field of the header "
+                                                  f"({', '.join(names)})")
+
+
+def _version_field(fields: dict[str, Any], info: Record, where: str) -> int:
     """The header's Version: given (an MQTMC2's as its four characters), or the highest
     declared; set in ``fields``. BuildError for one the header does not have."""
     version = fields.get("version")
@@ -159,36 +195,37 @@ def _version_field(fields: dict[str, Any], info: lay.Header, where: str) -> int:
         fields["version"] = f"{v:>4}"
         version = v
     elif version is None:
-        version = max(info.versions)
+        version = max(mqc.versions(info))
         fields["version"] = version
-    if not isinstance(version, int) or version not in info.versions:
+    if not isinstance(version, int) or version not in mqc.versions(info):
         raise _fail(f"{where}.version", f"{info.type} version {version!r} is not one of "
-                                        f"{', '.join(map(str, info.versions))}")
+                                        f"{', '.join(map(str, mqc.versions(info)))}")
     return version
 
 
-def _trailing_bytes(headers: list[dict[str, Any]], i: int, info: lay.Header,
+def _trailing_bytes(headers: list[dict[str, Any]], i: int, info: Record,
                     fields: dict[str, Any], big: bool, codepage: str, fixed: int) -> bytes:
     """What follows header ``i``'s fixed part within its StrucLength: MQRFH2 folders, the
     MQRFH NameValueString, MQRMH strings or MQDH records (setting the fields that
     describe them)."""
     spec = headers[i]
     where = f"headers[{i}]"
-    if info.trailing == "folders":
+    kind = mqc.trailing_kind(info)
+    if kind == "folders":
         fields.setdefault("namevalueccsid", RFH2_DEFAULT_NV_CCSID)
         if not isinstance(fields["namevalueccsid"], int):
             raise _fail(f"{where}.namevalueccsid", f"{fields['namevalueccsid']!r} is not "
                                                    "a CCSID")
         return _folders(spec, fields["namevalueccsid"], big, where)
-    if info.trailing == "namevaluestring":
+    if kind == "namevaluestring":
         text = str(spec.get("namevaluestring", (spec.get("fields") or {}).get(
             "namevaluestring", "")))
         fields.pop("namevaluestring", None)
         return rfh2.padded(_encode(text, codepage, f"{where}.namevaluestring"),
                            lay.FOLDER_ALIGN, " ".encode(codepage))
-    if info.trailing in ("strings", "records"):
+    if kind in ("strings", "records"):
         trailing = _hex(spec.get("data"), f"{where}.data")
-        if info.trailing == "records" and not trailing:
+        if kind == "records" and not trailing:
             trailing = _dh_records(headers, i, fields, big, codepage, fixed)
         return trailing
     return b""

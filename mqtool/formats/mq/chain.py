@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from mqtool.codepages import ccsid_codec, is_ebcdic_ccsid
+from mqtool.compose import Hook, Nest, Record
 from mqtool.errors import DecodeError
+from mqtool.formats.mq import compose as mqc
 from mqtool.formats.mq import layout as lay
 from mqtool.formats.mq import rfh2
 from mqtool.formats.mq.meanings import MQCCSI_INHERIT, reason_name
@@ -173,18 +175,18 @@ def _eye_codepage(eye: bytes, struc_id: str, ccsid: int | None) -> tuple[str, bo
 _EYES = {s.encode(cp): (s, cp == "cp037") for s in lay.STRUC_IDS for cp in ("latin-1", "cp037")}
 
 
-def sniff(body: bytes, pos: int = 0) -> tuple[lay.Header, bool, bool] | None:
+def sniff(body: bytes, pos: int = 0) -> tuple[Record, bool, bool] | None:
     """``(header, big, ebcdic)`` when a header StrucId with a plausible Version is at ``pos``."""
     found = _EYES.get(bytes(body[pos:pos + lay.STRUC_ID_SIZE]))
     if found is None:
         return None
     struc_id, ebcdic = found
     if struc_id == "TMC ":
-        return lay.BY_TYPE["MQTMC2"], True, ebcdic
+        return mqc.BY_TYPE["MQTMC2"], True, ebcdic
     for big in (True, False):
         version = _version_at(body, pos, big)
         if version is not None and version in lay.PLAUSIBLE_VERSIONS:
-            h = lay.header_for(struc_id, version)
+            h = mqc.header_for(struc_id, version)
             return (h, big, ebcdic) if h else None
     return None
 
@@ -215,14 +217,14 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
     in ``errors``, what looks wrong but was walked past is in ``problems``.
     """
     chain = Chain(body_length=len(body))
-    header: lay.Header | None
+    header: Record | None
     if mqmd is not None and mqmd.get("format") is None:  # the dump did not say: look
         mqmd = None
     if mqmd is not None:
         fmt = str(mqmd.get("format") or "").strip()
         enc = as_int(mqmd.get("encoding"), ENC_BIG)
         ccsid = as_int(mqmd.get("codedcharsetid"), CCSID_ASCII)
-        header = lay.BY_FORMAT.get(fmt)
+        header = mqc.BY_FORMAT.get(fmt)
     else:
         found = sniff(body)
         if found is None:
@@ -232,7 +234,7 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
             chain.payload_format = ""
             return chain
         header, big, ebcdic = found
-        fmt = header.format
+        fmt = mqc.format_of(header)
         enc = ENC_BIG if big else ENC_LITTLE
         ccsid = CCSID_EBCDIC if ebcdic else CCSID_ASCII
     pos = 0
@@ -250,7 +252,7 @@ def walk(body: bytes, mqmd: Mapping[str, Any] | None = None) -> Chain:
         if step is None:
             break
         pos, fmt, enc, ccsid = step
-        header = lay.BY_FORMAT.get(fmt)
+        header = mqc.BY_FORMAT.get(fmt)
     chain.payload_offset = pos
     chain.payload_format, chain.payload_encoding, chain.payload_ccsid = fmt, enc, ccsid
     if fmt in lay.PCF_FORMATS and not chain.errors and pos < len(body):
@@ -268,7 +270,7 @@ def announces_headers(mqmd: Mapping[str, Any] | None, body: bytes = b"") -> bool
     if fmt is None:
         return sniff(body) is not None
     name = str(fmt).strip()
-    return name in lay.BY_FORMAT or name in lay.PCF_FORMATS
+    return name in mqc.BY_FORMAT or name in lay.PCF_FORMATS
 
 
 def unwrap(msg: Any) -> tuple[Any, Chain | None]:
@@ -293,7 +295,7 @@ def payload_message(msg: Any, chain: Chain) -> Any:
                          "codedcharsetid": chain.payload_ccsid})
 
 
-def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str, enc: int,
+def _walk_one(chain: Chain, body: bytes, pos: int, header: Record, fmt: str, enc: int,
               ccsid: int) -> tuple[int, str, int, int] | None:
     """Decode the header at ``pos``; the next position and what it says follows, or None
     when the walk stops here (errors / problems recorded)."""
@@ -301,7 +303,7 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
     if codepage is None:
         return None
     header, big, version = _version(chain, body, pos, header, enc, codepage)
-    layout = lay.header_layout(header.type, big, codepage, version)
+    layout = mqc.resolver(big, codepage)(f"{header.type}.v{version}")
     try:
         el = layout.parse(body, pos, fmt=FORMAT)
     except DecodeError as e:
@@ -321,7 +323,7 @@ def _walk_one(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
     if nxt:  # the embedded MQMD of an MQXQH says what follows
         length, fmt_n, enc_n, ccsid_n = nxt
         return pos + length, fmt_n, enc_n, ccsid_n
-    if not header.chained:
+    if not mqc.chained(header):
         return pos + length, "", enc, ccsid
     next_ccsid = as_int(values["codedcharsetid"])
     next_enc = as_int(values["encoding"])
@@ -337,7 +339,7 @@ def _what(name: str, fmt: str) -> str:
     return f"{name} (announced by Format {fmt!r})" if fmt else name
 
 
-def _codepage_at(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: str,
+def _codepage_at(chain: Chain, body: bytes, pos: int, header: Record, fmt: str,
                  ccsid: int) -> str | None:
     """The code page the StrucId at ``pos`` is spelt in (a problem when not the CCSID's);
     None when the walk stops: too few bytes left (an error), or not the StrucId ``fmt``
@@ -350,12 +352,12 @@ def _codepage_at(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: s
                                     f"{lay.fixed_size(name)}"))
         return None
     eye = bytes(body[pos:pos + lay.STRUC_ID_SIZE])
-    found = _eye_codepage(eye, header.struc_id, ccsid)
+    found = _eye_codepage(eye, mqc.struc_id(header), ccsid)
     if found is None:
         chain.problems.append(Problem(
             f"{name.lower()}.strucid", pos,
             f"StrucId {eye.decode('latin-1')!r} (X'{eye.hex().upper()}') is not "
-            f"{header.struc_id!r}, which Format {fmt!r} announced; the rest is taken as data"))
+            f"{mqc.struc_id(header)!r}, which Format {fmt!r} announced; the rest is taken as data"))
         return None
     codepage, as_announced = found
     if not as_announced:
@@ -365,8 +367,8 @@ def _codepage_at(chain: Chain, body: bytes, pos: int, header: lay.Header, fmt: s
     return codepage
 
 
-def _version(chain: Chain, body: bytes, pos: int, header: lay.Header, enc: int,
-             codepage: str) -> tuple[lay.Header, bool, int]:
+def _version(chain: Chain, body: bytes, pos: int, header: Record, enc: int,
+             codepage: str) -> tuple[Record, bool, int]:
     """``(header, big-endian?, Version)`` of the header at ``pos``: its Version read in the
     byte order ``enc`` gives, or in the other with a problem when only that one reads a
     plausible Version; an MQRFH's Version says whether it is an MQRFH2; a Version mqtool
@@ -382,32 +384,32 @@ def _version(chain: Chain, body: bytes, pos: int, header: lay.Header, enc: int,
                 f"Encoding {enc} says {'big' if big else 'little'}-endian integers but "
                 f"Version reads {version}; read {'little' if big else 'big'}-endian"))
             big, version = not big, other
-    if header.struc_id == "RFH ":
-        header = lay.header_for("RFH ", version or 0) or header
+    if mqc.struc_id(header) == "RFH ":
+        header = mqc.header_for("RFH ", version or 0) or header
         name = header.type
     if header.type == "MQTMC2":
         version = 2 if bytes(body[pos + lay.VERSION_OFFSET:pos + _HEAD]) == "   2".encode(
             codepage) else 1
-    if version is None or version not in header.versions:
+    if version is None or version not in mqc.versions(header):
         chain.problems.append(Problem(f"{name.lower()}.version", pos + lay.VERSION_OFFSET,
                                       f"{name} Version {version} is not one mqtool knows "
-                                      f"({', '.join(map(str, header.versions))}); read as "
-                                      f"version {max(header.versions)}"))
-        return header, big, max(header.versions)
+                                      f"({', '.join(map(str, mqc.versions(header)))}); read as "
+                                      f"version {max(mqc.versions(header))}"))
+        return header, big, max(mqc.versions(header))
     return header, big, version
 
 
-def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: lay.Header,
+def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: Record,
                   values: Mapping[str, Any]) -> int | None:
     """The header's length: its StrucLength when it has one, else its fixed size; None
     (an error) when StrucLength is less than the fixed part or runs past the body."""
     length = layout.size or 0
-    if not header.length_field:
+    if not header.length:
         return length
     name = header.type
-    struclength = as_int(values[header.length_field])
-    where = f"{name.lower()}.{header.length_field}"
-    at = pos + layout.offset_of(header.length_field)
+    struclength = as_int(values[header.length])
+    where = f"{name.lower()}.{header.length}"
+    at = pos + layout.offset_of(header.length)
     if struclength < length:
         chain.errors.append(Problem(where, at, f"{name} StrucLength {struclength} is less "
                                                f"than its fixed part ({length} bytes)"))
@@ -420,43 +422,51 @@ def _struc_length(chain: Chain, pos: int, left: int, layout: Layout, header: lay
 
 
 def _trailing(chain: Chain, body: bytes, pos: int, fixed: int, length: int,
-              header: lay.Header, el: Element, big: bool,
+              header: Record, el: Element, big: bool,
               codepage: str) -> tuple[int, str, int, int] | tuple[()] | None:
-    """What trails the fixed part; ``()`` when nothing changes the walk, a new
-    ``(length, format, encoding, ccsid)`` for the MQXQH, None when the walk must stop."""
+    """What trails the fixed part, as the record declares it; ``()`` when nothing changes
+    the walk, a new ``(length, format, encoding, ccsid)`` for a nested MQMD (the MQXQH
+    MsgDesc), None when the walk must stop."""
+    t = header.trailing
+    if t is None:
+        return ()
     start, end = pos + fixed, pos + length
-    if header.trailing == "folders":
-        _folders(chain, body, start, end, el, big)
-    elif header.trailing == "namevaluestring":
-        _name_value_string(chain, body, start, end, el, codepage)
-    elif header.trailing == "strings":
-        _rmh_strings(chain, body, pos, start, end, el, codepage)
-    elif header.trailing == "records":
-        _dh_records(chain, body, pos, start, end, el, big, codepage)
-    elif header.trailing == "msgdesc":
-        md_layout = lay.header_layout("MQMD", big, codepage, lay.XQH_MSGDESC_VERSION)
-        try:
-            md = md_layout.parse(body, start, fmt=FORMAT, prefix="mqxqh.msgdesc")
-        except DecodeError as e:
-            if isinstance(e.partial, Element):
-                e.partial.title = f"MQXQH MsgDesc (MQMD version 1) at offset X'{start:04X}'"
-                chain.elements.append(e.partial)
-            chain.errors.append(Problem(e.path, e.offset, f"MQXQH MsgDesc: {e.reason}"))
-            return None
-        md.title = f"MQXQH MsgDesc (MQMD version 1) at offset X'{start:04X}'"
-        chain.elements.append(md)
-        size = fixed + (md_layout.size or 0)
-        el.length = size
-        next_enc = as_int(md.value("encoding"))
-        next_ccsid = as_int(md.value("codedcharsetid"))
-        return (size, str(md.value("format") or "").strip(),
-                next_enc if byte_order_of(next_enc) else (ENC_BIG if big else ENC_LITTLE),
-                next_ccsid if next_ccsid > 0 else (CCSID_EBCDIC if codepage == "cp037"
-                                                   else CCSID_ASCII))
+    if isinstance(t.content, Nest):
+        return _msgdesc(chain, body, start, fixed, t.content, el, big, codepage)
+    if isinstance(t.content, Hook):
+        TRAILING[t.content.name](chain, body, pos, start, end, el, big, codepage)
     return ()
 
 
-def _folders(chain: Chain, body: bytes, start: int, end: int, el: Element, big: bool) -> None:
+def _msgdesc(chain: Chain, body: bytes, start: int, fixed: int, nest: Nest, el: Element,
+             big: bool, codepage: str) -> tuple[int, str, int, int] | None:
+    """The MQMD nested after an MQXQH's fixed part (IBM MQ, "MQXQH - MsgDesc field"): its
+    Format, Encoding and CCSID say what follows the MQXQH."""
+    md_layout = mqc.resolver(big, codepage)(nest.record)
+    title = nest.title.format(offset=start)
+    try:
+        md = md_layout.parse(body, start, fmt=FORMAT, prefix="mqxqh.msgdesc")
+    except DecodeError as e:
+        if isinstance(e.partial, Element):
+            e.partial.title = title
+            el.children.append(e.partial)
+            el.length = fixed + e.partial.length
+        chain.errors.append(Problem(e.path, e.offset, f"MQXQH MsgDesc: {e.reason}"))
+        return None
+    md.title = title
+    el.children.append(md)  # nested: the MQXQH spans its MsgDesc
+    size = fixed + (md_layout.size or 0)
+    el.length = size
+    next_enc = as_int(md.value("encoding"))
+    next_ccsid = as_int(md.value("codedcharsetid"))
+    return (size, str(md.value("format") or "").strip(),
+            next_enc if byte_order_of(next_enc) else (ENC_BIG if big else ENC_LITTLE),
+            next_ccsid if next_ccsid > 0 else (CCSID_EBCDIC if codepage == "cp037"
+                                               else CCSID_ASCII))
+
+
+def _folders(chain: Chain, body: bytes, pos: int, start: int, end: int, el: Element, big: bool,
+             codepage: str) -> None:
     """MQRFH2 NameValueLength / NameValueData pairs between the fixed part and StrucLength."""
     nv_ccsid = as_int(el.value("namevalueccsid"))
     codec = ccsid_codec(nv_ccsid, big) or "utf-8"
@@ -518,8 +528,8 @@ def _folders(chain: Chain, body: bytes, start: int, end: int, el: Element, big: 
 _NVS_TOKEN = re.compile(r'"((?:[^"]|"")*)"|(\S+)')
 
 
-def _name_value_string(chain: Chain, body: bytes, start: int, end: int, el: Element,
-                       codepage: str) -> None:
+def _name_value_string(chain: Chain, body: bytes, pos: int, start: int, end: int, el: Element,
+                       big: bool, codepage: str) -> None:
     """MQRFH version 1: a string of name/value pairs, blank separated, values may be quoted."""
     data = bytes(body[start:end])
     text = data.decode(codepage)
@@ -535,7 +545,7 @@ def _name_value_string(chain: Chain, body: bytes, start: int, end: int, el: Elem
 
 
 def _rmh_strings(chain: Chain, body: bytes, pos: int, start: int, end: int, el: Element,
-                 codepage: str) -> None:
+                 big: bool, codepage: str) -> None:
     """MQRMH source/destination environment and name strings (offsets from the MQRMH)."""
     el.data, el.data_offset = bytes(body[start:end]), start
     for part in ("srcenv", "srcname", "destenv", "destname"):
@@ -557,7 +567,7 @@ def _dh_records(chain: Chain, body: bytes, pos: int, start: int, end: int, el: E
     count = as_int(el.value("recspresent"))
     fields = as_int(el.value("putmsgrecfields"))
     for kind, offset_field, layout in (
-            ("MQOR", "objectrecoffset", lay.header_layout("MQOR", big, codepage)),
+            ("MQOR", "objectrecoffset", mqc.resolver(big, codepage)("MQOR")),
             ("MQPMR", "putmsgrecoffset", lay.header_layout("MQPMR", big, codepage, fields))):
         off = as_int(el.value(offset_field))
         if off == 0 or not layout.size:
@@ -572,4 +582,10 @@ def _dh_records(chain: Chain, body: bytes, pos: int, start: int, end: int, el: E
                 break
             rec = layout.parse(body, at, fmt=FORMAT, prefix=f"{kind.lower()}[{k}]")
             rec.title = f"{kind} {k + 1} of {count} at offset X'{at:04X}'"
-            chain.elements.append(rec)
+            el.children.append(rec)
+
+
+# The hooks that read what trails a fixed part (``Hook`` names in ``formats.mq.compose``)
+TRAILING: dict[str, Callable[[Chain, bytes, int, int, int, Element, bool, str], None]] = {
+    mqc.FOLDERS: _folders, mqc.NAME_VALUE_STRING: _name_value_string,
+    mqc.RMH_STRINGS: _rmh_strings, mqc.DH_RECORDS: _dh_records}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqtool.formats.mq import layout as lay
+from mqtool.formats.mq.bridge import data_elements
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import (
     CCSID_ASCII,
@@ -30,7 +31,18 @@ from mqtool.formats.mq.chain import (
     sniff,
     walk,
 )
-from mqtool.model import INT, TEXT, Decoded, Detection, Element, Problem, Span, unit_json
+from mqtool.formats.mq.compose import format_of
+from mqtool.model import (
+    INT,
+    TEXT,
+    Decoded,
+    Detection,
+    Element,
+    Problem,
+    Span,
+    element_json,
+    unit_json,
+)
 
 FORMAT = lay.FORMAT
 PAYLOAD = "payload"  # listing-only element: the application data after the chain
@@ -48,10 +60,11 @@ class MqMessage(Decoded):
     body: bytes = b""
 
     def spans(self) -> Iterator[Span]:
-        """Spans of the bytes (the properties element has none of its own)."""
+        """Spans of the bytes, nested elements' too (the properties element has none of
+        its own)."""
         for el in self.elements:
             if el.type != PROPERTIES:
-                yield from el.spans
+                yield from el.spans_deep()
 
     def to_json(self, raw: bool = False) -> dict[str, object]:
         return self._json(raw, None)
@@ -96,6 +109,9 @@ class MqMessage(Decoded):
             if raw:  # the bytes too: build-request mq --from rebuilds the message alone
                 payload["hex"] = hole + self._hex_json.__name__ if hole is not None else \
                     self.body[self.chain.payload_offset:].hex().upper()
+            shown = next((e for e in self.elements if e.type == PAYLOAD), None)
+            if shown is not None and shown.children:  # IMS segments, a CICS COMMAREA
+                payload["elements"] = [element_json(c, raw) for c in shown.children]
             d["payload"] = payload
             if self.chain.pcf is not None:
                 d["pcf"] = self.chain.pcf.to_json()
@@ -113,7 +129,7 @@ def _context(mqmd: Mapping[str, Any] | None, chain: Chain, body: bytes) -> dict[
     if found is None:
         return {"format": "", "encoding": ENC_BIG, "codedcharsetid": CCSID_ASCII}
     header, big, ebcdic = found
-    return {"format": header.format, "encoding": ENC_BIG if big else ENC_LITTLE,
+    return {"format": format_of(header), "encoding": ENC_BIG if big else ENC_LITTLE,
             "codedcharsetid": CCSID_EBCDIC if ebcdic else CCSID_ASCII}
 
 
@@ -152,7 +168,9 @@ def unit_of(body: bytes, mqmd: Mapping[str, Any] | None = None, chain: Chain | N
     if chain.pcf is not None:
         unit.elements += chain.pcf.elements
     elif not chain.errors and chain.payload_length:
-        unit.elements.append(_payload_element(chain, body))
+        payload = _payload_element(chain, body)
+        payload.children = data_elements(chain, body, mqmd, unit.problems)
+        unit.elements.append(payload)
     return unit
 
 
@@ -222,7 +240,7 @@ def detect(data: bytes) -> Detection | None:
         return None
     confidence = 0.9 if not chain.errors else 0.6
     first = chain.elements[0]
-    if header.length_field and first.length < (lay.header_layout(header.type).size or 0):
+    if header.length and first.length < (lay.header_layout(header.type).size or 0):
         confidence = 0.5
     names = " -> ".join(el.type for el in chain.elements)
     reason = chain.dead_letter_reason

@@ -3,9 +3,9 @@
 Each structure is one ``dsect`` under its ``cmqc.h`` field names in lower case, built for a
 ``Variant`` (byte order of its integers, code page of its character fields): the header's
 integers are in the Encoding, and its characters in the CodedCharSetId, of the structure
-before it (the MQMD, or the previous header). ``HEADERS`` says how the structures compose:
-which MQ format name announces each one, its StrucId, where its length is, whether it
-describes what follows (Encoding, CodedCharSetId, Format) and what trails its fixed part.
+before it (the MQMD, or the previous header). How the structures compose (which MQ format
+name announces each one, where its length is, whether it describes what follows, what
+trails its fixed part) is declared in ``mqtool.formats.mq.compose``.
 
 Sizes (IBM MQ constants, ``MQxxx_LENGTH_n``): MQDLH 172, MQRFH 32, MQRFH2 36 fixed, MQXQH 428
 (104 + an MQMD version 1), MQTM 684, MQTMC2 684/732, MQCIH 164/180, MQIIH 84, MQMDE 72,
@@ -15,7 +15,6 @@ MQWIH 120, MQRMH 108, MQDH 48 (+ MQOR 96 each, + MQPMR by PutMsgRecFields), MQCF
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 from construct import Renamed
@@ -212,6 +211,13 @@ def _or(v: Variant, version: int) -> list[Renamed]:
     return ["objectname" / v.text(48), "objectqmgrname" / v.text(48)]
 
 
+def _llzz(v: Variant, version: int) -> list[Renamed]:
+    """The prefix of an IMS message segment (IBM MQ, "Message segmentation" of the IMS
+    bridge; IMS, "input message format"): LL, the segment's length with LL and ZZ, then ZZ
+    (two bytes IMS reserves), then the segment's data."""
+    return ["ll" / v.U2, "zz" / Hex(2)]
+
+
 def _cfh(v: Variant, version: int) -> list[Renamed]:
     """MQCFH, the PCF header of command, response and event messages."""
     return [
@@ -298,44 +304,42 @@ def _pmr(v: Variant, version: int) -> list[Renamed]:
             for flag, name, size in PMR_FIELDS if version & flag]
 
 
-@dataclass(frozen=True)
-class Header:
-    """How one structure takes part in a chain."""
+# The structures and the versions of each (IBM MQ, "Structure data types": each
+# structure's Version field and its MQxxx_VERSION_n constants). How they compose -- which
+# Format announces each, its length field, what trails it -- is ``formats.mq.compose``.
+STRUCTURES: dict[str, tuple[Callable[[Variant, int], list[Renamed]], tuple[int, ...]]] = {
+    "MQDLH": (_dlh, (1,)),
+    "MQRFH2": (_rfh2, (2,)),
+    "MQRFH": (_rfh, (1,)),
+    "MQXQH": (_xqh, (1,)),
+    "MQTM": (_tm, (1,)),
+    "MQTMC2": (_tmc2, (1, 2)),
+    "MQCIH": (_cih, (1, 2)),
+    "MQIIH": (_iih, (1,)),
+    "MQMDE": (_mde, (2,)),
+    "MQWIH": (_wih, (1,)),
+    "MQRMH": (_rmh, (1,)),
+    "MQDH": (_dh, (1,)),
+}
 
-    type: str  # "MQDLH"
-    struc_id: str  # "DLH "
-    format: str  # the MQ format name that announces it ("MQDEAD"), "" when none does
-    declare: Callable[[Variant, int], list[Renamed]]
-    length_field: str | None = None  # "struclength" when the header says its own length
-    chained: bool = True  # its encoding / codedcharsetid / format describe what follows
-    trailing: str = ""  # what follows the fixed part inside the header: folders, nvs, ...
-    versions: tuple[int, ...] = (1,)
+
+def versions(type_: str) -> tuple[int, ...]:
+    """The versions of a structure mqtool declares (MQMD: 1 and 2)."""
+    return (1, 2) if type_ == "MQMD" else STRUCTURES[type_][1]
 
 
-HEADERS: tuple[Header, ...] = (
-    Header("MQDLH", "DLH ", "MQDEAD", _dlh),
-    Header("MQRFH2", "RFH ", "MQHRF2", _rfh2, "struclength", trailing="folders", versions=(2,)),
-    Header("MQRFH", "RFH ", "MQHRF", _rfh, "struclength", trailing="namevaluestring"),
-    Header("MQXQH", "XQH ", "MQXMIT", _xqh, trailing="msgdesc"),
-    Header("MQTM", "TM  ", "MQTRIG", _tm, chained=False),
-    Header("MQTMC2", "TMC ", "", _tmc2, chained=False, versions=(1, 2)),
-    Header("MQCIH", "CIH ", "MQCICS", _cih, "struclength", versions=(1, 2)),
-    Header("MQIIH", "IIH ", "MQIMS", _iih, "struclength"),
-    Header("MQMDE", "MDE ", "MQHMDE", _mde, "struclength", versions=(2,)),
-    Header("MQWIH", "WIH ", "MQHWIH", _wih, "struclength"),
-    Header("MQRMH", "RMH ", "MQHREF", _rmh, "struclength", trailing="strings"),
-    Header("MQDH", "DH  ", "MQHDIST", _dh, "struclength", trailing="records"),
-)
-BY_TYPE = {h.type: h for h in HEADERS}
-BY_FORMAT = {h.format: h for h in HEADERS if h.format}
-STRUC_IDS = sorted({h.struc_id for h in HEADERS})
+def struc_id(type_: str) -> str:
+    """A structure's StrucId, as its declaration's eyecatcher says (``"DLH "``)."""
+    return str(getattr(header_layout(type_).field("strucid").con, "expected", ""))
+
 
 # MQ format names of application data mqtool shows as text
 TEXT_FORMATS = frozenset({"MQSTR"})
 PCF_FORMATS = frozenset({"MQADMIN", "MQEVENT", "MQPCF"})
 
 # parts that are not headers of their own
-EMBEDDED: dict[str, Callable[[Variant, int], list[Renamed]]] = {"MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh}
+EMBEDDED: dict[str, Callable[[Variant, int], list[Renamed]]] = {
+    "MQOR": _or, "MQPMR": _pmr, "MQCFH": _cfh, "LLZZ": _llzz}
 
 
 @lru_cache(maxsize=256)
@@ -350,20 +354,15 @@ def header_layout(type_: str, big: bool = True, codepage: str = "latin-1",
         return dsect(type_, *EMBEDDED[type_](v, version))
     if type_ in PCF_BY_NAME:
         return dsect(type_, *_pcf(v, version, type_))
-    h = BY_TYPE[type_]
-    return dsect(type_, *h.declare(v, version or max(h.versions)))
-
-
-def header_for(struc_id: str, version: int) -> Header | None:
-    """The structure a StrucId (and version: ``RFH `` 1 or 2) names."""
-    if struc_id == "RFH ":
-        return BY_TYPE["MQRFH2" if version >= 2 else "MQRFH"]
-    return next((h for h in HEADERS if h.struc_id == struc_id), None)
+    declare, known = STRUCTURES[type_]
+    return dsect(type_, *declare(v, version or max(known)))
 
 
 def fixed_size(type_: str, version: int = 0) -> int:
     return header_layout(type_, version=version).size or 0
 
+
+STRUC_IDS = sorted({struc_id(t) for t in STRUCTURES})
 
 # The integers that tell a variant apart: offset of Version and its plausible values
 VERSION_OFFSET = header_layout("MQDLH").offset_of("version")
@@ -378,10 +377,11 @@ def layouts() -> dict[str, Layout]:
     """Every declaration (both byte orders, ASCII): what the architecture tests read."""
     out: dict[str, Layout] = {}
     for big in (True, False):
-        for h in HEADERS:
-            for version in h.versions:
-                out[f"{h.type}.v{version}.{'be' if big else 'le'}"] = header_layout(
-                    h.type, big, "latin-1", version)
+        for type_, (_declare, known) in STRUCTURES.items():
+            for version in known:
+                out[f"{type_}.v{version}.{'be' if big else 'le'}"] = header_layout(
+                    type_, big, "latin-1", version)
+        # (LLZZ is left out: its one field end, 2, is no MQ structure's offset)
         for name in ("MQOR", "MQCFH", *PCF_BY_NAME):
             out[f"{name}.{'be' if big else 'le'}"] = header_layout(name, big)
         out[f"MQPMR.{'be' if big else 'le'}"] = header_layout("MQPMR", big, "latin-1", 0x1F)

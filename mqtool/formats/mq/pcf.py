@@ -56,17 +56,20 @@ class _Walker:
         return int.from_bytes(self.body[at:at + size], "big" if self.big else "little",
                               signed=True)
 
-    def params(self, pos: int, count: int, depth: int) -> tuple[int, list[dict[str, Any]]] | None:
+    def params(self, pos: int, count: int, depth: int, into: list[Element]
+               ) -> tuple[int, list[dict[str, Any]]] | None:
+        """``count`` parameters from ``pos``, their elements appended to ``into`` (the
+        top level, or the children of the MQCFGR that holds them)."""
         items: list[dict[str, Any]] = []
         for _ in range(count):
-            got = self.param(pos, depth)
+            got = self.param(pos, depth, into)
             if got is None:
                 return None
             pos, item = got
             items.append(item)
         return pos, items
 
-    def param(self, pos: int, depth: int) -> tuple[int, dict[str, Any]] | None:
+    def param(self, pos: int, depth: int, into: list[Element]) -> tuple[int, dict[str, Any]] | None:
         body, k = self.body, self.n
         self.n += 1
         head = lay.header_layout("MQCFIN", self.big, self.codepage)
@@ -97,18 +100,21 @@ class _Walker:
         el.length = sl
         pid = el.value_as("parameter", int)
         el.title = f"{name} {PARAMETERS.get(pid, pid)} at offset X'{pos:04X}'"
-        self.out.elements.append(el)
+        into.append(el)
         item: dict[str, Any] = {"parameter": pid, "name": PARAMETERS.get(pid, ""), "type": name}
         value = self.value(el, rest, pos + fixed, pos + sl, k)
         if rest == "group":
-            got = self.params(pos + sl, el.value_as("parametercount", int), depth + 1) \
-                if depth < MAX_DEPTH else None
+            # IBM MQ, "MQCFGR - PCF group parameter": its ParameterCount parameters follow
+            # it; they are its children, and the group spans them
+            got = self.params(pos + sl, el.value_as("parametercount", int), depth + 1,
+                              el.children) if depth < MAX_DEPTH else None
             if got is None:
                 if depth >= MAX_DEPTH:
                     self.out.errors.append(Problem(f"pcf[{k}]", pos, "PCF groups nested deeper "
                                                    f"than {MAX_DEPTH}"))
                 return None
             end, members = got
+            el.length = end - pos
             item["parameters"] = members
             return end, item
         if "operator" in layout.names:
@@ -220,7 +226,8 @@ def decode_pcf(body: bytes, pos: int, big: bool, codepage: str, ccsid: int) -> P
     if cfh.value("struclength") != layout.size:
         w.out.problems.append(Problem("pcf.mqcfh.struclength", pos + layout.offset_of(
             "struclength"), f"MQCFH StrucLength {cfh.value('struclength')} is not {layout.size}"))
-    got = w.params(pos + (layout.size or 0), cfh.value_as("parametercount", int), 0)
+    got = w.params(pos + (layout.size or 0), cfh.value_as("parametercount", int), 0,
+                   w.out.elements)
     if got is not None:
         end, w.out.parameters = got
         if end < len(body):

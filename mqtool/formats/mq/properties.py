@@ -17,15 +17,25 @@ from typing import Any
 
 from mqtool.codepages import ccsid_codec
 from mqtool.errors import BuildError, InputError
-from mqtool.formats.mq.build import build_chain
+from mqtool.formats.mq.build import SHOWN, build_chain
 from mqtool.formats.mq.chain import CCSID_ASCII, ENC_BIG, header_codepage
+from mqtool.formats.mq.compose import BY_TYPE, format_of
 from mqtool.formats.mq.dumps.message import Message
-from mqtool.formats.mq.layout import BY_TYPE, FORMAT, header_layout
+from mqtool.formats.mq.layout import FORMAT, header_layout
+from mqtool.formats.mq.pcf_build import pcf_payload
 from mqtool.formats.mq.rfh2 import DT_TYPES, INT_TYPES, typed
 
 CHAIN_ORDER = ("MQXQH", "MQDLH", "MQMDE", "MQCIH", "MQIIH", "MQWIH", "MQRFH2", "MQTM")
 RFH2 = "MQRFH2"
 _INT = re.compile(r"^[+-]?(?:\d+|0[xX][0-9a-fA-F]+)$")
+# the keys of a 'decode mq' / 'decode auto' / 'messages' --json object: rebuilt from
+# (elements or headers, context or mqmd, payload, pcf) or shown beside what is (the rest)
+DOCUMENT_KEYS = ("format", "offset", "length", "context", "codepage", "elements", "errors",
+                 "problems", "properties", "payload", "pcf", "event", "dead_letter_reason",
+                 "message", "source", "msgtype", "correlid", "role", "payload_offset", "mqmd",
+                 "put_time", "headers", "body_length", "body_sha256", "truncated", "capture",
+                 "dead_letter")
+PAYLOAD_KEYS = ("format", "offset", "length", "encoding", "ccsid", "text", "hex")
 # an XML element name without a namespace prefix: a folder, or one level of a property name
 _XML_NAME = re.compile(r"[^\W\d][\w-]*")
 # the signed integer types of MQRFH2 (IBM MQ, "MQRFH2 - NameValueData": i1 .. i8; int: i8)
@@ -129,8 +139,10 @@ class Chain:
     @property
     def first_format(self) -> str:
         """The MQMD Format naming the first header."""
+        if not self.headers:  # the payload alone
+            return str(self.options.get("payload_format") or "")
         info = BY_TYPE.get(str(self.headers[0].get("type")))
-        return info.format if info else ""
+        return format_of(info) if info else ""
 
     @property
     def codepage(self) -> str:
@@ -147,7 +159,7 @@ def resolve(r: ChainRequest, payload_needed: bool = True) -> Chain:
     headers += _headers(r, refused)
     if refused:
         raise ChainRefusedError(refused)
-    if not headers:
+    if not headers and r.document is None:
         raise InputError("give at least one header (--dlh, --rfh2, --xqh, ...) or --from")
     given = {"encoding": r.encoding, "ccsid": r.ccsid, "payload_ccsid": r.payload_ccsid,
              "payload_format": r.payload_format}
@@ -168,14 +180,25 @@ def _from_document(doc: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]],
     payload bytes, else its text in its CCSID)."""
     if doc is None:
         return [], {}, None
+    if isinstance(doc, Mapping) and doc.get("format", FORMAT) != FORMAT:
+        raise InputError(f"format: {str(doc['format'])[:SHOWN]!r} is not an MQ message: rebuild it "
+                         "with build-request of its own format")
+    if isinstance(doc, Mapping) and "elements" not in doc and "headers" in doc:
+        doc = {**doc, "elements": doc["headers"], "context": doc.get("mqmd")}  # messages --json
     if not isinstance(doc, Mapping) or not isinstance(doc.get("elements"), list):
-        raise InputError("expected a 'decode mq --json' object with \"elements\"")
+        raise InputError("expected a 'decode mq --json' or 'messages --json' object with "
+                         "\"elements\" or \"headers\"")
     ctx = doc.get("context") or {}
     pay = doc.get("payload") or {}
     for key, value in (("context", ctx), ("payload", pay)):
         if not isinstance(value, Mapping):
             raise InputError(f"\"{key}\" must be an object, as 'decode mq --json' writes it "
                              f"(got {type(value).__name__})")
+    for where, obj, known in (("", doc, DOCUMENT_KEYS), ("payload.", pay, PAYLOAD_KEYS)):
+        for key in obj:
+            if key not in known:
+                raise BuildError(FORMAT, f"{where}{key}", "is not something build-request mq "
+                                                          "rebuilds or shows beside it")
     options = {"encoding": ctx.get("encoding", ENC_BIG), "ccsid": ctx.get("codedcharsetid", 819),
                "payload_format": pay.get("format", ""), "payload_encoding": pay.get("encoding"),
                "payload_ccsid": pay.get("ccsid")}
@@ -188,7 +211,15 @@ def _from_document(doc: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]],
     elif "text" in pay:
         payload = str(pay["text"]).encode(ccsid_codec(pay.get("ccsid")) or "latin-1",
                                           errors="replace")
+    if doc.get("pcf") is not None:  # a PCF payload: built from it, or checked against it
+        payload = pcf_payload(doc["pcf"], payload, encoding=_int_or(options["payload_encoding"],
+                                                                    options["encoding"]),
+                              ccsid=_int_or(options["payload_ccsid"], options["ccsid"]))
     return [e for e in doc["elements"] if isinstance(e, dict)], options, payload
+
+
+def _int_or(value: Any, default: Any) -> int:
+    return value if isinstance(value, int) else default if isinstance(default, int) else 0
 
 
 def _headers(r: ChainRequest, refused: list[tuple[str, str]]) -> list[dict[str, Any]]:

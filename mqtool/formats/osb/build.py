@@ -8,7 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mqtool.codepages import codec_name
+from mqtool.compose import build as composer
+from mqtool.compose.prefixed import build as build_items
 from mqtool.errors import BuildError
+from mqtool.formats.osb.compose import ENTRY, ENTRY_LENGTH, INTENT_LENGTH, SEGMENTS, resolver
 from mqtool.formats.osb.layout import (
     F1_REQUEST_CODES,
     FORMAT,
@@ -44,20 +47,26 @@ def build_parmlist(values: Mapping[str, Any] | None = None, codepage: str = "cp0
 
 def build_header(values: Mapping[str, Any] | None = None, intent: bytes | None = None,
                  codepage: str = "cp037") -> bytes:
-    """The 48-byte redolog header. With ``intent``, ``rl_len`` and ``rl_intent_len``
-    are computed from it; unset fields take the sample values."""
-    v = {**HEADER_DEFAULTS, **(values or {})}
+    """The 48-byte redolog header ("Redolog header"). With ``intent``, the entry's lengths
+    (RLLEN and rl_intent_len, ``compose.ENTRY``) are computed from it, given ones checked;
+    without, RLLEN follows rl_intent_len. Unset fields take the sample values."""
     if intent is not None:
-        v["rl_intent_len"] = len(intent)
-        v["rl_len"] = RLHDR_LEN + len(intent)
-    elif "rl_len" not in v and "rl_intent_len" in v:
-        v["rl_len"] = RLHDR_LEN + int(v["rl_intent_len"])
+        return build_entry(values, intent, codepage)[:RLHDR_LEN]
+    v = {**HEADER_DEFAULTS, **(values or {})}
+    if ENTRY_LENGTH not in v and INTENT_LENGTH in v:
+        v[ENTRY_LENGTH] = RLHDR_LEN + int(v[INTENT_LENGTH])
     return _build(layouts(codepage).header, v)
 
 
 def build_entry(values: Mapping[str, Any] | None, intent: bytes, codepage: str = "cp037") -> bytes:
-    """A redolog entry: the header followed by its intent list."""
-    return build_header(values, intent, codepage) + intent
+    """A redolog entry: the header followed by its intent list, built by the composition's
+    one builder from ``compose.ENTRY`` (RLLEN and rl_intent_len filled in)."""
+    bad = composer.Refusals(FORMAT)
+    el = composer.Element(ENTRY, {**HEADER_DEFAULTS, **(values or {})}, bytes(intent), "rlhdr")
+    out = composer.build_element(el, resolver(codec_name(codepage)), bad)
+    bad.raise_any()
+    assert out is not None
+    return out
 
 
 def _bytes(value: Any, codepage: str) -> bytes:
@@ -128,7 +137,8 @@ def build_format1(segments: Sequence[Mapping[str, Any]], *, lock: Any = "release
     (add/delete/replace or a code), ``table``, ``params`` and ``fields`` (bytes, or text
     in ``codepage``). R1BROWL counts the field pairs; lengths use the 1-or-2-byte rule."""
     lay = layouts(codepage)
-    out = bytearray(_build(lay.r1hdr, {"r1_id": FORMAT1_ID, "unk_02": token, "r1_lock": _lock(lock)}))
+    out = _build(lay.r1hdr, {"r1_id": FORMAT1_ID, "unk_02": token, "r1_lock": _lock(lock)})
+    bodies: list[bytes] = []
     for i, seg in enumerate(segments, 1):
         req = seg.get("request", "add")
         code = F1_REQUEST_CODES.get(req, req) if isinstance(req, str) else int(req)
@@ -148,8 +158,8 @@ def build_format1(segments: Sequence[Mapping[str, Any]], *, lock: Any = "release
         if len(body) > 0xFFFF:
             raise BuildError(FORMAT, f"segment {i}", f"{len(body)} bytes do not fit the halfword "
                                                      "segment length")
-        out += _build(lay.r1seg, {"r1_seglen": len(body)}) + body
-    return bytes(out)
+        bodies.append(bytes(body))
+    return bytes(out) + build_items(SEGMENTS, lay.r1seg, bodies, FORMAT)
 
 
 def build_usrextpl(values: Mapping[str, int], names: Sequence[str] | None = None,

@@ -9,8 +9,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqtool.codepages import codec_name
+from mqtool.compose.prefixed import items
 from mqtool.errors import DecodeError, InputError
-from mqtool.formats.osb.detect import eyecatcher_at, guess_part, list_id
+from mqtool.formats.osb.compose import (
+    ENTRY,
+    ENTRY_LENGTH,
+    FORMAT2_LENGTH,
+    INTENT_LENGTH,
+    REDOLOG,
+    SEGMENTS,
+    intent_format,
+)
+from mqtool.formats.osb.detect import eyecatcher_at, guess_part
 from mqtool.formats.osb.layout import (
     BODY_BASES,
     DECLARED,
@@ -18,7 +28,6 @@ from mqtool.formats.osb.layout import (
     EYECATCHER,
     F1_HEADER_LEN,
     FORMAT,
-    FORMAT1_ID,
     KEYNAME_LEN,
     LIST_ID_LEN,
     LOCK,
@@ -173,6 +182,8 @@ def seq_delta(prev: int, cur: int) -> int:
 
 
 def _decode_header(data: bytes, pos: int, ctx: _Context) -> Decoded:
+    """A redolog header and, when it is an entry, its intent list nested under it (the
+    header's trailing data, ``compose.ENTRY``)."""
     unit = ctx.unit("header", pos)
     el = _parse(unit, ctx.lay.header, data, pos, "rlhdr", f"Redolog header at {_at(pos)}")
     if el is None:
@@ -185,30 +196,31 @@ def _decode_header(data: bytes, pos: int, ctx: _Context) -> Decoded:
     ctx.prev_header = dict(f, offset=pos)
     start = pos + RLHDR_LEN
     rem = len(data) - start
+    ilen = int(f[INTENT_LENGTH])
     next_is_header = rem >= RLHDR_LEN and eyecatcher_at(data, start, ctx.lay.codepage)
-    if ctx.auto and rem < int(f["rl_intent_len"]) and guess_part(data, start, ctx.lay.codepage) == \
-            "parmlist":
+    if ctx.auto and rem < ilen and guess_part(data, start, ctx.lay.codepage) == "parmlist":
         return unit  # a parameter list follows, not this header's intent list
     if rem > 0 and not next_is_header:
-        ilen = int(f["rl_intent_len"])
         unit.attrs["part"] = "entry"
         end = start + min(ilen, rem)
-        unit.length = end - pos
+        unit.length = el.length = end - pos
         if ilen == 0:
             return unit
+        first = len(unit.elements)
         _decode_intent_into(unit, data, start, end, ctx, passed=ilen)
+        nest(el, unit.elements, first)
         if rem < ilen and not unit.errors:
             unit.errors.append(Problem("intent", len(data), f"intent list truncated: "
-                                       f"rl_intent_len {ilen}, {rem} bytes present"))
+                                       f"{INTENT_LENGTH} {ilen}, {rem} bytes present"))
     return unit
 
 
 def _check_header(unit: Decoded, el: Element, f: Mapping[str, Any], ctx: _Context) -> None:
     probs = unit.problems
-    if f["rl_len"] != RLHDR_LEN + f["rl_intent_len"]:
-        s = _span(el, "rl_len")
-        probs.append(Problem(s.path, s.start, f"rl_len {f['rl_len']} is not 48 + rl_intent_len "
-                                              f"{f['rl_intent_len']}"))
+    if f[ENTRY_LENGTH] != RLHDR_LEN + f[INTENT_LENGTH]:
+        s = _span(el, ENTRY_LENGTH)
+        probs.append(Problem(s.path, s.start, f"{ENTRY_LENGTH} {f[ENTRY_LENGTH]} is not "
+                                              f"{RLHDR_LEN} + {INTENT_LENGTH} {f[INTENT_LENGTH]}"))
     if f["rl_type"] not in EXIT_RLTYPES:
         s = _span(el, "rl_type")
         probs.append(Problem(s.path, s.start, f"RLTYPE X'{f['rl_type']:02X}' is not an intent-list "
@@ -280,7 +292,7 @@ def _decode_intent_into(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _C
         unit.errors.append(Problem("intent", lo, f"intent list truncated: {limit - lo} byte(s), "
                                                  f"the format halfword needs {LIST_ID_LEN}"))
         return limit
-    if list_id(data, lo) == FORMAT1_ID:
+    if intent_format(data, lo, ctx.lay.codepage) == 1:
         unit.attrs["intent_format"] = 1
         if ctx.synthetic:
             unit.attrs["synthetic"] = True
@@ -372,6 +384,24 @@ def resolve_body_base(buf: bytes, lo: int, end: int, parm: int, misc: int, movta
 
 def _format2(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
              passed: int | None) -> int:
+    """A format-2 list: its header spans the list length (``FORMAT2_LENGTH``), the body,
+    parameter data, key name and unparsed bytes nested under it; the trailer after it."""
+    first = len(unit.elements)
+    pos = _format2_parts(unit, data, lo, limit, ctx, passed)
+    hdr = unit.elements[first] if len(unit.elements) > first else None
+    if hdr is not None and hdr.type == FORMAT2_LENGTH.layout and hdr.spans[-1].end == lo + R2_BODY:
+        stop = min(lo + hdr.value_as(FORMAT2_LENGTH.field, int), limit)
+        last = first + 1
+        while last < len(unit.elements) and unit.elements[last].end <= stop:
+            last += 1
+        if last > first + 1:
+            hdr.length = stop - lo
+            nest(hdr, unit.elements, first + 1, last)
+    return pos
+
+
+def _format2_parts(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
+                   passed: int | None) -> int:
     lay = ctx.lay
     hdr = _parse(unit, lay.r2hdr, data, lo, "r2", f"Format-2 intent list header at {_at(lo)}", limit)
     if hdr is None:
@@ -604,6 +634,7 @@ def _params_to(buf: bytes, start: int, p: int, nparams: int | None, fixed: bool,
 
 def _format1(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
              passed: int | None) -> int:
+    """A format-1 list: its header, the update segments nested under it (``SEGMENTS``)."""
     lay = ctx.lay
     hdr = _parse(unit, lay.r1hdr, data, lo, "r1",
                  f"Format-1 intent list header at {_at(lo)}" + (" (synthetic layout)" if ctx.synthetic
@@ -612,27 +643,42 @@ def _format1(unit: Decoded, data: bytes, lo: int, limit: int, ctx: _Context,
         return limit
     _lock_check(unit, hdr, "r1_lock")
     end = limit if passed is None else min(limit, lo + passed)
-    pos, i = lo + F1_HEADER_LEN, 1
-    budget = [SCAN_BUDGET]
-    while pos < end:
-        seg = _parse(unit, lay.r1seg, data, pos, f"r1seg[{i}]",
-                     f"Format-1 update segment {i} at {_at(pos)}", end)
-        if seg is None:
-            return limit
-        seglen = seg.value_as("r1_seglen", int)
-        bstart, bend = pos + 2, pos + 2 + seglen
-        if bend > end:
-            s = seg.spans[0]
-            unit.errors.append(Problem(s.path, s.start, f"segment length {seglen} runs past the "
-                                                        f"intent list's end ({end - bstart} bytes left)"))
-            return limit
-        _segment(unit, seg, data, bstart, bend, ctx, f"r1seg[{i}]", budget)
-        seg.length = bend - pos
-        pos, i = bend, i + 1
-    unit.attrs["segments"] = i - 1
+    first = len(unit.elements)
+    pos = _segments(unit, data, lo + F1_HEADER_LEN, end, ctx)
+    nest(hdr, unit.elements, first)
+    if pos is None:
+        return limit
     if passed is not None and limit >= lo + passed and pos != lo + passed:
         unit.problems.append(Problem("r1", pos, f"segments end at {pos - lo}, the passed length is "
                                                 f"{passed}"))
+    return pos
+
+
+def nest(parent: Element, elements: list[Element], first: int, last: int | None = None) -> None:
+    """``elements[first:last]`` become ``parent``'s children; it spans them."""
+    parent.children, elements[first:last] = elements[first:last], []
+    if parent.children:
+        parent.length = max(parent.length, max(c.end for c in parent.children) - parent.offset)
+
+
+def _segments(unit: Decoded, data: bytes, pos: int, end: int, ctx: _Context) -> int | None:
+    """The update segments of ``data[pos:end]``; where they end (None: the walk broke off)."""
+    lay, budget, n = ctx.lay, [SCAN_BUDGET], 0
+    for item in items(SEGMENTS, lay.r1seg, data, pos, end):
+        prefix = f"{SEGMENTS.name}[{item.index + 1}]"
+        title = SEGMENTS.title.format(number=item.index + 1, offset=item.pos)
+        seg = _parse(unit, lay.r1seg, data, item.pos, prefix, title, end)
+        if seg is None:
+            return None
+        if item.stop > end:
+            s = seg.spans[0]
+            unit.errors.append(Problem(s.path, s.start, f"segment length {s.value} runs past the "
+                                                        f"intent list's end ({end - item.start} bytes left)"))
+            return None
+        _segment(unit, seg, data, item.start, item.stop, ctx, prefix, budget)
+        seg.length = item.stop - item.pos
+        pos, n = item.stop, n + 1
+    unit.attrs["segments"] = n
     return pos
 
 
@@ -735,25 +781,25 @@ _DECODERS = {
 
 
 def iter_headers(data: bytes, codepage: str = "cp037") -> Iterator[dict[str, Any]]:
-    """Bulk path: the header values of consecutive redolog entries (header + intent list,
-    ``rl_len`` bytes each), no spans — from the same declaration as ``decode``. Each dict
-    also has ``offset``. Raises ``DecodeError`` where an entry has no REDODATA eyecatcher,
-    a length under 48, or runs past the end."""
+    """Bulk path: the header values of consecutive redolog entries (``compose.REDOLOG``:
+    each entry's length in RLLEN, its REDODATA eyecatcher), no spans, from the same
+    declaration as ``decode``. Each dict also has ``offset``. Raises ``DecodeError`` where
+    an entry has no REDODATA eyecatcher, a length under 48, or runs past the end."""
     cp = codec_name(codepage)
     lay = layouts(cp).header
+    eye, length = REDOLOG.key.field, REDOLOG.length.field
     pos, n = 0, len(data)
     while pos < n:
         if pos + RLHDR_LEN > n:
             raise DecodeError(FORMAT, "rlhdr", pos, f"redolog header truncated: {n - pos} bytes left")
         v = lay.values(data, pos)
-        if v["rl_eye"] != EYECATCHER or v["rl_len"] < RLHDR_LEN:
-            raise DecodeError(FORMAT, "rlhdr.rl_eye" if v["rl_eye"] != EYECATCHER else "rlhdr.rl_len",
-                              pos, "not a redolog entry (no REDODATA eyecatcher or rl_len < 48)")
+        if v[eye] != ENTRY.key or v[length] < RLHDR_LEN:
+            raise DecodeError(FORMAT, f"rlhdr.{eye}" if v[eye] != ENTRY.key else f"rlhdr.{length}",
+                              pos, f"not a redolog entry (no {ENTRY.key} eyecatcher or {length} < "
+                                   f"{RLHDR_LEN})")
         v["offset"] = pos
         yield v
-        if pos + v["rl_len"] > n:
+        if pos + v[length] > n:
             raise DecodeError(FORMAT, "intent", n, f"entry at X'{pos:04X}' runs past the end: "
-                                                   f"rl_len {v['rl_len']}, {n - pos} bytes left")
-        pos += v["rl_len"]
-
-
+                                                   f"{length} {v[length]}, {n - pos} bytes left")
+        pos += v[length]

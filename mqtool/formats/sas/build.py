@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqtool.compose import sized as compose
 from mqtool.errors import BuildError
 from mqtool.formats.sas.layout import (
     DSDEF,
+    ENTRIES,
     FORMAT,
+    HEADER_MESSAGE,
     DatasetDef,
     Header,
     Settings,
     Variable,
+    layout_named,
     layouts_for,
     strings_of,
     values_of,
@@ -36,13 +40,15 @@ def _build(lay: Layout, values: dict[str, Any], s: Settings) -> bytes:
 
 
 def build_header(header: Header, s: Settings) -> bytes:
+    """The header message (SAS Application Messaging, "Attachment Layout for WebSphere MQ and MSMQ"):
+    the HEADER, then its entries as the composition ``HEADER_MESSAGE`` declares them, the
+    count field set from the entries."""
     lay = layouts_for(s)
     head = {n: getattr(header, n) for n in lay.header.names if hasattr(header, n)}
-    parts = [_build(lay.header, {**head, "num_attachments": len(header.entries)}, s)]
-    for e in header.entries:
-        parts.append(_build(lay.entry, {n: getattr(e, n) for n in lay.entry.names
-                                        if hasattr(e, n)}, s))
-    return b"".join(parts)
+    entry = layout_named(lay, str(ENTRIES.item))
+    entries = compose.build(ENTRIES, head, header.entries, lambda e: _build(
+        entry, {n: getattr(e, n) for n in entry.names if hasattr(e, n)}, s), FORMAT)
+    return _build(layout_named(lay, HEADER_MESSAGE.record), head, s) + entries
 
 
 def build_count(n: int, s: Settings) -> bytes:

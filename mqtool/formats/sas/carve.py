@@ -9,7 +9,7 @@ header whose first attachment is a data set carries no such string: behind an MQ
 from __future__ import annotations
 
 from mqtool.errors import DecodeError
-from mqtool.formats.sas.decode import _parse_entries, decode_part
+from mqtool.formats.sas.decode import decode_part, header_tree
 from mqtool.formats.sas.layout import (
     FILE_SPECS,
     FORMAT,
@@ -19,7 +19,6 @@ from mqtool.formats.sas.layout import (
     layouts_for,
 )
 from mqtool.io.carving import Found, Work
-from mqtool.model import Element
 
 SIGNATURES: tuple[bytes, ...] = tuple(sorted({s.encode(cp) for s in FILE_SPECS
                                               for cp in ("latin-1", "cp037")}))
@@ -78,7 +77,7 @@ def _header_at(view: bytes, start: int, s: Settings, work: Work) -> Found | None
     unit = decode_part(data[:end], "header")
     if unit.errors:
         return None
-    entries = [el for el in unit.elements if el.type == "ATTACHMENT"]
+    entries = [el for top in unit.elements for el in top.walk() if el.type == "ATTACHMENT"]
     names = ", ".join(str(el.value("qualifier2")) for el in entries[:3])
     more = f" +{len(entries) - 3}" if len(entries) > 3 else ""
     attrs = unit.attrs
@@ -91,10 +90,7 @@ def _header_at(view: bytes, start: int, s: Settings, work: Work) -> Found | None
 
 def _end(data: bytes, s: Settings, n: int) -> int | None:
     """Where the header ends when it parses in variant ``s`` with ``n`` entries."""
-    lay = layouts_for(s)
-    elements: list[Element] = []
     try:
-        head = lay.header.parse(data, 0, prefix="", fmt=FORMAT)
-        return _parse_entries(data, s, lay, n, head.length, elements)
+        return header_tree(data, layouts_for(s), n).end
     except DecodeError:
         return None

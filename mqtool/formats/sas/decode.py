@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mqtool.codepages import codec_name, is_ebcdic
+from mqtool.compose import Repeat
+from mqtool.compose.sized import count_of, end_of, items
 from mqtool.errors import DecodeError, InputError
 from mqtool.formats.sas.layout import (
     ATTACHMENT_TYPES,
@@ -18,17 +20,20 @@ from mqtool.formats.sas.layout import (
     DATASET,
     DATASET_MESSAGES,
     DSDEF,
+    ENTRIES,
     FILE_SPECS,
     FLOAT_FORMATS,
     FORMAT,
     HEADER_MSGTYPE,
     INDEXES,
+    INDEXES_RUN,
     MAX_ATTACHMENTS,
     MAX_HEADER,
     OBSERVATIONS,
     SUBORDINATE_MSGTYPE,
     TEXT_FILE,
     VARDEFS,
+    VARIABLES,
     DatasetDef,
     Entry,
     Header,
@@ -38,6 +43,7 @@ from mqtool.formats.sas.layout import (
     g_of,
     int_struct,
     key_of,
+    layout_named,
     layouts_for,
     readable,
     record_of,
@@ -103,44 +109,69 @@ class Hints:
 _SPECS = {cp: tuple(spec.encode(cp) for spec in FILE_SPECS) for cp in ("latin-1", "cp037")}
 
 
-def _parse_entries(body: bytes, s: Settings, lay: Layouts, n: int, start: int,
-                   elements: list[Element]) -> int:
-    pos = start
-    for i in range(1, n + 1):
-        el = lay.entry.parse(body, pos, prefix=f"attachment[{i}]", fmt=FORMAT)
-        el.title = f"ATTACHMENT[{i}] element at offset X'{pos:04X}'"
-        elements.append(el)
-        pos += el.length
-    return pos
+def header_tree(body: bytes, lay: Layouts, count: int, keep_cut: bool = True) -> Element:
+    """The HEADER and, nested in it, ``count`` attachment entries (the composition
+    ``HEADER_MESSAGE``: SAS Application Messaging, "Attachment Layout for WebSphere MQ and
+    MSMQ", the header message); the HEADER spans its entries. Raises ``DecodeError`` when the header or
+    an entry does not parse: ``partial`` is the HEADER with the entries before it (and the
+    cut entry's fields, ``keep_cut``)."""
+    head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
+    start = head.end
+    try:
+        head.children.extend(items(ENTRIES, layout_named(lay, str(ENTRIES.item)), body, start, len(body),
+                                   count=count, fmt=FORMAT, first=1))
+    except DecodeError as e:
+        cut = e.partial
+        if keep_cut and isinstance(cut, Element) and cut.spans:
+            cut.length = cut.spans[-1].end - cut.offset
+            head.children.append(cut)
+        e.partial = head
+        raise
+    finally:
+        head.length = end_of(head.children, start) - head.offset
+    return head
 
 
 def _structure_ok(body: bytes, s: Settings) -> tuple[bool, list[Element], str]:
-    """Does the variant parse the header exactly and plausibly (spec section 8, rules 1-3)?"""
+    """Does the variant parse the header exactly and plausibly: ``num_attachments`` entries
+    of a known type, ending where the message ends, every string's NUL a NUL?"""
     lay = layouts_for(s)
-    elements: list[Element] = []
     try:
         head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
-        elements.append(head)
-        n = head.value("num_attachments")
-        if not isinstance(n, int) or not 1 <= n <= MAX_ATTACHMENTS:
-            return False, elements, f"{n} attachments"
-        end = _parse_entries(body, s, lay, n, head.length, elements)
     except DecodeError as e:
-        return False, elements, e.reason
-    if end != len(body):
-        return False, elements, f"{len(body) - end} bytes left over"
-    for el in elements[1:]:
+        return False, [], e.reason
+    n = count_of(ENTRIES, head.fields)
+    if n is None or not 1 <= n <= MAX_ATTACHMENTS:
+        return False, [head], f"{head.value(ENTRIES.count or '')} attachments"
+    try:
+        head = header_tree(body, lay, n, keep_cut=False)
+    except DecodeError as e:
+        assert isinstance(e.partial, Element)
+        return False, [e.partial], e.reason
+    if head.end != len(body):
+        return False, [head], f"{len(body) - head.end} bytes left over"
+    for el in head.children:
         if el.value("type") not in ATTACHMENT_TYPES:
-            return False, elements, f"attachment type {el.value('type')}"
+            return False, [head], f"attachment type {el.value('type')}"
         for sp in el.spans:
             if sp.kind == "reserved" and any(sp.raw):
-                return False, elements, f"{sp.path} is X'{sp.raw.hex().upper()}', not a NUL"
-    return True, elements, ""
+                return False, [head], f"{sp.path} is X'{sp.raw.hex().upper()}', not a NUL"
+    return True, [head], ""
+
+
+def _parsed(elements: list[Element]) -> int:
+    """How far a header parsed: the HEADER and its entries."""
+    return len(elements) + len(_entries_of(elements))
+
+
+def _entries_of(elements: list[Element]) -> list[Element]:
+    """The attachment entries of a header's elements (nested in the HEADER)."""
+    return elements[0].children if elements else []
 
 
 def _charset_from(elements: list[Element]) -> str | None:
     """``ascii`` / ``ebcdic`` when an external file's qualifier 1 says FILENAME/FILEREF."""
-    for el in elements[1:]:
+    for el in _entries_of(elements):
         if el.value("type") in (TEXT_FILE, BINARY_FILE):
             raw = next((sp.raw for sp in el.spans if sp.name == "qualifier1"), b"")
             if raw in _SPECS["latin-1"]:
@@ -152,7 +183,7 @@ def _charset_from(elements: list[Element]) -> str | None:
 
 def _charset_guess(elements: list[Element]) -> str:
     """EBCDIC letters and digits sit at X'81'-X'F9', ASCII ones below X'80'."""
-    text = b"".join(sp.raw for el in elements[1:] for sp in el.spans if sp.kind == "text")
+    text = b"".join(sp.raw for el in _entries_of(elements) for sp in el.spans if sp.kind == "text")
     high = sum(1 for c in text if c >= 0x80)
     return "ebcdic" if high * 2 > len(text) else "ascii"
 
@@ -170,7 +201,7 @@ def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None,
     """The variant that parses ``body`` as a header, why, and the elements of the best try.
 
     Tries {big, little} x {long 4, 8} x {NUL, no NUL}; forced options narrow the search;
-    among parses that fit, MQMD hints win, then big-endian / long 4 / NUL (spec section 8).
+    among parses that fit, MQMD hints win, then big-endian / long 4 / NUL.
     """
     if len(body) > MAX_HEADER:
         return None, f"{len(body)} bytes, more than any header ({MAX_HEADER})", []
@@ -185,7 +216,7 @@ def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None,
                 s = Settings(big, long, "latin-1", nul)
                 ok, elements, why = _structure_ok(body, s)
                 if not ok:
-                    if first_failure is None or len(elements) > len(first_failure[1]):
+                    if first_failure is None or _parsed(elements) > _parsed(first_failure[1]):
                         first_failure = (f"{s.byte_order}-endian long {long} "
                                          f"{'NUL' if nul else 'no NUL'}: {why}", elements)
                     continue
@@ -219,7 +250,7 @@ def detect_header(body: bytes, hints: Hints = Hints()) -> tuple[Settings | None,
 def header_of(elements: list[Element], s: Settings, reason: str) -> Header:
     head = elements[0]
     entries = []
-    for i, el in enumerate(elements[1:], 1):
+    for i, el in enumerate(_entries_of(elements), 1):
         q1 = next((sp.raw for sp in el.spans if sp.name == "qualifier1"), b"")
         entries.append(Entry(i, el.value_as("type", int), el.value_as("correlid", bytes),
                              str(el.value("qualifier1")), str(el.value("qualifier2")),
@@ -272,22 +303,21 @@ def decode_header(body: bytes, hints: Hints = Hints(), correlid: bytes | None = 
 def _header_elements(body: bytes, s: Settings) -> list[Element]:
     lay = layouts_for(s)
     head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
-    elements = [head]
-    _parse_entries(body, s, lay, head.value_as("num_attachments", int), head.length,
-                   elements)
-    return elements
+    return [header_tree(body, lay, head.value_as(ENTRIES.count or "", int))]
 
 
 def _partial_header(unit: Decoded, body: bytes, s: Settings) -> None:
+    """What a header that parses in no variant shows in ``s``: the HEADER, and the entries
+    (and the cut one) nested in it when num_attachments is plausible."""
     lay = layouts_for(s)
     try:
         head = lay.header.parse(body, 0, prefix="", fmt=FORMAT)
+        n = count_of(ENTRIES, head.fields)
+        if n is not None and 0 < n <= MAX_ATTACHMENTS:
+            head = header_tree(body, lay, n)
         unit.elements.append(head)
-        n = head.value("num_attachments")
-        if isinstance(n, int) and 0 < n <= MAX_ATTACHMENTS:
-            _parse_entries(body, s, lay, n, head.length, unit.elements)
     except DecodeError as e:
-        if isinstance(e.partial, Element) and e.partial.spans:
+        if isinstance(e.partial, Element) and (e.partial.spans or e.partial.children):
             unit.elements.append(e.partial)
 
 
@@ -528,27 +558,25 @@ def parse_vardefs(stream: bytes, s: Settings, start: int = 0, first: int = 1
                   ) -> tuple[list[Element], DecodeError | None]:
     """Variable definitions until the stream ends (a partial one is returned as the error);
     ``first`` numbers them when earlier messages held some."""
-    return _parse_run(stream, layouts_for(s).vardef, start, first, "VARIABLE")
+    return _run(VARIABLES, stream, s, start, first)
 
 
 def parse_indexes(stream: bytes, s: Settings, start: int = 0) -> tuple[list[Element], DecodeError | None]:
-    return _parse_run(stream, layouts_for(s).index, start, 1, "INDEX")
+    return _run(INDEXES_RUN, stream, s, start, 1)
 
 
-def _parse_run(stream: bytes, lay: Layout, start: int, first: int, name: str
-               ) -> tuple[list[Element], DecodeError | None]:
-    """Repeated records of one layout until the stream ends, numbered from ``first``."""
+def _run(rep: Repeat, stream: bytes, s: Settings, start: int, first: int
+         ) -> tuple[list[Element], DecodeError | None]:
+    """The definitions of a data set message (SAS Application Messaging, "Attachment Layout
+    for WebSphere MQ and MSMQ", data set messages type 2 and 4: ``rep`` to the end),
+    numbered from ``first``; the error of the one that does not parse (it may continue in
+    the next message)."""
     out: list[Element] = []
-    pos = start
-    while pos < len(stream):
-        n = first + len(out)
-        try:
-            el = lay.parse(stream, pos, prefix=f"{name.lower()}[{n}]", fmt=FORMAT)
-        except DecodeError as e:
-            return out, e
-        el.title = f"{name}[{n}] element at offset X'{pos:04X}'"
-        out.append(el)
-        pos += el.length
+    try:
+        out.extend(items(rep, layout_named(layouts_for(s), str(rep.item)), stream, start, len(stream),
+                         fmt=FORMAT, first=first))
+    except DecodeError as e:
+        return out, e
     return out, None
 
 
@@ -783,7 +811,7 @@ def detect(data: bytes) -> Detection | None:
     if s is None:
         return _detect_dsdef(data)
     named = _charset_from(elements) is not None
-    n = len(elements) - 1
+    n = len(_entries_of(elements))
     return Detection(FORMAT, 0.95 if named else 0.7,
                      f"SAS attachment header, {n} attachment{'s' * (n != 1)}: {reason}",
                      {"part": "header", **s.attrs()})

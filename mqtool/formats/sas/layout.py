@@ -17,6 +17,7 @@ from typing import Any
 from construct import this
 
 from mqtool.codepages import codec_name, is_single_byte
+from mqtool.compose import Nest, Repeat
 from mqtool.formats.sas.msgtypes import HEADER_MSGTYPE as HEADER_MSGTYPE
 from mqtool.formats.sas.msgtypes import SUBORDINATE_MSGTYPE as SUBORDINATE_MSGTYPE
 from mqtool.layout import Hex, Layout, Means, Reserved, Unknown, Variant, dsect
@@ -210,6 +211,29 @@ def layouts(big: bool = True, long: int = 4, codepage: str = "cp037", nul: bool 
                     "names_len" / L,
                     "names" / v.text(this.names_len + this.nvars)),
     )
+
+
+# --------------------------------------------------------------------------- composition
+
+# SAS Application Messaging, "Attachment Layout for WebSphere MQ and MSMQ": the header holds
+# the header, then ``num_attachments`` attachment entries, each as long as its three
+# length-prefixed strings make it. Data set messages type 2 and 4 hold variable and index
+# definitions back to back to the end of the message (a definition may run on into the
+# next message). Decoding, the builders, the listing and the catalog read these.
+ENTRIES = Repeat("attachment", "ATTACHMENT", count="num_attachments",
+                 title="ATTACHMENT[{index}] element at offset X'{offset:04X}'")
+HEADER_MESSAGE = Nest("header", "HEADER", then=ENTRIES)
+VARIABLES = Repeat("variable", "VARIABLE", title="VARIABLE[{index}] element at offset X'{offset:04X}'")
+INDEXES_RUN = Repeat("index", "INDEX", title="INDEX[{index}] element at offset X'{offset:04X}'")
+
+
+def layout_named(lay: Layouts, name: str) -> Layout:
+    """The declaration of one variant called ``name`` (``ATTACHMENT``, ``VARIABLE``, ...)."""
+    for f in fields(lay):
+        value = getattr(lay, f.name)
+        if isinstance(value, Layout) and value.name == name:
+            return value
+    raise KeyError(f"{FORMAT}: no layout {name!r}")
 
 
 def layouts_for(s: Settings) -> Layouts:

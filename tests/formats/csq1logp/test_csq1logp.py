@@ -41,6 +41,14 @@ def only(data: bytes, **kw: object) -> csq_layout.Decoded:  # type: ignore[name-
     return units[0]
 
 
+def vardata(unit) -> bytes | None:  # type: ignore[no-untyped-def]
+    """csvardata: the data of the variable part (nested under the fixed part when the record
+    carries csbora, else the fixed part's own)."""
+    fixed = unit.elements[1]
+    holder = fixed.children[0] if fixed.children else fixed
+    return holder.data
+
+
 def spans(unit) -> dict:  # type: ignore[no-untyped-def]
     return {s.path: s for s in unit.spans()}
 
@@ -82,7 +90,8 @@ def test_81_every_field_at_its_file_offset() -> None:
     assert s["cstimedelta"].raw.hex().upper() == "4040404040F1F2"
     assert s["cscmitstatus"].meaning == "committed" and s["csshunt"].meaning == "not shunted"
     assert s["cssqdmcp"].meaning == "blank: not a shared queue"
-    el = u.elements[1]
+    el = u.elements[1].children[0]  # the variable part: csbora, then csvardata
+    assert (el.type, el.offset, el.length) == ("CSBORA", 0xCB, 12)
     assert el.data == HELLO and el.data_offset == 0xCC and el.data.decode("cp037") == "HELLO WORLD"
     assert u.attrs["fixed_len"] == 200 and u.attrs["reading"] == "A"
     assert u.attrs["fixed_reason"] == "211 bytes = 200 + ldatalen 11: csbora present"
@@ -97,7 +106,8 @@ def test_81_every_field_at_its_file_offset() -> None:
 
 def test_81_builder_is_byte_exact() -> None:
     assert csq_build.build_record(VALUES_81, HELLO) == REC
-    assert csq_build.build_record(only(REC).elements[1].fields, HELLO) == REC
+    fixed = only(REC).elements[1]
+    assert csq_build.build_record(fixed.fields | fixed.children[0].fields, HELLO) == REC
 
 
 def test_81_row_values() -> None:
@@ -122,7 +132,7 @@ def test_82_two_segments_reading_a() -> None:
     assert [r[0xC7:0xCB].hex().upper() for r in recs] == ["00000001", "00000002"]
     assert recs[0][4:0x65] == recs[1][4:0x65] and recs[0][0x69:0xC7] == recs[1][0x69:0xC7]
     u1, u2 = csq_decode.decode(b"".join(recs))
-    assert len(u1.elements[1].data) + len(u2.elements[1].data) == 40000
+    assert len(vardata(u1)) + len(vardata(u2)) == 40000
     assert u1.attrs["reading"] == u2.attrs["reading"] == "A"
 
 
@@ -134,7 +144,7 @@ def test_82_reading_b_is_reported() -> None:
     assert (u1.attrs["reading"], u2.attrs["reading"]) == ("B", "B")
     assert u1.problems[0].path == "ldatalen" and u1.problems[0].offset == 0x65
     assert "reading B" in u1.problems[0].reason
-    assert len(u1.elements[1].data) == 32552 and len(u2.elements[1].data) == 7448
+    assert len(vardata(u1)) == 32552 and len(vardata(u2)) == 7448
 
 
 def test_83_bdw_block_of_two_records() -> None:
@@ -143,7 +153,7 @@ def test_83_bdw_block_of_two_records() -> None:
     units = list(csq_decode.decode(blk))
     assert [(u.offset, u.length, u.attrs["framing"], u.attrs["block"]) for u in units] == [
         (4, 215, "bdw", 0), (219, 215, "bdw", 0)]
-    assert all(u.ok and u.elements[1].data == HELLO for u in units)
+    assert all(u.ok and vardata(u) == HELLO for u in units)
     assert csq_decode.detect(blk).options == {"framing": "bdw"}  # type: ignore[union-attr]
 
 
@@ -162,7 +172,7 @@ def test_84_zero_data_phase2(bora: bool, rdw: str, fixed: int) -> None:
     assert rec[:4].hex().upper() == rdw + "0000"
     u = only(rec)
     assert u.ok and not u.problems and u.attrs["fixed_len"] == fixed
-    assert u.elements[1].data == b""
+    assert vardata(u) == b""
     assert ("csbora" in spans(u)) is bora
 
 

@@ -13,7 +13,7 @@ from mqtool.formats.matqmsg import build as mq_build
 from mqtool.formats.matqmsg import decode as mq_decode
 from mqtool.formats.matqmsg import detect as mq_detect
 from mqtool.formats.matqmsg import layout as mq_layout
-from mqtool.model import Decoded
+from mqtool.model import Decoded, Element, tree_faults
 from tests.helpers import seed_bytes
 
 
@@ -37,7 +37,12 @@ def one(data: bytes, **options: object) -> Decoded:
 
 
 def elements(unit: Decoded, etype: str) -> list[dict[str, object]]:
-    return [el.all_values for el in unit.elements if el.type == etype]
+    return [el.all_values for el in walked(unit) if el.type == etype]
+
+
+def walked(unit: Decoded) -> list[Element]:
+    """Every element of ``unit``, nested ones after their parent (the entries under the RECEIVER)."""
+    return [el for top in unit.elements for el in top.walk()]
 
 
 def test_vectors_on_disk_are_the_spec_hex() -> None:
@@ -77,8 +82,10 @@ def test_7_1_receiver() -> None:
     assert m2["enqueue_time"].iso() == "2024-03-15T12:00:01.500000Z"  # type: ignore[attr-defined]
     assert m2["enqueue_time"].submicro == 2  # type: ignore[attr-defined]
     assert (m2["message_length"], m2["text"]) == (20, "SECOND MESSAGE T")
-    els = [el for el in unit.elements if el.type == "MESSAGE"]
+    els = [el for el in walked(unit) if el.type == "MESSAGE"]
     assert (els[0].offset, els[1].offset) == (0x20, 0x40)
+    head = unit.elements[0]  # the entries nest in the RECEIVER, which spans them (32 + 2 x 32)
+    assert head.children == els and (head.offset, head.length) == (0, 96) and tree_faults(unit.elements) == []
     assert "flags" not in els[0].extra and els[1].extra["flags"] == ["truncated-text"]
     msgs = unit.attrs["messages"]
     assert [m["text"] for m in msgs] == ["HELLO", "SECOND MESSAGE T"]  # type: ignore[index]
@@ -171,7 +178,7 @@ def test_7_3_provided_40() -> None:
     assert not unit.errors
     [h] = elements(unit, "RECEIVER")
     assert (h["bytes_provided"], h["bytes_available"]) == (40, 96)
-    [el] = [e for e in unit.elements if e.type == "MESSAGE"]
+    [el] = [e for e in walked(unit) if e.type == "MESSAGE"]
     assert el.extra["flags"] == ["truncated-entry"] and el.offset == 32 and el.length == 8
     assert el.value("enqueue_time").iso() == "2024-03-15T12:00:00.000000Z"  # type: ignore[union-attr]
     assert unit.attrs["receiver_too_small"] is True and unit.attrs["messages_cut"] == 2
@@ -183,7 +190,7 @@ def test_7_3_provided_40() -> None:
 def test_receiver_cut_inside_a_field_keeps_the_bytes() -> None:
     data = hx("00000038") + REC1[4:0x38]  # 56 provided: 8 of 16 text bytes
     unit = one(data, selection=SEL1)
-    el = next(e for e in unit.elements if e.type == "MESSAGE")
+    el = next(e for e in walked(unit) if e.type == "MESSAGE")
     tail = el.spans[-1]
     assert (tail.name, tail.start, tail.end, tail.note) == ("text", 0x30, 0x38, "partial")
     assert tail.value == REC1[0x30:0x38]
@@ -367,3 +374,88 @@ def test_bad_input_errors() -> None:
     unit = one(hx("00000080 00000061 00000002 00000002 00000040 00000000") + bytes(8) + bytes(65),
                part="receiver")
     assert unit.errors and "--key-bytes" in unit.errors[0].reason  # 97 - 32 is not 2 entries
+
+
+TEXTS = st.binary(max_size=40)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([0, 16, 32]), st.sampled_from([0, 16, 48]),
+       st.lists(st.tuples(st.integers(0, (1 << 64) - 1), st.integers(-2, 100), TEXTS, TEXTS), max_size=5),
+       st.integers(0, 9), st.integers(0, 300), st.integers(-1, 40))
+def test_receivers_round_trip_through_the_declaration(
+        k: int, t: int, entries: list[tuple[int, int, bytes, bytes]], extra: int, max_size: int,
+        key_size: int) -> None:
+    """build(decode(x)) == x for whole receivers (keys and text as bytes): the header, then
+    messages_available entries of 16 + K + T bytes nested in the RECEIVER, none overlapping."""
+    messages = [{"enqueue_time": mq_layout.MiTime(raw), "message_length": n, "key": key[:k], "text": text[:t]}
+                for raw, n, key, text in entries]
+    header = {"bytes_provided": 32 + len(entries) * (16 + k + t) + 16 * extra,
+              "messages_on_queue": len(entries), "max_message_size": max_size, "key_size": key_size}
+    data = mq_build.build_receiver(header, messages, k, t)
+    assert len(data) == 32 + len(entries) * (16 + k + t)
+    (unit,) = mq_decode.decode(data, part="receiver", key_bytes=k, text_bytes=t, codepage="binary")
+    assert not unit.errors, unit.errors
+    (head,) = unit.elements
+    assert [c.offset for c in head.children] == [32 + i * (16 + k + t) for i in range(len(entries))]
+    assert head.end == len(data) and tree_faults(unit.elements) == []
+    again = mq_build.build_receiver({n: v for n, v in head.all_values.items() if n != "reserved"},
+                                    [c.all_values for c in head.children], k, t)
+    assert again == data
+    bulk = mq_decode.iter_messages(data, k, t, None)  # the bulk path reads the same composition
+    assert [m["offset"] for m in bulk] == [c.offset for c in head.children]
+
+
+def test_a_given_count_that_disagrees_with_the_entries_is_refused() -> None:
+    with pytest.raises(BuildError, match=r"receiver\.messages_available"):
+        mq_build.build_receiver({"messages_available": 3}, [{"message_length": 0}], 0, 16)
+
+
+def test_the_catalog_and_the_ksy_read_the_composition() -> None:
+    """docs/ksy counts the entries as the declaration does (not to the end: the bytes after
+    bytes_available are left unchanged by MATQMSG and are no entry)."""
+    import yaml
+
+    from mqtool import catalog
+
+    spec = yaml.safe_load(catalog.ksy("matqmsg"))
+    assert spec["seq"][-1] == {"id": "messages", "type": "message", "repeat": "expr",
+                               "repeat-expr": "receiver.messages_available"}
+
+
+def test_view_shows_the_entries_under_the_receiver() -> None:
+    from mqtool.view.fields import ELEMENT, build_tree
+
+    unit = one(REC1, selection=SEL1)
+    (head,) = [n for n in build_tree(unit).children if n.kind == ELEMENT]
+    entries = [n for n in head.children if n.kind == ELEMENT]
+    assert [(n.start, n.end, n.path) for n in entries] == [(0x20, 0x40, "messages[1]"),
+                                                           (0x40, 0x60, "messages[2]")]
+    assert (head.start, head.end) == (0, 96)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 95), st.integers(0, 255)), max_size=4), st.integers(1, 96),
+       st.sampled_from([(0, 16), (16, 0), (0, 32)]))
+def test_damaged_receivers_decode_or_fail_cleanly(edits: list[tuple[int, int]], cut: int,
+                                                  kt: tuple[int, int]) -> None:
+    """The error contract of the receiver decoder over cut and damaged receivers: no
+    exception, every fault placed inside the input, the entries nested in the RECEIVER
+    without overlapping, and (whole, undamaged entries) build(decode(x)) == x."""
+    data = bytearray(REC1)
+    for pos, value in edits:
+        data[pos] = value
+    x = bytes(data[:cut])
+    (unit,) = mq_decode.decode(x, part="receiver", key_bytes=kt[0], text_bytes=kt[1], codepage="binary")
+    assert all(0 <= p.offset <= len(x) and p.reason for p in unit.errors + unit.problems)
+    assert tree_faults(unit.elements) == []
+    if not unit.elements or unit.elements[0].type != "RECEIVER":
+        return
+    head = unit.elements[0]
+    assert {c.type for c in head.children} <= {"MESSAGE"}
+    whole = [c for c in head.children if c.length == 16 + kt[0] + kt[1]]
+    fields = {n: v for n, v in head.all_values.items() if n != "reserved"}
+    if (not unit.errors and not unit.problems and len(whole) == head.value("messages_available")
+            and head.end == len(x) and fields["bytes_available"] == len(x)):
+        again = mq_build.build_receiver(fields, [c.all_values for c in whole], *kt)
+        assert again == x[:head.end]

@@ -13,8 +13,10 @@ import pytest
 
 from mqtool.formats.mq import meanings as m
 from mqtool.formats.mq.chain import walk
-from mqtool.formats.mq.layout import HEADERS, header_layout
+from mqtool.formats.mq.compose import RECORDS, format_of, struc_id
+from mqtool.formats.mq.layout import header_layout
 from mqtool.formats.mq.mqmd import mqmd_layout
+from mqtool.model import tree_faults
 
 ROOT = Path(__file__).resolve().parents[3]
 VECTORS = ROOT / "testdata" / "mq"
@@ -66,7 +68,7 @@ def test_field_offsets(type_: str, field: str, offset: int) -> None:
 
 
 def test_every_header_is_announced_and_named() -> None:
-    assert {h.type: (h.struc_id, h.format) for h in HEADERS} == {
+    assert {h.type: (struc_id(h), format_of(h)) for h in RECORDS} == {
         "MQDLH": ("DLH ", "MQDEAD"), "MQRFH2": ("RFH ", "MQHRF2"), "MQRFH": ("RFH ", "MQHRF"),
         "MQXQH": ("XQH ", "MQXMIT"), "MQTM": ("TM  ", "MQTRIG"), "MQTMC2": ("TMC ", ""),
         "MQCIH": ("CIH ", "MQCICS"), "MQIIH": ("IIH ", "MQIMS"), "MQMDE": ("MDE ", "MQHMDE"),
@@ -161,18 +163,20 @@ def test_vectors(name: str, with_mqmd: bool) -> None:
         return
     chain = walk(body, expect["mqmd"] if with_mqmd else None)
     assert (chain.errors, chain.problems) == ([], [])
-    assert [el.type for el in chain.elements] == expect["chain"]
+    every = [e for el in chain.elements for e in el.walk()]  # document order, nested too
+    assert [el.type for el in every] == expect["chain"]
+    assert tree_faults(chain.elements) == []  # children inside parents, no siblings overlap
     assert chain.payload_offset == expect["payload_offset"]
     assert chain.payload_format == expect["payload_format"]
     for type_, fields in expect.get("fields", {}).items():
-        el = next(e for e in chain.elements if e.type == type_)
+        el = next(e for e in every if e.type == type_)
         assert {k: el.value(k) for k in fields} == fields
     assert chain.properties == expect.get("properties", {})
     if "text" in expect:
         assert chain.payload_text(body) == expect["text"]
     if "reason" in expect:
         assert list(chain.dead_letter_reason) == expect["reason"]
-    ends = [el.offset + el.length for el in chain.elements if el.type not in ("MQOR", "MQPMR")]
+    ends = [el.offset + el.length for el in chain.elements]
     assert (ends or [0])[-1] == expect["payload_offset"]
 
 
@@ -191,7 +195,10 @@ def test_header_byte_order_follows_the_encoding() -> None:
 def test_xqh_takes_what_follows_from_its_msgdesc() -> None:
     body = (VECTORS / "xqh-mqstr.le.ebcdic.bin").read_bytes()
     chain = walk(body)
-    md = chain.elements[1]
+    assert chain.types == ["MQXQH"]  # IBM MQ, MQXQH: the MsgDesc is a field of the MQXQH
+    xqh = chain.elements[0]
+    assert (xqh.offset, xqh.length) == (0, 428)  # MQXQH_LENGTH_1: 104 + MQMD_LENGTH_1 324
+    [md] = xqh.children
     assert md.title == "MQXQH MsgDesc (MQMD version 1) at offset X'0068'"
     assert (md.offset, md.length, md.value("format")) == (104, 324, "MQSTR")
     assert (chain.payload_encoding, chain.payload_ccsid) == (0x222, 500)
@@ -199,8 +206,10 @@ def test_xqh_takes_what_follows_from_its_msgdesc() -> None:
 
 def test_dh_records_and_rmh_strings() -> None:
     chain = walk((VECTORS / "bridge-chain.be.ebcdic.bin").read_bytes())
-    ors = [el for el in chain.elements if el.type == "MQOR"]
-    pmrs = [el for el in chain.elements if el.type == "MQPMR"]
+    [dh] = [el for el in chain.elements if el.type == "MQDH"]
+    ors = [el for el in dh.children if el.type == "MQOR"]
+    pmrs = [el for el in dh.children if el.type == "MQPMR"]
+    assert [el.type for el in chain.elements if el.type in ("MQOR", "MQPMR")] == []
     assert [(o.value("objectname"), o.value("objectqmgrname")) for o in ors] == [
         ("Q.A", "QM1"), ("Q.B", "QM2")]
     assert [(p.value("msgid"), p.value("feedback")) for p in pmrs] == [

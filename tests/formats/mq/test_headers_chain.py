@@ -15,6 +15,7 @@ from mqtool.errors import MqtoolError
 from mqtool.formats.mq import decode as codec
 from mqtool.formats.mq.build import build_chain
 from mqtool.formats.mq.chain import walk
+from mqtool.formats.mq.compose import BY_TYPE, format_of
 
 VECTORS = Path(__file__).resolve().parents[3] / "testdata" / "mq"
 MANIFEST = json.loads((VECTORS / "vectors.json").read_text())
@@ -232,7 +233,7 @@ def chains(draw: st.DrawFn) -> tuple[list[dict[str, Any]], bytes, int, int]:
 def test_round_trip_through_json(case: tuple[list[dict[str, Any]], bytes, int, int]) -> None:
     headers, payload, enc, ccsid = case
     data = build_chain(headers, payload, encoding=enc, ccsid=ccsid, payload_format="MQSTR")
-    first = codec.lay.BY_TYPE[headers[0]["type"]].format
+    first = format_of(BY_TYPE[headers[0]["type"]])
     chain = walk(data, {"format": first, "encoding": enc, "codedcharsetid": ccsid})
     assert (chain.errors, chain.problems) == ([], [])
     assert [t for t in (el.type for el in chain.elements) if t not in ("MQMD", "MQOR", "MQPMR")] \
@@ -256,7 +257,7 @@ def test_round_trip_through_json(case: tuple[list[dict[str, Any]], bytes, int, i
 def test_truncated_or_mutated_chains_never_raise(case: tuple, data: st.DataObject) -> None:
     headers, payload, enc, ccsid = case
     good = build_chain(headers, payload, encoding=enc, ccsid=ccsid, payload_format="MQSTR")
-    mqmd = {"format": codec.lay.BY_TYPE[headers[0]["type"]].format, "encoding": enc,
+    mqmd = {"format": format_of(BY_TYPE[headers[0]["type"]]), "encoding": enc,
             "codedcharsetid": ccsid}
     end = walk(good, mqmd).payload_offset
     cut = data.draw(st.integers(0, end - 1))

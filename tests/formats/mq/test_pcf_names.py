@@ -121,7 +121,7 @@ def test_decoded_event_names_its_values(name: str) -> None:
     assert params[-1]["operator_meaning"] == "MQCFOP_GREATER"
     group = next(p for p in params if p["name"] == "MQGACF_COMMAND_CONTEXT")
     assert group["parameters"][0]["meaning"] == "MQAT_JAVA"
-    spans = {s.path: s.meaning for el in chain.pcf.elements for s in el.spans}
+    spans = {s.path: s.meaning for el in chain.pcf.elements for s in el.spans_deep()}
     assert "MQAT_JAVA" in spans.values() and "MQIA_APPL_TYPE" in spans.values()
     head = {s.name: s.meaning for s in chain.pcf.elements[0].spans}
     assert head["control"] == "MQCFC_LAST"

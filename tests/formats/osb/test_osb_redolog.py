@@ -13,7 +13,7 @@ from mqtool.formats.osb import build as osb_build
 from mqtool.formats.osb import decode as osb_decode
 from mqtool.formats.osb import detect as osb_detect
 from mqtool.formats.osb import layout as osb_layout
-from mqtool.model import Decoded
+from mqtool.model import Decoded, Element
 from mqtool.tod import Tod
 from tests.helpers import seed_bytes
 
@@ -43,8 +43,13 @@ def one(data: bytes, **options: object) -> Decoded:
     return units[0]
 
 
+def flat(unit: Decoded) -> list[Element]:
+    """Every element of the unit's tree, in document order (nested ones after their parent)."""
+    return [e for top in unit.elements for e in top.walk()]
+
+
 def fields(unit: Decoded, etype: str) -> dict[str, object]:
-    return next(el for el in unit.elements if el.type == etype).all_values
+    return next(el for el in flat(unit) if el.type == etype).all_values
 
 
 def spans(unit: Decoded) -> dict[str, object]:
@@ -260,7 +265,7 @@ def test_movtab_intent_sample6_field_by_field() -> None:
     assert s["r2.r2boparm"].meaning == "MOVTAB: target segment 2"  # type: ignore[attr-defined]
     assert s["r2.r2b_req"].meaning == "MOVTAB" and s["r2.r2b_req"].note == "inferred"  # type: ignore[attr-defined]
     assert s["r2.r2_hdr_lock"].meaning == "retain locks"  # type: ignore[attr-defined]
-    assert "UNPARSED" not in {el.type for el in unit.elements}  # no unparsed bytes
+    assert "UNPARSED" not in {el.type for el in flat(unit)}  # no unparsed bytes
     [p] = unit.problems  # no anomalies except the missing trailer
     assert p.reason.startswith("trailer (2 bytes) not present in input") and p.offset == 74
     assert unit.length == 74
@@ -294,7 +299,7 @@ def test_clrtab_synthetic_spec_8_5() -> None:
     s = spans(unit)
     assert s["r2.r2parm1v"].start == 0x4D and s["r2.r2parm1v"].meaning == '"P1"'  # type: ignore[attr-defined]
     assert fields(unit, "R2TRAILER")["r2_trailer"] == b"\0\0" and unit.length == 90
-    body = next(el for el in unit.elements if el.type == "R2BODY")
+    body = next(el for el in flat(unit) if el.type == "R2BODY")
     assert "X'0C' also fits" in body.title  # the unprefixed reading at base X'0C' fits too
     # round trip: decoded fields -> builder -> the same bytes
     rebuilt = osb_build.build_format2({**fields(unit, "R2HDR"), **fields(unit, "R2BODY")},
@@ -312,7 +317,7 @@ def test_six_key_name_and_base_resolution() -> None:
     alt[0x2A:0x2C] = (0x3E).to_bytes(2)
     unit = one(bytes(alt))
     assert unit.attrs["body_base"] == 0x0C and fields(unit, "R2BKEY")["r2b_key"] == "DATA"
-    assert "alternative base" in next(el for el in unit.elements if el.type == "R2BODY").title
+    assert "alternative base" in next(el for el in flat(unit) if el.type == "R2BODY").title
     assert osb_decode.resolve_body_base(six, 0, 0x5A, 0, 0x40, False) == (0x0A, [0x0A], True)
 
 
@@ -321,7 +326,7 @@ def test_format2_uncovered_bytes_are_unparsed_hex() -> None:
     six = osb_build.build_format2({"r2b_table": "EXIT_SAMPLE", "r2b_req": 0}, key="DATA", trailer=False)
     six = (len(six) + 8).to_bytes(2) + six[2:] + bytes.fromhex("0102030405060708") + b"\0\0"
     unit = one(six)
-    el = next(el for el in unit.elements if el.type == "UNPARSED")
+    el = next(el for el in flat(unit) if el.type == "UNPARSED")
     [s] = el.spans
     assert (s.path, s.start, s.end, s.value, s.note) == ("r2.unk_5a", 0x5A, 0x62,
                                                          bytes.fromhex("0102030405060708"), "unknown")
@@ -395,7 +400,7 @@ def test_format1_synthetic_decode_field_by_field() -> None:
     assert not unit.problems and not unit.errors
     h = fields(unit, "R1HDR")
     assert h == {"r1_id": 1, "unk_02": 0x1E40, "r1_lock": 0xD9, "unk_07": 0}
-    seg1, seg2 = [el for el in unit.elements if el.type == "R1SEG"]
+    seg1, seg2 = [el for el in flat(unit) if el.type == "R1SEG"]
     f1, f2 = seg1.all_values, seg2.all_values
     assert (seg1.offset, seg1.length, seg2.offset, seg2.length) == (8, 47, 0x37, 170)
     assert (f1["r1_seglen"], f1["request"], f1["table"]) == (45, 0xC1, "EXIT_SAMPLE")
@@ -414,7 +419,7 @@ def test_format1_scan_without_the_synthetic_layout() -> None:
     """Spec §5.3: no offsets assumed; the row is found by the lengths adding up exactly."""
     unit = one(FORMAT1_SPEC)
     assert "synthetic" not in unit.attrs and not unit.problems
-    seg1 = next(el for el in unit.elements if el.type == "R1SEG")
+    seg1 = next(el for el in flat(unit) if el.type == "R1SEG")
     s = {x.name: x for x in seg1.spans}
     assert s["unk_0a"].raw == bytes.fromhex("C1") + "EXIT_SAMPLE".encode("cp037") + b"\x40" * 5
     assert s["unk_0a"].note == "unknown" and s["unk_0a"].meaning.startswith("request prefix")
@@ -426,10 +431,10 @@ def test_format1_table_definition_guides_the_scan() -> None:
     assert one(FORMAT1_SPEC, params=4, fields=2).problems == []
     unit = one(FORMAT1_SPEC, params=5, fields=2)  # wrong definition: shown as hex, said so
     assert len(unit.problems) == 2 and "segment shown as hex" in unit.problems[0].reason
-    seg1 = next(el for el in unit.elements if el.type == "R1SEG")
+    seg1 = next(el for el in flat(unit) if el.type == "R1SEG")
     assert [s.name for s in seg1.spans] == ["r1_seglen", "unk_0a"] and seg1.spans[1].end == 0x37
     three = one(FORMAT1_SPEC, params=3, fields=2)  # the scan takes P1 into the request prefix
-    prefix = next(s for s in three.elements[1].spans if s.name == "unk_0a")
+    prefix = next(s for s in flat(three)[1].spans if s.name == "unk_0a")
     assert prefix.raw.endswith(bytes.fromhex("02D7F1"))
 
 
@@ -466,7 +471,7 @@ def test_format1_builder_round_trip(segments: list[dict], lock: str) -> None:
     unit = one(data, synthetic=True, params=nparams, fields=nfields)
     assert not unit.errors and not unit.problems
     assert unit.elements[0].all_values["r1_lock"] == (0xD9 if lock == "release" else 0x40)
-    segs = [el.all_values for el in unit.elements if el.type == "R1SEG"]
+    segs = [el.all_values for el in flat(unit) if el.type == "R1SEG"]
     assert len(segs) == len(segments)
     for got, want in zip(segs, segments, strict=True):
         assert (got["table"], got["request"]) == (want["table"], osb_layout.F1_REQUEST_CODES[want["request"]])
@@ -488,7 +493,8 @@ def test_format1_truncated_segment() -> None:
     unit = one(FORMAT1_SPEC[:100], part="intent")
     [err] = unit.errors
     assert err.path == "r1seg[2].r1_seglen" and err.offset == 0x37 and "runs past" in err.reason
-    assert [el.type for el in unit.elements] == ["R1HDR", "R1SEG", "R1SEG"]
+    assert [el.type for el in unit.elements] == ["R1HDR"]  # the segments nested in the list
+    assert [el.type for el in unit.elements[0].children] == ["R1SEG", "R1SEG"]
 
 
 def test_format1_builder_refusals() -> None:

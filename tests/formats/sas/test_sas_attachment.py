@@ -14,7 +14,7 @@ from mqtool.formats.sas import build as sas_build
 from mqtool.formats.sas import decode as sas_decode
 from mqtool.formats.sas import layout as sas_layout
 from mqtool.formats.sas.datasets import DatasetDef
-from mqtool.model import Decoded
+from mqtool.model import Decoded, tree_faults
 from tests.helpers import mq, seed_bytes
 
 ZOS_HEADER = seed_bytes("sas/seed-zos.header.dump")
@@ -221,13 +221,17 @@ def test_cli_decode_header_listing_and_json(in_root: None) -> None:
     assert r.status == 0
     lines = r.text.splitlines()
     assert lines[0] == "HEADER element at offset X'0000'"
-    assert "  type            = 3  external binary file" in lines
-    assert '  qualifier2      = "d:\\\\mytext.txt"' in lines
+    assert "  ATTACHMENT[1] element at offset X'0050'" in lines  # nested in the HEADER
+    assert "    type            = 3  external binary file" in lines
+    assert '    qualifier2      = "d:\\\\mytext.txt"' in lines
     j = json.loads(mq("decode", "sas-attachment", "--hex", "--json",
                       "testdata/sas/seed-zos.header.dump").text)
     assert j["format"] == "sas-attachment" and j["byte_order"] == "big" and j["long"] == 4
-    assert j["elements"][1]["fields"]["qualifier1"] == "FILENAME"
-    assert "qualifier1_nul" not in j["elements"][1]["fields"]  # fillers stay out of JSON
+    (head,) = j["elements"]
+    # the HEADER (80 bytes, long 4) spans its one entry: 4+24 + (4+8+1)+(4+13+1)+(4+12+1) + 4+4 = 84
+    assert head["length"] == 164 == head["children"][0]["offset"] + head["children"][0]["length"]
+    assert head["children"][0]["fields"]["qualifier1"] == "FILENAME"
+    assert "qualifier1_nul" not in head["children"][0]["fields"]  # fillers stay out of JSON
 
 
 def test_cli_decode_bad_header_prints_partial_then_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -264,3 +268,56 @@ def test_mutated_headers_decode_or_fail_cleanly(edits: list[tuple[int, int]], cu
         assert ends[0][0] == 0 and ends[-1][1] == cut
         assert all(a[1] == b[0] for a, b in pairwise(ends))
         assert len(header.entries) == unit.elements[0].value("num_attachments")
+        assert tree_faults(unit.elements) == []  # the entries nest in the HEADER, none overlap
+        assert [el.type for el in unit.elements[0].children] == ["ATTACHMENT"] * len(header.entries)
+        assert sas_build.build_header(header, header.settings) == bytes(body[:cut])  # round trip
+
+
+NAMES = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:\\", max_size=14)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(sas_layout.ATTACHMENT_TYPES)), NAMES, NAMES, NAMES,
+                          st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=5),
+       st.booleans(), st.sampled_from([4, 8]), st.booleans(), st.sampled_from(["cp037", "latin-1"]))
+def test_headers_round_trip_through_the_declaration(entries: list[tuple[int, str, str, str, int, int]],
+                                                    big: bool, long: int, nul: bool, cp: str) -> None:
+    """build(decode(x)) == x for headers of 1..5 entries in every variant; the entries are
+    the HEADER's children, back to back from its fixed part to the end of the message."""
+    s = sas_layout.Settings(big, long, cp, nul)
+    header = sas_layout.Header(b"\x11" * 24, 1, bytes(24), b"\x22" * 24, [
+        sas_layout.Entry(i, t, bytes([i]) * 16 + bytes(8), q1, q2, d, mi, ma)
+        for i, (t, q1, q2, d, mi, ma) in enumerate(entries, 1)], s)
+    body = sas_build.build_header(header, s)
+    hints = sas_decode.Hints(byte_order=s.byte_order, long=long, codepage=cp, nul=nul)
+    unit, got = sas_decode.decode_header(body, hints)
+    assert got is not None and unit.ok, unit.errors
+    (head,) = unit.elements
+    assert tree_faults(unit.elements) == [] and head.end == len(body)
+    assert head.children[0].offset == sas_layout.layouts_for(s).header.size
+    assert [(e.qualifier1, e.qualifier2, e.description) for e in got.entries] == [
+        (q1, q2, d) for _t, q1, q2, d, _mi, _ma in entries]
+    assert sas_build.build_header(got, got.settings) == body
+
+
+def test_the_catalog_and_the_ksy_read_the_composition() -> None:
+    """``mqtool layouts`` and docs/ksy say the header's entries as the declaration does."""
+    import yaml
+
+    from mqtool import catalog
+
+    (head,) = [r for r in catalog.format_doc("sas-attachment").records if r.name == "HEADER"]
+    (member,) = head.members
+    assert (member.record, member.repeat) == (sas_layout.ENTRIES.item, sas_layout.ENTRIES.count)
+    seq = yaml.safe_load(catalog.ksy("sas-attachment"))["types"]["header"]["seq"]
+    assert seq[-1] == {"id": "attachments", "type": "attachment", "repeat": "expr",
+                       "repeat-expr": "num_attachments"}
+
+
+def test_view_shows_the_entries_under_the_header() -> None:
+    from mqtool.view.fields import ELEMENT, build_tree
+
+    unit, _ = sas_decode.decode_header(ZOS_HEADER)
+    (head,) = [n for n in build_tree(unit).children if n.kind == ELEMENT]
+    (entry,) = [n for n in head.children if n.kind == ELEMENT]
+    assert (head.start, head.end, entry.start, entry.end, entry.path) == (0, 164, 0x50, 164, "attachment[1]")

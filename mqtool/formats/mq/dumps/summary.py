@@ -20,7 +20,8 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from mqtool.codepages import ccsid_codec
-from mqtool.formats.mq.chain import walk
+from mqtool.formats.mq.chain import Chain, walk
+from mqtool.formats.mq.decode import FORMAT, MqMessage
 from mqtool.formats.mq.dumps.dmpmqmsg import property_json
 from mqtool.formats.mq.dumps.message import Message, problem_json
 from mqtool.formats.mq.events import EventSummary, event_type, reason_code
@@ -64,6 +65,19 @@ class Summary:
     put: datetime | None = None  # MQMD PutDate + PutTime, UTC
     dead_letter: dict[str, Any] | None = None
     pcf: str = ""  # a PCF message's command and type: "MQCMD_INQUIRE_Q command"
+    chain: Chain | None = None  # the walked chain: the payload's text and bytes
+
+    def payload_json(self) -> dict[str, Any]:
+        """The payload as ``decode mq --json --raw`` gives it -- Format, offset, length,
+        Encoding, CCSID, ``text`` in its CCSID where it is text, and ``hex``, its bytes --
+        so that ``build-request mq --from`` rebuilds the body (IBM MQ, the application
+        data after the header chain)."""
+        if self.chain is None:
+            return self.payload
+        body = self.msg.body  # the unit of decode mq, without the elements listed in headers
+        unit = MqMessage(FORMAT, 0, len(body), [], {}, [], [], chain=self.chain, body=body)
+        payload: dict[str, Any] = unit.to_json(raw=True)["payload"]  # type: ignore[assignment]
+        return payload
 
     @property
     def provenance(self) -> Any:
@@ -81,7 +95,7 @@ class Summary:
             "put_time": iso(self.put),
             "properties": {k: property_json(v) for k, v in self.properties.items()},
             "headers": self.headers,
-            "payload": self.payload,
+            "payload": self.payload_json(),
             "body_length": len(m.body),
             "body_sha256": hashlib.sha256(m.body).hexdigest(),
             "truncated": m.truncated,
@@ -182,7 +196,7 @@ def summarize(msg: Message) -> Summary:
     event = summarize_event(chain.pcf) if chain.pcf is not None else None
     put = put_timestamp(msg.mqmd.get("putdate"), msg.mqmd.get("puttime"))
     return Summary(msg, headers, properties, payload, problems, event, put,
-                   _dead_letter(headers), _pcf_text(chain.pcf))
+                   _dead_letter(headers), _pcf_text(chain.pcf), chain)
 
 
 def _pcf_text(pcf: Any) -> str:
