@@ -109,12 +109,13 @@ def _quiet(line: str) -> None:
 # --------------------------------------------------------------------------- decoding
 
 
-def decode(fmt: str, data: bytes, **options: object) -> list[Decoded]:
+def decode(fmt: str, data: bytes | memoryview, **options: object) -> list[Decoded]:
     """Decode every unit in ``data`` with the codec of ``fmt`` (a name or alias of
-    ``registry.CODECS``)."""
-    from mqtool.registry import codec
+    ``registry.CODECS``); ``data`` may be a mapped input (``registry.given``)."""
+    from mqtool.registry import codec, given
 
-    return list(codec(fmt).decode(data, **options))
+    c = codec(fmt)
+    return list(c.decode(given(c, data), **options))
 
 
 def decode_units(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Decoded, bytes]]:
@@ -152,7 +153,7 @@ def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowReque
     ``hex_text``) are read whole. ``window``: only those bytes of the input (offsets count
     from the window's start). ``refuse_other``: input another codec recognises and
     ``fmt``'s does not is refused (``refuse_other_format``)."""
-    from mqtool.io.inputs import HEAD, STDIN, iter_chunks, open_input
+    from mqtool.io.inputs import HEAD, STDIN, as_bytes, iter_chunks, open_input
     from mqtool.io.undump import is_dump_text, unit_bytes
     from mqtool.registry import codec, decode_blob
 
@@ -173,16 +174,32 @@ def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowReque
         inp.refuse_directory()
         dump = hex_text or is_dump_text(inp.head)
         if c.stream is None or dump or inp.is_stdin or inp.whole:
-            data = unit_bytes(inp.read(), dump, path, c.name)
+            whole = _whole(inp, path, c.name, dump, mapped=c.stream is None)
             if refuse_other:
-                refuse_other_format(c.name, data, path, claimed=True)
+                refuse_other_format(c.name, whole, path, claimed=True)
             if c.stream is None:
-                return decode_blob(c.name, data, **options)
-            return c.stream([data], data[:HEAD], final=True, **options)
+                return decode_blob(c.name, whole, **options)
+            blob = as_bytes(whole)
+            return c.stream([blob], blob[:HEAD], final=True, **options)
         head = unit_bytes(inp.head, False, path, c.name)
         if refuse_other:
             refuse_other_format(c.name, head, path, claimed=True, whole=False)
     return c.stream(iter_chunks(path), head, final=False, **options)
+
+
+def _whole(inp: Input, path: str, fmt: str, dump: bool, mapped: bool) -> bytes | memoryview:
+    """All of an input to decode as ``fmt``: binary ``mapped`` (``io.inputs.Input.view``: a
+    decoder that reads only headers touches only their pages), or read; dump text (``dump``)
+    as the bytes it holds. No bytes is ``EmptyInputError``."""
+    from mqtool.errors import EmptyInputError
+    from mqtool.io.undump import unit_bytes
+
+    if dump or not mapped:
+        return unit_bytes(inp.read(), dump, path, fmt)
+    data = inp.view()
+    if not data:
+        raise EmptyInputError(fmt, path)
+    return data
 
 
 def unit_info(unit: Decoded, tz: tzinfo | None = None) -> str:
@@ -195,7 +212,7 @@ def unit_info(unit: Decoded, tz: tzinfo | None = None) -> str:
     return info_line(unit, c.info if c is not None else (), tz)
 
 
-def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+def refuse_other_format(fmt: str, data: bytes | memoryview, source: str, hint: str = "", *,
                         claimed: bool = False, whole: bool = True) -> None:
     """Raise ``WrongFormatError`` (exit 2) when the detector of ``fmt`` does not recognise
     ``data``, naming what ``registry.identify`` takes it for. ``claimed``: only when another
@@ -204,11 +221,12 @@ def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
     from mqtool.errors import WrongFormatError
     from mqtool.registry import codec, identify
 
-    mine = codec(fmt).detect(data)
+    blob = cast(bytes, data)  # detectors read a mapped input as bytes, without a copy
+    mine = codec(fmt).detect(blob)
     if mine is not None and mine.confidence > 0:
         return
     name = codec(fmt).name
-    others = [d for d in identify(data) if d.format != name and d.confidence > 0]
+    others = [d for d in identify(blob) if d.format != name and d.confidence > 0]
     if claimed and not others:
         return
     who = (f"{others[0].format} ({others[0].confidence:.2f}) {others[0].reason}" if others
@@ -249,6 +267,7 @@ def decode_auto(path: str, hex_text: bool = False,
     opened = None if hex_text else open_dump(path)
     if isinstance(opened, QueueDump):
         return Decoding(QUEUE_DUMP_HEADING, _dump_units(opened, path, say), dump=True)
+    data: bytes | memoryview
     if opened is None:
         data = read_input(path, hex_text)
     else:
@@ -256,7 +275,7 @@ def decode_auto(path: str, hex_text: bool = False,
             streamed = _streamed(opened) if (opened.size or 0) > STREAM_FROM else None
             if streamed is not None:
                 return streamed
-            data = opened.read()
+            data = opened.view()  # mapped: detectors and the MQ decoder read it in place
     return _recognised(path, data, hex_text)
 
 
@@ -289,24 +308,24 @@ def _heading(choice: Detection) -> str:
     return f"format {choice.format} ({choice.confidence:.2f}): {choice.reason}"
 
 
-def _recognised(path: str, data: bytes, hex_text: bool) -> Decoding:
+def _recognised(path: str, data: bytes | memoryview, hex_text: bool) -> Decoding:
     from mqtool.errors import DecodeError, EmptyInputError
     from mqtool.io.undump import undump
     from mqtool.registry import best_codec, decode_blob, identify
 
     if not data:
         raise EmptyInputError("auto", path)
-    found = identify(data)
+    found = identify(cast(bytes, data))  # detectors read a mapped input as bytes, in place
     choice = best_codec(found)
     if choice is None:
         raise DecodeError("auto", "", 0, _why_not(path, data, found))
     options = dict(choice.options)
     if options.pop("hex", False) and not hex_text:
-        data = undump(data.decode("utf-8"))
+        data = undump(bytes(data).decode("utf-8"))
     return Decoding(_heading(choice), decode_blob(choice.format, data, **options))
 
 
-def _why_not(path: str, data: bytes, found: list[Detection]) -> str:
+def _why_not(path: str, data: bytes | memoryview, found: list[Detection]) -> str:
     if found and found[0].confidence > 0:
         d = found[0]
         return (f"{path}: {d.reason} ({d.format}); no codec decodes it as a whole "

@@ -23,7 +23,7 @@ from mqtool.formats.mq.codec import CODEC as MQ
 from mqtool.formats.osb.codec import CODEC as REDOLOG
 from mqtool.formats.sas.codec import CODEC as SAS_ATTACHMENT
 from mqtool.formats.urb.codec import CODEC as URB
-from mqtool.io.inputs import QueueDumps, as_text
+from mqtool.io.inputs import QueueDumps, as_bytes, as_text
 from mqtool.model import Decoded, Detection, Problem
 
 if TYPE_CHECKING:
@@ -169,13 +169,17 @@ def text_detections(data: bytes) -> list[Detection]:
 # --------------------------------------------------------------------------- decoding
 
 
-def decode_blob(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Decoded, bytes]]:
+def decode_blob(fmt: str, data: bytes | memoryview,
+                **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of ``data`` decoded as ``fmt`` (streamed; ``mq`` units decoded now), each with
     its own bytes; for ``mq`` the header chain first, then its payload with the codec that
     recognises it (offsets in the payload's units count from the payload's start, which
-    their title gives)."""
+    their title gives). ``data`` may be a mapped input (``io.inputs.Input.view``): the MQ
+    decoder reads it as bytes without copying it (only the headers' pages and the part of
+    the payload it shows are read); other codecs are given its bytes."""
     options.pop("payload", None)
     c = codec(fmt)
+    data = given(c, data)
     if c is not MQ:  # streamed: a large input is never held as a list of units
         return ((u, data[u.offset:u.offset + u.length]) for u in c.decode(data, **options))
     units = list(c.decode(data, **options))
@@ -183,6 +187,14 @@ def decode_blob(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Deco
     if not units:
         return own
     return itertools.chain(own, _payload_units(units[0], data))
+
+
+def given(c: Codec, data: bytes | memoryview) -> bytes:
+    """What codec ``c`` is given of an input: the MQ decoder reads a mapped input
+    (``io.inputs.Input.view``) in place, as it reads bytes (slices, comparisons,
+    ``memoryview``: only the headers' pages and the part of a payload it shows are read);
+    every other codec its bytes (``io.inputs.as_bytes``)."""
+    return cast(bytes, data) if c is MQ else as_bytes(data)
 
 
 def _payload_units(unit: Decoded, data: bytes) -> Iterator[tuple[Decoded, bytes]]:

@@ -66,6 +66,10 @@ SLOW = (
     "tests/cli/test_signals.py::test_spark_extract",  # a JVM per signal
     "tests/formats/mq/test_mq_bounds.py::test_a_large_text_payload_in_bounded_memory",  # 64 MiB
     "tests/formats/mq/test_mq_bounds.py::test_the_listing_shows_the_first_bytes_and_the_json_all",
+    # 1 GiB spooled from stdin to a temporary file
+    "tests/io/test_mapped_inputs.py::test_the_listing_of_a_gib_message_is_exact_in_bounded_memory[stdin]",
+    "tests/render/test_annotate_stream.py::test_annotate_of_a_large_payload_in_bounded_memory",  # 4M lines
+    "tests/io/test_mapped_inputs.py::test_the_json_of_a_large_message_gives_the_pages_it_read_back",
 )
 
 

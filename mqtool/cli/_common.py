@@ -480,7 +480,7 @@ def decode_sources(file: str, hex_text: bool,
             yield src.label(failed), src.data
 
 
-def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
+def refuse_other_format(fmt: str, data: bytes | memoryview, source: str, hint: str = "", *,
                         claimed: bool = False) -> None:
     """``api.refuse_other_format``: input of another format refused (exit 2), naming what
     ``identify`` takes it for. For a decoder's automatic mode: an explicit choice
@@ -493,10 +493,10 @@ def refuse_other_format(fmt: str, data: bytes, source: str, hint: str = "", *,
 # --------------------------------------------------------------------------- output
 
 
-Writer = Callable[[Decoded, bytes, bool], None]  # (unit, its bytes, first?)
+Writer = Callable[[Decoded, bytes | memoryview, bool], None]  # (unit, its bytes, first?)
 
 
-def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes]], *, json_out: bool = False,
+def emit_units(env: Env, units: Iterable[tuple[Decoded, bytes | memoryview]], *, json_out: bool = False,
                raw: bool = False, annotate: bool = False, tz: tzinfo | None = None,
                strict_problems: bool = False, fast: bool = False) -> ExitStatus:
     """Print decoded units (listing, annotated hex, or JSON lines), then their errors.
@@ -546,7 +546,7 @@ def _columns_writer(env: Env) -> Writer:
     sel = selection()
     write = env.stdout.write
 
-    def one(unit: Decoded, data: bytes, first: bool) -> None:
+    def one(unit: Decoded, data: bytes | memoryview, first: bool) -> None:
         heading = sel.heading() if first else None
         if heading is not None:
             write((heading + "\n").encode("utf-8"))
@@ -556,18 +556,21 @@ def _columns_writer(env: Env) -> Writer:
 
 
 def _json_writer(env: Env, raw: bool, fast: bool) -> Writer:
+    from mqtool.io.inputs import release
     from mqtool.render.terminal import json_bytes_safe
 
     dumps = _fast_dumps() if fast else _dumps
     write = env.stdout.write
 
-    def one(unit: Decoded, data: bytes, first: bool) -> None:
+    def one(unit: Decoded, data: bytes | memoryview, first: bool) -> None:
         chunks = getattr(unit, "json_chunks", None)  # a unit too large for one string
         if chunks is None:
             write(json_bytes_safe(dumps(unit.to_json(raw))) + b"\n")
             return
         for chunk in chunks(raw):
             write(json_bytes_safe(chunk))
+            if isinstance(data, memoryview):  # a mapped input: the pages read go back
+                release(data)
         write(b"\n")
 
     return one
@@ -598,7 +601,7 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
 
     write = env.stdout.write
 
-    def one(unit: Decoded, data: bytes, first: bool) -> None:
+    def one(unit: Decoded, data: bytes | memoryview, first: bool) -> None:
         text = unit_text(unit, tz, errors=False)
         write((text if first else "\n" + text).encode("utf-8"))
 
@@ -606,18 +609,22 @@ def _listing_writer(env: Env, tz: tzinfo | None) -> Writer:
 
 
 def _annotated_writer(env: Env) -> Writer:
-    from mqtool.render.annotate import annotate_unit
+    from mqtool.render.annotate import Block, unit_stream
     from mqtool.render.terminal import text
 
     console = env.console()
 
-    def one(unit: Decoded, data: bytes, first: bool) -> None:
+    def one(unit: Decoded, data: bytes | memoryview, first: bool) -> None:
         if not first:
             env.line()
         if unit.title:
             console.print(text(unit.title))
-        for line in annotate_unit(unit, data):
-            console.print(line)
+        for item in unit_stream(unit, data):  # made as printed: memory stays bounded
+            if isinstance(item, Block):  # many lines inside one field, styled at once
+                for piece in item.colored(console):
+                    env.stdout.write(piece)
+            else:
+                console.print(item)
         for p in unit.problems:
             console.print(text(f"problem: {p.describe()}"))
 

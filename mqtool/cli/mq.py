@@ -64,13 +64,13 @@ def decode_mq(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: bo
     elif encoding is not None or ccsid is not None:
         raise click.UsageError("--encoding and --ccsid go with --format")
 
-    def units() -> Iterator[tuple[Decoded, bytes]]:
+    def units() -> Iterator[tuple[Decoded, bytes | memoryview]]:
         for src in read_sources(file, hex_text):
             if src.message is None and given is None:
-                refuse_other_format("mq", src.data, file, claimed=True)
+                refuse_other_format("mq", src.view, file, claimed=True)
             mqmd = given or (src.message.mqmd if src.message is not None else None)
-            (unit,) = api.decode("mq", src.data, mqmd=mqmd, require_header=not mqmd)
-            yield src.label(unit), src.data
+            (unit,) = api.decode("mq", src.view, mqmd=mqmd, require_header=not mqmd)
+            yield src.label(unit), src.view
 
     return emit_units(env, units(), json_out=json_out, raw=raw, annotate=annotate, tz=tz,
                       strict_problems=strict) or ExitStatus.OK

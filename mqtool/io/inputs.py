@@ -4,7 +4,15 @@ whole or as chunks, binary or dump text; stdin spooled where a reader must seek.
 Only regular files are opened: a FIFO, a device or a socket named as an input is refused
 (``check_regular``, ``open_regular``), never opened — reading one could wait forever or
 never end. Stdin is read once: ``Input`` keeps the head it read, so the rest of a reader
-sees the whole input."""
+sees the whole input.
+
+An input a decoder takes whole is mapped, not read (``Input.view``, ``map_file``): a
+regular file through ``mmap`` (Python, ``mmap`` module; POSIX ``mmap(2)``), stdin spooled to
+an unnamed temporary file first and that mapped. Its bytes come as a ``memoryview``: a
+decoder that reads only the headers touches only their pages, one that walks a whole
+payload reads it without a copy -- memory stays bounded whatever the input's size. (A
+mapped file must not be truncated by another process while it is read: POSIX gives such
+a reader SIGBUS. Evidence is read, not written, while mqtool runs.)"""
 
 from __future__ import annotations
 
@@ -208,7 +216,7 @@ def as_text(data: bytes) -> str | None:
     from mqtool.io.undump import plain_text
 
     try:
-        text = data.decode("utf-8")
+        text = bytes(data).decode("utf-8")
     except UnicodeDecodeError:
         return None
     return text if plain_text(text[:4096]) else None
@@ -304,6 +312,23 @@ class Input:
             return self.head
         return self.stream().read()
 
+    def view(self) -> memoryview:
+        """The whole input, mapped (``map_file``), never copied: a regular file as it is,
+        stdin spooled to an unnamed temporary file first (``spool``); an input its head
+        holds whole is that head. The mapping lives as long as the view (and its slices),
+        after ``close``."""
+        self.refuse_directory()
+        if self.whole:
+            return memoryview(self.head)
+        assert self._file is not None
+        if not self.is_stdin:
+            return map_file(self._file)
+        more = self._file.read(CHUNK)
+        if not more:  # stdin that its head holds whole
+            return memoryview(self.head)
+        with spool(self.head + more, self._file) as tmp:
+            return map_file(tmp)
+
     def drain(self) -> int:
         """Read stdin to its end, keeping nothing: the input's size."""
         size = len(self.head)
@@ -320,6 +345,69 @@ class Input:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def map_file(f: IO[bytes]) -> memoryview:
+    """A read-only view of the whole of the open regular file ``f``, mapped (``mmap``):
+    pages are read when touched, and the view stays valid once ``f`` is closed. An empty
+    file is an empty view; a file the system cannot map (some FUSE or /proc files) is
+    read instead."""
+    size = os.fstat(f.fileno()).st_size
+    if size == 0:
+        return memoryview(b"")
+    import mmap
+
+    try:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        f.seek(0)
+        return memoryview(f.read())
+    return memoryview(mapped)
+
+
+def as_bytes(data: bytes | memoryview) -> bytes:
+    """``data`` as bytes, for a reader that needs them: a mapped input is copied, and the
+    pages the copy touched are given back to the system at once (``madvise(2)``
+    MADV_DONTNEED: a clean file page is read again if touched again), so the copy is not
+    counted twice."""
+    if isinstance(data, bytes):
+        return data
+    out = bytes(data)
+    release(data)
+    return out
+
+
+def release(view: memoryview) -> None:
+    """Give the pages of a mapped input that were read back to the system (they are read
+    from the file again when touched again); other views are left alone."""
+    import mmap
+
+    mapped = view.obj
+    if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        with contextlib.suppress(OSError, ValueError):
+            mapped.madvise(mmap.MADV_DONTNEED)
+
+
+@contextlib.contextmanager
+def spool(first: bytes, rest: IO[bytes]) -> Iterator[IO[bytes]]:
+    """``first`` and then the rest of the stream ``rest`` copied piece by piece to an
+    unnamed temporary file (gone when closed, or when the process ends however it ends),
+    positioned at its start."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryFile(prefix="mqtool-stdin-") as tmp:
+        tmp.write(first)
+        shutil.copyfileobj(rest, tmp, 4 << 20)
+        tmp.flush()
+        tmp.seek(0)
+        yield tmp
+
+
+def read_view(path: str) -> memoryview:
+    """All bytes of a file or of stdin, mapped (``Input.view``); a directory is refused."""
+    with open_input(path) as inp:
+        return inp.view()
 
 
 def open_input(path: str, head: int = HEAD) -> Input:
@@ -405,12 +493,23 @@ class QueueDumps(Protocol):
     def messages(self, inp: Input, kind: str) -> Iterator[DumpMessage]: ...
 
 
-@dataclass
 class Source:
-    """One unit of input to decode: the whole input, or one message of a queue dump."""
+    """One unit of input to decode: the whole input (mapped: ``Input.view``), or one
+    message of a queue dump. ``view`` is its bytes as given, a mapped input not copied;
+    ``data`` its bytes (a mapped input copied, once, when asked for: ``as_bytes``)."""
 
-    data: bytes
-    message: DumpMessage | None = None
+    def __init__(self, data: bytes | memoryview, message: DumpMessage | None = None) -> None:
+        self.view, self.message = data, message
+        self._bytes: bytes | None = data if isinstance(data, bytes) else None
+
+    @property
+    def data(self) -> bytes:
+        if self._bytes is None:
+            self._bytes = as_bytes(self.view)
+        return self._bytes
+
+    def __repr__(self) -> str:
+        return f"Source({len(self.view)} bytes, message={self.message!r})"
 
     def label(self, unit: Decoded, role: str = "") -> Decoded:
         """``unit``, saying which queue-dump message it came from (when it did)."""
@@ -430,7 +529,8 @@ def read_unit(path: str, hex_text: bool = False, fmt: str = "input") -> bytes:
 def sources(path: str, hex_text: bool, fmt: str, dumps: QueueDumps) -> Iterator[Source]:
     """The input as decoders see it: each message body of a queue dump (a directory, or a
     file or stdin whose head ``dumps`` recognises), or the one blob (``read_unit``)."""
-    from mqtool.io.undump import unit_bytes
+    from mqtool.errors import EmptyInputError
+    from mqtool.io.undump import is_dump_text, unit_bytes
 
     with open_input(path) as inp:
         kind = None if hex_text else "directory" if inp.is_dir else dumps.kind(inp.head)
@@ -438,5 +538,10 @@ def sources(path: str, hex_text: bool, fmt: str, dumps: QueueDumps) -> Iterator[
             yield from (Source(m.body, m) for m in dumps.messages(inp, kind))
             return
         inp.refuse_directory()
-        data = inp.read()
-    yield Source(unit_bytes(data, hex_text, path, fmt))
+        if hex_text or is_dump_text(inp.head):
+            data: bytes | memoryview = unit_bytes(inp.read(), True, path, fmt)
+        else:  # mapped: a decoder that reads the headers only touches their pages
+            data = inp.view()
+            if not data:
+                raise EmptyInputError(fmt, path)
+    yield Source(data)
