@@ -564,6 +564,34 @@ def urb_write_file(path: str, writers: object, mode: str = "PERMISSIVE",
     return summary
 
 
+def urb_plan(paths: Sequence[str], split_size: int | None = None,
+             options: Mapping[str, str] | None = None) -> list[tuple[str, int, int, int]]:
+    """``(path, start, end, size)`` of every byte range of the ``extract urb`` inputs
+    (paths, directories, globs, URIs): a listing, no data read (``formats.urb.ranges``)."""
+    from mqtool.formats.urb.extract import input_size
+    from mqtool.formats.urb.ranges import SPLIT_SIZE, plan
+    from mqtool.formats.urb.stream import input_files
+
+    files = [(f, input_size(f, options)) for f in input_files(paths, options)]
+    return [(r.path, r.start, r.end, r.size) for r in plan(files, split_size or SPLIT_SIZE)]
+
+
+def urb_range_tables(path: str, start: int, end: int, size: int, mode: str = "PERMISSIVE",
+                     leap_seconds: int = 0, options: Mapping[str, str] | None = None,
+                     writers: object | None = None) -> tuple[UrbTables, ExtractSummary]:
+    """The ``extract urb`` rows of one byte range of an input (the messages that start in
+    it; a queue dump or dump text whole, by its range at 0), into ``writers`` (a Spark
+    task's) or in memory; and its summary."""
+    from mqtool.formats.urb.changes import Stitch
+    from mqtool.formats.urb.extract import Collect, Summary, extract_range
+
+    out = Collect()
+    summary = Summary(mode=mode, files=[path])
+    extract_range(path, start, end, size, writers if writers is not None else out, summary,
+                  Stitch(), mode, leap_seconds, options=options)
+    return out, summary
+
+
 SUMMARY = "_summary.json"  # a bulk run's summary, beside its outputs
 
 

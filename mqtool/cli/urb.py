@@ -29,6 +29,7 @@ from mqtool.cli._common import (
     write_summary,
 )
 from mqtool.cli._spark import print_rows, remote_option, report_spark_run, session_target, verbose_option
+from mqtool.cli.csq1logp import _size
 from mqtool.errors import ExitStatus
 from mqtool.model import Decoded
 
@@ -309,20 +310,23 @@ def _print_rows(env: Env, info: dict[str, Any]) -> None:
 @click.option("--leap-seconds", type=click.IntRange(0, 60), default=0, show_default=True, metavar="N",
               help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds).")
 @click.option("--force", is_flag=True, help="Replace existing table folders in OUTDIR.")
+@click.option("--split-size", callback=_size, default="32m", show_default=True, metavar="SIZE",
+              help="Cut raw streams into byte ranges of SIZE, one task each (1k and up).")
 @remote_option
 @summary_option
 @verbose_option
 def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
-                      mode: str, leap_seconds: int, force: bool, remote: str | None,
-                      summary_path: str | None, verbose: bool) -> int:
-    """The tables of 'extract urb' from Spark: each input is decoded once, in an executor
-    task, by the same library function as the local command, and the task writes every
-    table's rows as Parquet (OUTDIR/<table>/, the local tables' schema) with pyarrow.
-    Inputs, output, master (or --remote server) and Java (17+) are checked before the JVM
-    starts; the output is written whole or not at all, Spark's log goes to OUTDIR/_logs/.
-    Transaction, record and image numbers count per file here (the local command counts
-    over the run); (file, transaction) names a transaction in both. Exit status 2 when the
-    errors table has rows, or no URB message was found.
+                      mode: str, leap_seconds: int, force: bool, split_size: int,
+                      remote: str | None, summary_path: str | None, verbose: bool) -> int:
+    """The tables of 'extract urb' from Spark: each raw stream (a path or an object-store
+    URI) is cut into byte ranges of --split-size, each decoded once in an executor task by
+    the same library function as the local command (a queue dump is one task), and the task
+    writes every table's rows as Parquet (OUTDIR/<table>/, the local tables' schema) with
+    pyarrow. Inputs, output, master (or --remote server) and Java (17+) are checked before
+    the JVM starts; the output is written whole or not at all, Spark's log goes to
+    OUTDIR/_logs/. Messages, transactions, records and images are named by their offsets,
+    as locally, so the rows do not depend on the split. Exit status 2 when the errors table
+    has rows, or no URB message was found.
     """
     import time
 
@@ -331,8 +335,8 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     started_at = time.perf_counter()
     env = get_env()
     opts = spark_urb.UrbJobOptions(list(inputs), outdir, mode.upper(), force, leap_seconds,
-                                   verbose=verbose, remote=session_target(master, remote),
-                                   started=started_at)
+                                   split_size=split_size, verbose=verbose,
+                                   remote=session_target(master, remote), started=started_at)
     info = spark_urb.run(master, spark_conf(confs), opts)
     report_spark_run(env, info, summary_path, info["rows"], verbose)
     if info["rows"].get("errors"):

@@ -7,12 +7,14 @@
 
 ``table`` is one of ``extract urb``'s tables (messages, transactions, records, images,
 status, errors, changes; default changes), with the same schema (``formats.urb.extract.
-schema``). Each input file is one partition, decoded by the same library function as the
-local command (``extract_file``): rows are the local rows. Transaction ids (``transaction``,
-``record_number``, ``image_number``) are numbered per file in Spark (the local command numbers
-them over the whole run); the pair (file, transaction) identifies a transaction in both.
+schema``). Inputs are paths, directories, globs and URIs (``s3.*`` options as for
+``mqtool.csq1logp``). A raw stream is cut into byte ranges of ``splitSize`` (default 32m)
+without reading it, one partition each, decoded by the same library function as the local
+command (``formats.urb.ranges``: each range from its first restart point); a queue dump or
+dump text is one partition. Messages, transactions, records and images are named by their
+offsets, so the rows are the local rows whatever the split.
 
-``spark-extract urb`` decodes every input once: each task reads one input and writes every
+``spark-extract urb`` decodes every range once: each task reads one range and writes every
 table's rows itself with pyarrow (``OUTDIR/<table>/part-NNNNN.parquet``, the schema of the
 local Parquet tables), returning one stats row; the driver adds them up. The output is
 written whole or not at all, as ``spark-extract``'s (``io.outputs.staged_dirs``).
@@ -33,6 +35,7 @@ import pyarrow as pa
 
 NAME = "mqtool.urb"
 STATS = "_stats"
+DEFAULT_SPLIT = 32 << 20  # bytes per range of a raw stream
 
 
 def spark_schema(schema: pa.Schema) -> Any:
@@ -73,23 +76,27 @@ def spark_table(table: pa.Table) -> pa.Table:
 def expand(paths: list[str]) -> list[str]:
     """Input files of files, directories (walked like ``extract urb``) and globs."""
     from mqtool import api
+    from mqtool.io.uris import is_uri
 
     out: list[str] = []
     for p in paths:
+        if is_uri(p):
+            out.append(p)  # listed by api.urb_plan
+            continue
         if any(ch in p for ch in "*?[") and not os.path.exists(p):
             out += sorted(glob.glob(p))
         else:
             out.append(p)
-    return list(api.urb_input_files(out))
+    return [f for f in out if is_uri(f)] + list(api.urb_input_files(f for f in out if not is_uri(f)))
 
 
 def _datasource() -> type:
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-    class FilePartition(InputPartition):
-        def __init__(self, path: str) -> None:
-            super().__init__(path)
-            self.path = path
+    class RangePartition(InputPartition):
+        def __init__(self, path: str, start: int, end: int, size: int) -> None:
+            super().__init__((path, start, end))
+            self.path, self.start, self.end, self.size = path, start, end, size
 
     class UrbReader(DataSourceReader):
         def __init__(self, options: dict[str, Any]) -> None:
@@ -104,21 +111,32 @@ def _datasource() -> type:
             if self.mode not in modes:
                 raise ValueError(f"{NAME}: mode must be one of {', '.join(modes)}")
             self.leap = int(opts.get("leapseconds", 0))
+            try:
+                self.split_size = api.parse_size(str(opts.get("splitsize", DEFAULT_SPLIT)))
+            except ValueError as e:
+                raise ValueError(f"{NAME}: {e}") from None
+            from mqtool.io.uris import OPTION_KEYS
+
+            self.fs_options = {k: str(v) for k, v in opts.items() if k in OPTION_KEYS}
             paths = [p for p in str(opts.get("paths", "")).split(",") if p]
             if opts.get("path"):
                 paths.insert(0, str(opts["path"]))
             self.paths = paths
 
         def partitions(self) -> list[Any]:
+            from mqtool import api
+
             files = expand(self.paths)
             if not files:
                 raise ValueError(f"{NAME}: no input files (load(path) or option paths)")
-            return [FilePartition(f) for f in files]
+            return [RangePartition(*r) for r in api.urb_plan(files, self.split_size, self.fs_options)]
 
         def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
             from mqtool import api
 
-            tables = api.urb_file_tables(partition.path, self.mode, self.leap)
+            p = partition
+            tables, _ = api.urb_range_tables(p.path, p.start, p.end, p.size, self.mode, self.leap,
+                                             self.fs_options)
             yield from spark_table(tables.table(self.table)).to_batches()
 
     class UrbDataSource(DataSource):
@@ -158,6 +176,7 @@ class UrbJobOptions:
     force: bool = False
     leap_seconds: int = 0
     fs_options: dict[str, str] = field(default_factory=dict)
+    split_size: int = DEFAULT_SPLIT
     verbose: bool = False
     remote: str = ""
     started: float | None = None
@@ -169,7 +188,7 @@ class TaskOptions:
     """What every task needs (pickled once into the task closure)."""
 
     root: str
-    files: list[str]
+    ranges: list[tuple[str, int, int, int]]  # (path, start, end, size) of every task
     mode: str = "PERMISSIVE"
     leap_seconds: int = 0
     fs_options: dict[str, str] = field(default_factory=dict)
@@ -205,7 +224,8 @@ class _TableWriters:
 
 
 def write_file(split: int, o: TaskOptions) -> dict[str, Any]:
-    """Decode one input once, write every table's rows; the task's stats."""
+    """Decode one byte range of an input once (``api.urb_range_tables``), write every
+    table's rows; the task's stats."""
     from mqtool import api
     from mqtool.io.outputs import part_name
     from mqtool.spark.arrow_writer import _attempt
@@ -214,7 +234,9 @@ def write_file(split: int, o: TaskOptions) -> dict[str, Any]:
     writers = _TableWriters(o.root, part_name(split, o.run, _attempt() if o.run else None),
                             o.fs_options)
     try:
-        summary = api.urb_write_file(o.files[split], writers, o.mode, o.leap_seconds)
+        path, start, end, size = o.ranges[split]
+        _, summary = api.urb_range_tables(path, start, end, size, o.mode, o.leap_seconds,
+                                          o.fs_options, writers)
         files = writers.close()
     except BaseException:
         writers.abort()
@@ -242,20 +264,14 @@ def preflight(master: str, opts: UrbJobOptions) -> list[tuple[str, int]]:
     """What ``spark-extract urb`` checks before the JVM starts: inputs, output, the master
     or Spark Connect server; the input files and sizes (all empty: exit 2)."""
     from mqtool import api
-    from mqtool.errors import EmptyInputError, InputError
+    from mqtool.errors import EmptyInputError
     from mqtool.spark import job
 
     job.check_inputs(opts.inputs)
-    for name in opts.inputs:
-        from mqtool.io.uris import is_uri
-
-        if is_uri(name):
-            raise InputError(f"{name}: spark-extract urb reads local paths and shared file "
-                             "systems (a URI works with spark-extract csq1logp)")
     job.check_output(opts.outdir, opts.force, outputs=(*api.urb_tables(), "_summary.json"))
     job.check_session(master, opts.remote)
     files = expand(opts.inputs)
-    sizes = [(f, 0 if os.path.isdir(f) else os.path.getsize(f)) for f in files]
+    sizes = _sizes(files, opts.fs_options)
     if not any(size for _, size in sizes) and not any(os.path.isdir(f) for f in files):
         raise EmptyInputError("urb", ", ".join(opts.inputs))
     return sizes
@@ -287,16 +303,17 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
     register(spark)  # the mqtool.urb DataSource (job.prepare registers CSQ1LOGP's)
     master = master or job.master_of(spark, opts.remote)
     mode = opts.mode.upper()
-    if files is None:
-        files = [(f, os.path.getsize(f) if os.path.isfile(f) else 0) for f in expand(opts.inputs)]
     opts.fs_options = {**driver_settings(), **opts.fs_options}
+    if files is None:
+        files = _sizes(expand(opts.inputs), opts.fs_options)
+    ranges = api.urb_plan([f for f, _ in files], opts.split_size, opts.fs_options) if files else []
     root = opts.outdir.rstrip("/") if is_remote(opts.outdir) else str(Path(local_path(opts.outdir)).resolve())
     tables = api.urb_tables()
     staged = staged_dirs(root, tables, opts.fs_options)
     with staged as scratch:
         t_plan = t_jobs = time.perf_counter()
         t_plan -= t0
-        task = TaskOptions(str(scratch), [f for f, _ in files], mode, opts.leap_seconds,
+        task = TaskOptions(str(scratch), ranges, mode, opts.leap_seconds,
                            dict(opts.fs_options), getattr(staged, "run", ""))
         stats = _tasks(spark, task, master)
         t_jobs = time.perf_counter() - t_jobs
@@ -333,7 +350,7 @@ def _tasks(spark: Any, task: TaskOptions, master: str) -> list[dict[str, Any]]:
     from mqtool.spark.arrow_writer import ranges_frame
 
     try:
-        n = len(task.files)
+        n = len(task.ranges)
         frame = ranges_frame(spark, n)
         return [json.loads(r[STATS]) for r in
                 frame.mapInArrow(WriteFiles(task), f"{STATS} string").collect()]
@@ -341,6 +358,14 @@ def _tasks(spark: Any, task: TaskOptions, master: str) -> list[dict[str, Any]]:
         raise
     except Exception as e:  # noqa: BLE001 (any Spark or py4j failure: one line)
         raise job._spark_error(e, master) from None
+
+
+def _sizes(files: list[str], options: dict[str, str]) -> list[tuple[str, int]]:
+    """Every input with its size (a listing; 0 for a directory)."""
+    from mqtool.io.uris import is_uri, list_files
+
+    return [(f, sum(n for _, n in list_files([f], options)[:1]) if is_uri(f)
+             else 0 if os.path.isdir(f) else os.path.getsize(f)) for f in files]
 
 
 def _empty_tables(root: str, names: list[str], task: TaskOptions) -> list[str]:

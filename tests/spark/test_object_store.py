@@ -221,3 +221,27 @@ def test_spark_extract_urb_to_s3(cli_uses_shared_spark: Any, s3_server: dict[str
         b = pq.read_table(tmp_path / "local" / f"{table}.parquet")
         assert a.schema == b.schema, table
         assert a.sort_by([("file", "ascending"), ("offset", "ascending")]).num_rows == b.num_rows, table
+
+
+def test_urb_stream_read_from_s3_in_byte_ranges(s3_server: dict[str, str], tmp_path: Path,
+                                                 spark: Any) -> None:
+    """A raw URB stream on S3: extract urb and spark-extract urb (1 KiB ranges) read it
+    by ranged reads and give the rows of the local file, but for the name in ``file``."""
+    from mqtool.spark.urb import UrbJobOptions, run_job
+    from tests.formats.urb.test_urb_extract import _stream
+
+    path = tmp_path / "stream.urb"
+    path.write_bytes(_stream([(k, k % 4) for k in range(16)]))
+    upload(str(path), "s3://logs/in/stream.urb")
+    assert mq("extract", "urb", path, "-o", tmp_path / "local").status == 0
+    r = mq("extract", "urb", "s3://logs/in/stream.urb", "-o", tmp_path / "remote")
+    assert r.status == 0, r.stderr
+    run_job(spark, UrbJobOptions(["s3://logs/in/stream.urb"], str(tmp_path / "spark"), split_size=1024))
+    for name in ("messages", "changes", "errors"):
+        want = pq.read_table(tmp_path / "local" / f"{name}.parquet").drop_columns(["file"])
+        got = pq.read_table(tmp_path / "remote" / f"{name}.parquet").drop_columns(["file"])
+        assert got.equals(want), name
+        spark_rows = pq.read_table(tmp_path / "spark" / name).drop_columns(["file"]).sort_by("offset")
+        assert spark_rows.equals(want.sort_by("offset")), name
+    assert pq.read_table(tmp_path / "remote" / "messages.parquet").column("file")[0].as_py() == \
+        "s3://logs/in/stream.urb"

@@ -31,6 +31,10 @@ from typing import NamedTuple
 
 from mqtool.errors import DecodeError
 from mqtool.formats.csq1logp import layout as _lay
+from mqtool.io.ranges import ByteRange as ByteRange
+from mqtool.io.ranges import byte_ranges as byte_ranges
+from mqtool.io.ranges import head_of as head_of
+from mqtool.io.ranges import read_chunks as read_chunks
 
 FRAMINGS = ("auto", "rdw", "bdw", "none")
 FIXED = _lay.FIXED
@@ -863,23 +867,6 @@ class Index:
     first_error: Frame | None
 
 
-def read_chunks(path: str, start: int = 0, end: int | None = None,
-                chunk: int = 4 << 20, options: Mapping[str, str] | None = None) -> Iterator[bytes]:
-    """Bytes ``start..end`` of a file or URI in chunks (ranged reads)."""
-    from mqtool.io.uris import is_uri, read_range
-
-    if is_uri(path):
-        return read_range(path, start, end, chunk, options)
-    from mqtool.io.inputs import iter_chunks
-
-    return iter_chunks(path, start, None if end is None else end - start, chunk)
-
-
-def head_of(path: str, n: int = SNIFF, options: Mapping[str, str] | None = None) -> bytes:
-    """The first ``n`` bytes of a file or URI (what auto framing looks at)."""
-    return b"".join(read_chunks(path, 0, n, n, options))
-
-
 class IndexPass:
     """The header pass of one file as a generator of splits, so decoding can start while
     it runs; counts and the first bad span are known once ``splits()`` is exhausted."""
@@ -937,25 +924,6 @@ def split_frames(split: Split, codepage: str = "cp037", chunk: int = 4 << 20) ->
 
 
 # --------------------------------------------------------------------------- byte ranges
-
-
-@dataclass(frozen=True)
-class ByteRange:
-    """A byte range of one file, cut anywhere (no pass over the data needed): its reader
-    frames the records that start at a confirmed position inside it (``range_frames``)."""
-
-    path: str  # a path or URI
-    start: int
-    end: int
-    framing: str
-
-
-def byte_ranges(path: str, size: int, framing: str, split_size: int) -> list[ByteRange]:
-    """``size`` bytes cut every ``split_size`` bytes: O(1) per range, nothing read."""
-    if size <= 0:
-        return [ByteRange(path, 0, 0, framing)]
-    return [ByteRange(path, a, min(a + split_size, size), framing)
-            for a in range(0, size, max(1, split_size))]
 
 
 def range_frames(chunks: Iterable[bytes], framing: str, codepage: str = "cp037", *, start: int,

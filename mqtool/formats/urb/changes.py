@@ -18,7 +18,10 @@ from mqtool.formats.urb.tables import CHANGES_SCHEMA, TS
 
 @dataclass
 class Stitch:
-    """Transactions and records across messages: ids, and the continued ones still open."""
+    """Transactions and records across messages: how many, and the continued ones still
+    open. A transaction, record and image is named by the offset of its URBT, URBR and
+    URBD (``transaction``, ``record_number``, ``image_number``): the same in every run,
+    whatever byte range or task reads it; ``file`` and the name identify it."""
 
     transactions: int = 0
     records: int = 0
@@ -56,9 +59,8 @@ def _changes_columnar(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
     r_off, r_msg = _np(r, "offset"), _np(r, "msg")
     d_off, d_msg = _np(d, "offset"), _np(d, "msg")
     e_off = _np(e, "offset")
-    tx_ids = state.transactions + 1 + np.arange(len(t_off))
+    tx_ids, rec_ids = t_off, r_off  # named by offset (``Stitch``)
     state.transactions += len(t_off)
-    rec_ids = state.records + 1 + np.arange(len(r_off))
     state.records += len(r_off)
 
     def owner(child_off: np.ndarray, child_msg: np.ndarray, par_off: np.ndarray, par_msg: np.ndarray,
@@ -77,7 +79,8 @@ def _changes_columnar(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
 
     r_tx = owner(r_off, r_msg, t_off, t_msg, [e_off])
     d_rec = owner(d_off, d_msg, r_off, r_msg, [t_off, e_off])
-    d_tx = np.where(d_rec >= 0, r_tx[np.maximum(d_rec, 0)] if len(r_tx) else -1, -1)
+    d_own = owner(d_off, d_msg, t_off, t_msg, [e_off])  # an image without its record: its transaction
+    d_tx = np.where(d_rec >= 0, r_tx[np.maximum(d_rec, 0)] if len(r_tx) else -1, d_own)
     if t is not None:  # continued transactions stay open for the URBC of a later part
         cont = np.nonzero(np.asarray(t.column("urbtcont").to_pylist(), object) == "Y")[0]
         for k in cont.tolist():
@@ -86,9 +89,8 @@ def _changes_columnar(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
             for j in np.nonzero(r_tx == k)[0].tolist():
                 rrow = r.slice(j, 1).to_pylist()[0]  # type: ignore[union-attr]
                 state.last_records[(int(tx_ids[k]), rrow["urbrrsnr"])] = (int(rec_ids[j]), rrow)
-    n = len(d_off)
-    img_ids = state.images + 1 + np.arange(n)
-    state.images += n
+    img_ids = d_off
+    state.images += len(d_off)
 
     def take(table: pa.Table | None, idx: np.ndarray, name: str, typ: pa.DataType) -> pa.Array:
         if table is None or not len(idx):
@@ -188,8 +190,8 @@ def _continued(row: dict[str, Any], state: Stitch) -> tuple[tuple[int, dict[str,
 def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Table, pa.Array, pa.Array]:
     """``changes`` element by element in stream order, a URBC resuming its open transaction."""
     seq = _in_stream_order(tables)
-    tx_of_t = [0] * (tables["URBT"].num_rows if "URBT" in tables else 0)
-    tx_of_r = [0] * (tables["URBR"].num_rows if "URBR" in tables else 0)
+    tx_of_t: list[int | None] = [None] * (tables["URBT"].num_rows if "URBT" in tables else 0)
+    tx_of_r: list[int | None] = [None] * (tables["URBR"].num_rows if "URBR" in tables else 0)
     out: list[dict[str, Any]] = []
     tx: tuple[int, dict[str, Any]] | None = None
     rec: tuple[int, dict[str, Any]] | None = None
@@ -199,8 +201,8 @@ def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
             msg, tx, rec = row["msg"], None, None
         if etype == "URBT":
             state.transactions += 1
-            tx, rec = (state.transactions, row), None
-            tx_of_t[i] = state.transactions
+            tx, rec = (row["offset"], row), None
+            tx_of_t[i] = row["offset"]
             if row.get("urbtcont") == "Y":
                 state.open_tx[(row["urbtsnam"], row["urbttsnr"])] = tx
         elif etype == "URBC":
@@ -211,18 +213,17 @@ def _changes_stitched(tables: dict[str, pa.Table], state: Stitch) -> tuple[pa.Ta
             tx, rec = None, None
         elif etype == "URBR":
             state.records += 1
-            rec = (state.records, row)
-            tx_of_r[i] = tx[0] if tx else 0
+            rec = (row["offset"], row)
+            tx_of_r[i] = tx[0] if tx else None
             if tx is not None:
                 state.last_records[(tx[0], row["urbrrsnr"])] = rec
         elif etype == "URBD":
             state.images += 1
-            out.append(_change(row, tx, rec, state.images))
+            out.append(_change(row, tx, rec, row["offset"]))
     keep = {k for k, _ in state.open_tx.values()}
     state.last_records = {k: v for k, v in state.last_records.items() if k[0] in keep}
     return (pa.Table.from_pylist(out, schema=CHANGES_SCHEMA),
-            pa.array([t or None for t in tx_of_t], pa.int64()),
-            pa.array([t or None for t in tx_of_r], pa.int64()))
+            pa.array(tx_of_t, pa.int64()), pa.array(tx_of_r, pa.int64()))
 
 
 def _change(img: dict[str, Any], tx: tuple[int, dict[str, Any]] | None,

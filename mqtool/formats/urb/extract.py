@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 from mqtool.errors import DecodeError, EnvError, InputError
 from mqtool.formats.urb.changes import Stitch, _with_codepage, changes
 from mqtool.formats.urb.layout import FORMAT
-from mqtool.formats.urb.stream import Part, _kind, dump_parts, input_files, raw_parts, resync
+from mqtool.formats.urb.stream import Part, _kind, dump_parts, input_files, resync
 from mqtool.formats.urb.tables import (
     ERRORS_SCHEMA,
     TABLES,
@@ -48,6 +48,7 @@ from mqtool.formats.urb.tables import (
     schema,
     span_tables,
 )
+from mqtool.io.uris import is_uri
 from mqtool.model import Decoded
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
 OUTPUTS = ("parquet", "jsonl", "csv")
 MODES = ("PERMISSIVE", "FAILFAST")
 FIRST_BYTES = 32  # bytes of undecodable input kept in an error row
+NOT_A_MESSAGE = "urbh.urbheye"  # the path of a problem that says the bytes are no message
 
 
 # --------------------------------------------------------------------------- the run
@@ -214,7 +216,8 @@ def _json_value(v: Any) -> Any:
 def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str = "PERMISSIVE",
             force: bool = False, progress: Callable[[int], None] | None = None,
             leap_seconds: int = 0, names: Mapping[str, str] | None = None,
-            typed: TypedRun | None = None) -> Summary:
+            typed: TypedRun | None = None, split_size: int | None = None,
+            options: Mapping[str, str] | None = None) -> Summary:
     """Decode every URB message of ``paths`` into the tables of ``TABLES`` in ``outdir``
     (one file each, ``<table>.<fmt>``). FAILFAST: ``DecodeError`` at the first message that
     does not decode cleanly, and no table is written (nor the directory, when this run
@@ -232,7 +235,7 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     mode = mode.upper()
     if mode not in MODES:
         raise InputError(f"mode {mode!r}: give one of {', '.join(MODES)}")
-    files = list(input_files(paths))
+    files = list(input_files(paths, options))
     if not files:
         raise InputError("no input files")
     made = _output_dir(outdir)
@@ -244,14 +247,15 @@ def extract(paths: Iterable[str], outdir: str, fmt: str = "parquet", mode: str =
     state = Stitch()  # ids run over the whole extraction; continuations stay in their file
     try:
         for path in files:
-            size = 0 if Path(path).is_dir() else os.path.getsize(path)
+            size = input_size(path, options)
 
             def advance(n: int, before: int = done_before) -> None:
                 if progress:
                     progress(before + n)
 
             extract_file(path, writers, summary, state, mode, leap_seconds, advance,
-                         names.get(path), typed.part if typed is not None else None)
+                         names.get(path), typed.part if typed is not None else None,
+                         split_size, options)
             summary.bytes += size
             done_before += size
         if typed is not None:
@@ -321,39 +325,79 @@ def _made_dirs(out: Path) -> list[Path]:
 
 def extract_file(path: str, writers: Any, summary: Summary, state: Stitch, mode: str = "PERMISSIVE",
                  leap_seconds: int = 0, progress: Callable[[int], None] | None = None,
-                 name: str | None = None, on_part: Callable[[str, bytes, int], None] | None = None) -> None:
-    """One input (a raw stream, a queue dump, dump text, an mqtool directory) through the
-    tables: ``writers.write(table, rows)`` for each part; ``state`` carries the ids;
-    ``name`` is what rows and errors call the input (its path by default); ``on_part``
-    is given each part's file name, bytes and offset before it is decoded."""
-    state.open_tx.clear()  # continuations stay in their file
+                 name: str | None = None, on_part: Callable[[str, bytes, int], None] | None = None,
+                 split_size: int | None = None, options: Mapping[str, str] | None = None) -> None:
+    """One input (a raw stream, a queue dump, dump text, an mqtool directory; a raw stream
+    may be a URI) through the tables: ``writers.write(table, rows)`` for each part;
+    ``state`` carries the counts; ``name`` is what rows and errors call the input (its path
+    by default); ``on_part`` is given each part's file name, bytes and offset before it is
+    decoded. A raw stream is read as byte ranges of ``split_size`` (``ranges``; the rows do
+    not depend on it)."""
+    from mqtool.formats.urb.ranges import SPLIT_SIZE, plan
+
+    size = input_size(path, options)
+    for rng in plan([(path, size)], split_size or SPLIT_SIZE, {path: name or path}):
+        extract_range(rng.path, rng.start, rng.end, rng.size, writers, summary, state, mode,
+                      leap_seconds, progress, rng.name, on_part, options)
+
+
+def extract_range(path: str, start: int, end: int, size: int, writers: Any, summary: Summary,
+                  state: Stitch, mode: str = "PERMISSIVE", leap_seconds: int = 0,
+                  progress: Callable[[int], None] | None = None, name: str | None = None,
+                  on_part: Callable[[str, bytes, int], None] | None = None,
+                  options: Mapping[str, str] | None = None) -> None:
+    """The rows of one byte range of an input (``ranges.range_parts``); an input that is no
+    raw stream (a queue dump, dump text, a directory) is read whole by its range at 0."""
+    from mqtool.formats.urb.ranges import range_parts
+
+    state.open_tx.clear()  # continuations stay in their range (never cut from it)
     state.last_records.clear()
-    msg_base = 0
-    kind = _kind(path)
+    kind = _kind(path, options)
+    name = name or path
+    if kind != "raw":
+        if start == 0:
+            _whole(path, kind, writers, summary, state, mode, leap_seconds, progress, name, on_part)
+        return
+    for part, done in range_parts(path, start, end, size, name, options):
+        if on_part:
+            on_part(part.file, part.data, part.base)
+        _part(part, state, 0, writers, summary, mode, [], leap_seconds)
+        if progress:
+            progress(done)
+
+
+def _whole(path: str, kind: str, writers: Any, summary: Summary, state: Stitch, mode: str,
+           leap_seconds: int, progress: Callable[[int], None] | None, name: str,
+           on_part: Callable[[str, bytes, int], None] | None) -> None:
+    """A queue dump, dump text or mqtool directory, read whole."""
+    if is_uri(path):
+        raise InputError(f"{path}: a queue dump is read from a local file; copy it first "
+                         "(raw URB streams are read from object stores)")
     if kind == "dump-text":
         from mqtool.io.undump import undump
 
         with open(path, encoding="utf-8", errors="replace") as f:
-            part = Part(name or path, undump(f.read()))
+            part = Part(name, undump(f.read()))
         if on_part:
             on_part(part.file, part.data, part.base)
-        _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
+        _part(part, state, 0, writers, summary, mode, [], leap_seconds)
         if progress:
             progress(os.path.getsize(path))
-    elif kind == "raw":
-        for part, done in raw_parts(path):
-            part.file = name or part.file
-            if on_part:
-                on_part(part.file, part.data, part.base)
-            msg_base = _part(part, state, msg_base, writers, summary, mode, [], leap_seconds)
-            if progress:
-                progress(done)
-    else:
-        for part, bad in dump_parts(path, progress):
-            part.file = name or part.file
-            if on_part:
-                on_part(part.file, part.data, part.base)
-            msg_base = _part(part, state, msg_base, writers, summary, mode, bad, leap_seconds)
+        return
+    for part, bad in dump_parts(path, progress):
+        part.file = name
+        if on_part:
+            on_part(part.file, part.data, part.base)
+        _part(part, state, 0, writers, summary, mode, bad, leap_seconds)
+
+
+def input_size(path: str, options: Mapping[str, str] | None = None) -> int:
+    """Bytes of an input (0 for a directory)."""
+    if is_uri(path):
+        from mqtool.io.uris import list_files
+
+        return sum(size for _name, size in list_files([path], options)[:1])
+    return 0 if Path(path).is_dir() else os.path.getsize(path)
 
 
 class Collect:
@@ -403,31 +447,73 @@ def _part(part: Part, state: Stitch, msg_base: int, writers: _Writers, summary: 
 def _decode(part: Part, msg_base: int, dump_errors: list[Any],
             ) -> tuple[dict[str, list[pa.Table]], list[dict[str, Any]], int]:
     """The element tables of one part (columnar walk, then the span decoder for what it
-    leaves, resynchronising after damage), its error rows and the next message number."""
+    leaves, resynchronising after damage), its error rows and the next message number.
+    ``msg`` is the offset of the row's message (``_by_offset``)."""
     data, file = part.data, part.file
     dump = part.dump()
     tables: dict[str, list[pa.Table]] = {}
     errors: list[dict[str, Any]] = [
         {"file": file, "offset": p.offset, "msg": None, "dump_message": None,
          "path": p.path, "reason": p.reason, "first_bytes": None} for p in dump_errors]
+    starts: dict[int, int] = {}  # message number -> offset of its first byte
     pos, msgs = 0, msg_base
     while pos < len(data):
         view, base, where = data[pos:], part.base + pos, _shift(dump, pos)
         cols, irregular = column_tables(view, file, base, msgs, where)
-        stop = _stop(view, cols, irregular, base)
+        stop = _stop(view, cols, irregular, base, part.more)
+        if stop < len(view):  # damage, then a message: decode again up to that message only
+            view = view[:stop]
+            cols, irregular = column_tables(view, file, base, msgs, where)
+            _stop(view, cols, irregular, base, True)
         spans = span_tables(irregular, file, base, msgs, where)
         for etype, t in (*cols.items(), *spans.items()):
             tables.setdefault(etype, []).append(t)
         errors += _unit_errors(view, irregular, file, base, msgs, where)
+        if "URBH" in cols:
+            heads = cols["URBH"]
+            starts.update(zip(heads.column("msg").to_pylist(), heads.column("offset").to_pylist(),
+                              strict=True))
+        starts.update((msgs + cast(int, u.attrs.get("msg", 0)), base + u.offset) for u in irregular)
         msgs += (cols["URBH"].num_rows if "URBH" in cols else 0) + len(irregular)
         pos += stop
-    return tables, errors, msgs
+    return _by_offset(tables, starts), _errors_by_offset(errors, starts), msgs
 
 
-def _stop(view: bytes, cols: dict[str, pa.Table], irregular: list[Decoded], base: int) -> int:
+def _by_offset(tables: dict[str, list[pa.Table]], starts: dict[int, int],
+               ) -> dict[str, list[pa.Table]]:
+    """Every row's ``msg`` (a message number while decoding) as its message's offset, so
+    rows name a message the same way whatever part or byte range read it."""
+    if not starts:
+        return tables
+    import numpy as np
+
+    lo = min(starts)
+    offsets = np.full(max(starts) - lo + 1, -1, np.int64)
+    offsets[np.fromiter(starts, np.int64) - lo] = np.fromiter(starts.values(), np.int64)
+    out: dict[str, list[pa.Table]] = {}
+    for etype, ts in tables.items():
+        out[etype] = []
+        for t in ts:
+            k = t.schema.get_field_index("msg")
+            nums = t.column(k).cast(pa.int64()).to_numpy(zero_copy_only=False)
+            t = t.set_column(k, t.schema.field(k), pa.array(offsets[nums - lo], pa.int64()))
+            out[etype].append(t)
+    return out
+
+
+def _errors_by_offset(errors: list[dict[str, Any]], starts: dict[int, int]) -> list[dict[str, Any]]:
+    for e in errors:
+        if e["msg"] is not None:
+            e["msg"] = starts.get(e["msg"], e["msg"])
+    return errors
+
+
+def _stop(view: bytes, cols: dict[str, pa.Table], irregular: list[Decoded], base: int,
+          more: bool = False) -> int:
     """How much of ``view`` one walk read: all of it, unless the walk stopped at damage
     after its last regular message; then up to the next regular header (``resync``), the
-    damaged unit cut there and its errors saying where reading resumes."""
+    damaged unit cut there and its errors saying where reading resumes (at the end of
+    ``view`` when ``more``: a message starts there)."""
     if not irregular:
         return len(view)
     last = irregular[-1]
@@ -436,9 +522,12 @@ def _stop(view: bytes, cols: dict[str, pa.Table], irregular: list[Decoded], base
                    if heads is not None and heads.num_rows else -1)
     if not (last.errors and last.offset > regular_end):
         return len(view)
+    if (last.offset + last.length == len(view)  # a message whose length ends where one starts
+            and all(p.path != NOT_A_MESSAGE for p in last.errors)):
+        return len(view)
     stop = resync(view, last.offset)
     last.length = stop - last.offset
-    if stop < len(view):
+    if stop < len(view) or more:
         _resynced(last, base + stop)
     return stop
 
@@ -502,7 +591,7 @@ def _resynced(unit: Decoded, nxt: int) -> None:
     from mqtool.model import Problem
 
     unit.errors = [Problem(p.path, p.offset,
-                           (f"{unit.length} bytes are not a URB message" if p.path == "urbh.urbheye"
+                           (f"{unit.length} bytes are not a URB message" if p.path == NOT_A_MESSAGE
                             else p.reason) + f"; reading resumes at the next message, offset {nxt}")
                    for p in unit.errors]
 

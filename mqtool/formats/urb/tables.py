@@ -15,7 +15,7 @@ from mqtool.formats.urb.layout import (
     layouts,
 )
 from mqtool.layout import Layout
-from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded
+from mqtool.model import EYE, HEX, RESERVED, STCK, TEXT, Decoded, Problem
 from mqtool.tod import tod_to_unix_micros
 
 TABLES = ("messages", "transactions", "records", "images", "status", "errors", "changes")
@@ -184,7 +184,7 @@ def span_tables(units: Iterable[Decoded], file: str, base: int = 0, msg_base: in
                 row.update(length=unit.length, codepage=unit.attrs.get("codepage"),
                            byte_order=unit.attrs.get("byte_order"), msgtype=prov.msgtype,
                            correlid=prov.correlid,
-                           error=unit.errors[0].describe() if unit.errors else None)
+                           error=_described(unit.errors[0], base) if unit.errors else None)
             if el.type == "URBD":
                 row["urbddata"] = el.data if el.data is not None else b""
             rows.setdefault(el.type, []).append(row)
@@ -199,3 +199,6 @@ def span_tables(units: Iterable[Decoded], file: str, base: int = 0, msg_base: in
     return out
 
 
+def _described(problem: Problem, base: int) -> str:
+    """A problem in words, its offset in the input (``base``: where the decoded bytes start)."""
+    return Problem(problem.path, problem.offset + base, problem.reason).describe()

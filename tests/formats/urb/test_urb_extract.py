@@ -49,17 +49,19 @@ def test_changes_of_the_initial_state_data_message(tmp_path: Path) -> None:
         (0x170, 3, 0x144, 0x190, "BLUE            2004052518354611"),
         (0x1F0, 4, 0x1C4, 0x210, "YELLOW          2004052518354612"),
     ]
-    for k, (row, (off, isn, rtime, img, text)) in enumerate(zip(rows, expected, strict=True)):
+    # a transaction, record and image is named by the offset of its URBT (X'40'), URBR
+    # (its time field is at X'14' in it) and URBD; a message by its URBH's
+    for row, (off, isn, rtime, img, text) in zip(rows, expected, strict=True):
         assert row == {
-            "file": str(COLOR), "offset": off, "msg": 0, "dump_message": None, "transaction": 1,
+            "file": str(COLOR), "offset": off, "msg": 0, "dump_message": None, "transaction": 0x40,
             "subscription": "COLOR", "dbid": 10006, "file_number": 4, "isn": isn,
             "record_type": "R", "record_type_meaning": "initial state", "image_type": "A",
             "image_type_meaning": "after image", "transaction_number": 0, "initial_state": "Y",
-            "transaction_time": tod(0x58), "record_time": tod(rtime), "record_number": k + 1,
-            "image_number": k + 1, "image": data[img:img + 32], "image_text": text,
+            "transaction_time": tod(0x58), "record_time": tod(rtime), "record_number": rtime - 0x14,
+            "image_number": off, "image": data[img:img + 32], "image_text": text,
             "image_codepage": "cp037"}
-    assert [r["transaction"] for r in t["records"]] == [1, 1, 1]
-    assert t["transactions"][0]["urbtrcnt"] == 3 and t["transactions"][0]["transaction"] == 1
+    assert [r["transaction"] for r in t["records"]] == [0x40, 0x40, 0x40]
+    assert t["transactions"][0]["urbtrcnt"] == 3 and t["transactions"][0]["transaction"] == 0x40
     m = t["messages"][0]
     assert (m["urbhlent"], m["urbhmsnr"], m["urbhname"], m["codepage"], m["byte_order"]) == (
         592, 105, "REPTOR", "cp037", "big")
@@ -137,11 +139,11 @@ def test_continued_transaction_is_stitched(tmp_path: Path) -> None:
     rows = tables(out)["changes"]
     assert [(r["transaction"], r["subscription"], r["transaction_number"], r["dbid"], r["isn"],
              r["record_type"], r["image_type"], r["image_text"], r["msg"], r["record_number"])
-            for r in rows] == [
-        (1, "SUB1", 77, 12, 100, "U", "B", "OLD1", 0, 1),
-        (1, "SUB1", 77, 12, 100, "U", "A", "NEW1", 1, 1),
-        (1, "SUB1", 77, 12, 200, "D", "B", "GONE", 1, 2)]
-    assert [r["transaction"] for r in tables(out)["records"]] == [1, 1]
+            for r in rows] == [  # named by offsets: URBT at 64, URBR 1 at 176, URBR 2 in the second
+        (64, "SUB1", 77, 12, 100, "U", "B", "OLD1", 0, 176),
+        (64, "SUB1", 77, 12, 100, "U", "A", "NEW1", len(first), 176),
+        (64, "SUB1", 77, 12, 200, "D", "B", "GONE", len(first), second.index(r2) + len(first))]
+    assert [r["transaction"] for r in tables(out)["records"]] == [64, 64]
 
 
 def test_queue_dump_rows_carry_dump_provenance(tmp_path: Path) -> None:
@@ -153,7 +155,7 @@ def test_queue_dump_rows_carry_dump_provenance(tmp_path: Path) -> None:
     extract([str(tmp_path / "q.dmp")], str(tmp_path / "o"), fmt="parquet")
     t = tables(tmp_path / "o")
     assert [(m["dump_message"], m["msgtype"], m["correlid"], m["offset"], m["msg"])
-            for m in t["messages"]] == [(1, 8, "00" * 24, 0, 0), (2, 8, "01" * 24, 592, 1)]
+            for m in t["messages"]] == [(1, 8, "00" * 24, 0, 0), (2, 8, "01" * 24, 592, 592)]
     assert [r["isn"] for r in t["changes"]] == [2, 3, 4]
     assert {r["dump_message"] for r in t["changes"]} == {1}
     assert [s["urbsst"] for s in t["status"]] == ["SUBS"]
