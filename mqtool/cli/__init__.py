@@ -355,10 +355,11 @@ def _error(message: str) -> None:
 def main() -> None:
     """Console-script entry point; a stdout pipe closed by the reader ends quietly; SIGINT
     and SIGTERM end the run with one line, status 130 / 143, no partial output."""
-    from mqtool.io.signals import handle_signals
+    from mqtool.io.signals import handle_signals, ignore
 
     handle_signals()
     status = run()
+    ignore()
     try:
         sys.stdout.flush()
     except BrokenPipeError:

@@ -42,12 +42,23 @@ def kept() -> Iterator[None]:
     them (PySpark's SparkContext installs a SIGINT handler that calls into the JVM from
     inside the signal, which breaks the call the main thread was making)."""
     before = {s: signal.getsignal(s) for s in STOPPED}
+    stopping = True
     try:
         yield
+        stopping = bool(_received)
     finally:
+        # a run the block saw stopped keeps ignoring signals while it unwinds, as
+        # ``_on_signal`` arranged: a later one must not strike its cleaning up
         for s, h in before.items():
             if h is _on_signal:
-                signal.signal(s, h)
+                signal.signal(s, signal.SIG_IGN if stopping else h)
+
+
+def ignore() -> None:
+    """The run is over (its status decided): a signal from now on is ignored, so it cannot
+    turn the status into a kill or a traceback while the interpreter shuts down."""
+    for s in STOPPED:
+        signal.signal(s, signal.SIG_IGN)
 
 
 def stopped_by() -> tuple[int, str]:
