@@ -118,7 +118,7 @@ def decode(fmt: str, data: bytes | memoryview, **options: object) -> list[Decode
     return list(c.decode(given(c, data), **options))
 
 
-def decode_units(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Decoded, bytes]]:
+def decode_units(fmt: str, data: bytes | memoryview, **options: object) -> Iterator[tuple[Decoded, bytes]]:
     """Every unit of ``data`` decoded as ``fmt``, each with its own bytes, streamed
     (``registry.decode_blob``: an MQ chain's payload decoded too)."""
     from mqtool.registry import decode_blob
@@ -126,23 +126,25 @@ def decode_units(fmt: str, data: bytes, **options: object) -> Iterator[tuple[Dec
     return decode_blob(fmt, data, **options)
 
 
-def decode_fast(fmt: str, data: bytes, listing: bool = False,
+def decode_fast(fmt: str, data: bytes | memoryview, listing: bool = False,
                 tz: tzinfo | None = None) -> Iterator[tuple[Decoded, bytes]] | None:
     """Units straight from the format's declarations, without spans: for JSON, or
     (``listing``) carrying their listing lines (times in ``tz``); None when the format
-    has no such path (``Codec.fast_json``, ``Codec.fast_listing``)."""
-    from mqtool.registry import codec
+    has no such path (``Codec.fast_json``, ``Codec.fast_listing``). ``data`` may be a
+    mapped input (``registry.given``)."""
+    from mqtool.registry import codec, given
 
     c = codec(fmt)
+    blob = given(c, data)
     if listing:
         if c.fast_listing is None:
             return None
-        units = c.fast_listing(data, tz)
+        units = c.fast_listing(blob, tz)
     elif c.fast_json is None:
         return None
     else:
-        units = c.fast_json(data)
-    return ((u, data[u.offset:u.offset + u.length]) for u in units)
+        units = c.fast_json(blob)
+    return ((u, blob[u.offset:u.offset + u.length]) for u in units)
 
 
 def decode_file(fmt: str, path: str, hex_text: bool = False, window: WindowRequest | None = None,

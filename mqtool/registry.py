@@ -190,11 +190,11 @@ def decode_blob(fmt: str, data: bytes | memoryview,
 
 
 def given(c: Codec, data: bytes | memoryview) -> bytes:
-    """What codec ``c`` is given of an input: the MQ decoder reads a mapped input
-    (``io.inputs.Input.view``) in place, as it reads bytes (slices, comparisons,
-    ``memoryview``: only the headers' pages and the part of a payload it shows are read);
-    every other codec its bytes (``io.inputs.as_bytes``)."""
-    return cast(bytes, data) if c is MQ else as_bytes(data)
+    """What codec ``c`` is given of an input: the MQ and URB decoders read a mapped input
+    (``io.inputs.Input.view``) in place, as they read bytes (slices, comparisons,
+    ``memoryview``: only the headers' pages and the part of a payload or record image
+    shown are read); every other codec its bytes (``io.inputs.as_bytes``)."""
+    return cast(bytes, data) if c in (MQ, URB) else as_bytes(data)
 
 
 def _payload_units(unit: Decoded, data: bytes) -> Iterator[tuple[Decoded, bytes]]:

@@ -70,6 +70,8 @@ SLOW = (
     "tests/io/test_mapped_inputs.py::test_the_listing_of_a_gib_message_is_exact_in_bounded_memory[stdin]",
     "tests/render/test_annotate_stream.py::test_annotate_of_a_large_payload_in_bounded_memory",  # 4M lines
     "tests/io/test_mapped_inputs.py::test_the_json_of_a_large_message_gives_the_pages_it_read_back",
+    # 1 GiB URB message: listing, auto, --json (2 GiB of hex) and --annotate
+    "tests/formats/urb/test_urb_mapped_decode.py::test_decode_of_a_gib_urb_message_is_exact_in_bounded_memory",
 )
 
 

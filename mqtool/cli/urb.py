@@ -73,11 +73,11 @@ def decode_urb(file: str, hex_text: bool, json_out: bool, raw: bool, annotate: b
     def units() -> Iterator[tuple[Decoded, bytes]]:
         for src in read_sources(file, hex_text):
             if src.message is None and codepage is None and byte_order == "auto":
-                refuse_other_format("urb", src.data, file, claimed=True)
-            decoded = (api.decode_fast("urb", src.data, listing=not json_out, tz=tz)
+                refuse_other_format("urb", src.view, file, claimed=True)
+            decoded = (api.decode_fast("urb", src.view, listing=not json_out, tz=tz)
                        if fast and src.message is None else None)
             if decoded is None:
-                decoded = api.decode_units("urb", src.data, codepage=codepage,
+                decoded = api.decode_units("urb", src.view, codepage=codepage,
                                            byte_order=byte_order, urbi_data=urbi_data,
                                            leap_seconds=leap_seconds)
             for u, data in decoded:

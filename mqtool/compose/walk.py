@@ -148,7 +148,7 @@ class Plan:
         a = pos + (f.start or 0)
         if f.size is None or a + f.size > stop:
             return None
-        raw = data[a:a + f.size]
+        raw = bytes(data[a:a + f.size])
         if f.fmt and f.endian:
             return f.convert(struct.unpack(f.endian + f.fmt, raw)[0])
         return f.convert(raw)
@@ -278,7 +278,7 @@ class Walk:
             if avail - pos < head:
                 self._rest(pos, end, avail)
                 return avail
-            key = data[pos + key_at:pos + key_end]
+            key = bytes(data[pos + key_at:pos + key_end])  # a mapped input gives a view
             length = unpack(data, pos + len_at)[0]
             planned = by_key.get(key)
             if planned is None:

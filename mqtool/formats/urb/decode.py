@@ -3,7 +3,10 @@ messages back to back by URBHLENT). The declarations are in ``layout.py``."""
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Literal, cast
@@ -36,7 +39,7 @@ from mqtool.formats.urb.layout import (
     plan,
 )
 from mqtool.formats.urb.meanings import REQUEST_TYPES, SINGLE_BYTE, ecs_codec
-from mqtool.model import STCK, Decoded, Detection, Element, Problem
+from mqtool.model import STCK, Decoded, Detection, Element, Problem, unit_json
 from mqtool.tod import Tod
 
 
@@ -75,7 +78,7 @@ def _default_cp(charset: str) -> str:
 # --------------------------------------------------------------------------- decoding
 
 
-def decode(data: bytes, codepage: str | None = None, byte_order: str | None = None,
+def decode(data: bytes | memoryview, codepage: str | None = None, byte_order: str | None = None,
            urbi_data: str = "auto", leap_seconds: int = 0, **_: object) -> Iterator[Decoded]:
     """Decode every message in ``data`` (back to back, walked by URBHLENT).
 
@@ -86,6 +89,8 @@ def decode(data: bytes, codepage: str | None = None, byte_order: str | None = No
     ``auto`` (an ISN list when it parses as one and is not printable text).
     ``leap_seconds``: the TOD clock counts leap seconds (steered to TAI-like time, 27 since
     2017); times are shown that many seconds earlier, the raw values (``_hex``) unchanged.
+    ``data`` may be a mapped input (``io.inputs.Input.view``): it is read in place, a
+    record image kept as a slice of it (``LargeUrb``), never copied.
     """
     if not isinstance(leap_seconds, int) or not 0 <= leap_seconds <= 60:
         raise ValueError(f"leap seconds must be 0..60, not {leap_seconds!r}")
@@ -96,10 +101,10 @@ def decode(data: bytes, codepage: str | None = None, byte_order: str | None = No
     if urbi_data not in ("auto", "isn", "selection"):
         raise ValueError(f"urbi_data must be auto, isn or selection, not {urbi_data!r}")
     cp = codec_name(codepage) if codepage else None
-    data = bytes(data)
+    blob = cast(bytes, data)  # a mapped input is read as bytes are, in place
     off = 0
-    while off < len(data):
-        unit, nxt = _message(data, off, cp, byte_order, urbi_data)
+    while off < len(blob):
+        unit, nxt = _message(blob, off, cp, byte_order, urbi_data)
         if leap_seconds:
             _leap(unit, leap_seconds)
         yield unit
@@ -132,7 +137,7 @@ def _leap(unit: Decoded, seconds: int) -> None:
 def _raw_unit(data: bytes, off: int, reason: str, path: str = "urbh.urbheye") -> Decoded:
     n = len(data) - off
     unit = Decoded(FORMAT, off, n)
-    shown = data[off:off + RAW_SHOWN]
+    shown = bytes(data[off:off + RAW_SHOWN])
     more = f", first {len(shown)} shown" if n > len(shown) else ""
     unit.elements.append(Element("RAW", off, n, data=shown, data_offset=off, data_name="bytes",
                                  title=f"unrecognised bytes at offset X'{off:04X}' ({n} bytes{more})"))
@@ -142,7 +147,7 @@ def _raw_unit(data: bytes, off: int, reason: str, path: str = "urbh.urbheye") ->
 
 def _message(data: bytes, off: int, cp: str | None, order: str | None,
              urbi_data: str) -> tuple[Decoded, int | None]:
-    head = data[off:off + EYE_LEN]
+    head = bytes(data[off:off + EYE_LEN])
     cs = charset_of(head)
     if cs is None and cp is None:
         ecs = _element_charset(head)
@@ -153,7 +158,7 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
                                     "neither 'URBH' in EBCDIC (X'E4D9C2C8') nor in ASCII "
                                     "(X'55524248')"), None
     cp = cp or _default_cp(cs or "ebcdic")
-    bord = data[off + URBHBORD_AT:off + URBHBORD_AT + BORD_LEN]
+    bord = bytes(data[off + URBHBORD_AT:off + URBHBORD_AT + BORD_LEN])
     bad_bord = None
     if order is None:
         order = byte_order_of(bord)
@@ -203,7 +208,7 @@ def _message(data: bytes, off: int, cp: str | None, order: str | None,
         unit.errors.append(Problem("urbh.urbhlent", len(data),
                                    f"message truncated: urbhlent is {lent}, the input ends "
                                    f"{avail - off} bytes into the message"))
-    return unit, (end if end <= len(data) else None)
+    return bounded(unit), (end if end <= len(data) else None)
 
 
 def _headerless(data: bytes, off: int, cp: str, order: str | None,
@@ -217,7 +222,73 @@ def _headerless(data: bytes, off: int, cp: str, order: str | None,
     pos = walker(data, lay, TreeSink(data, unit, FORMAT), off, urbi_data, adarpe=True).run(
         off, len(data), len(data))
     unit.length = pos - off
-    return unit, (pos if pos < len(data) and not unit.errors else None)
+    return bounded(unit), (pos if pos < len(data) and not unit.errors else None)
+
+
+# --------------------------------------------------------------------------- large data
+
+
+@dataclass(slots=True)
+class LargeUrb(Decoded):
+    """A message with a data field (a record image, selection data) too large to list
+    whole: the listing shows its first ``LISTED`` bytes, as an MQ payload's
+    (``formats.mq.decode``); ``to_json`` and ``json_chunks`` give every byte, read from
+    ``whole`` (slices of the input, a mapped one not copied)."""
+
+    whole: list[tuple[Element, bytes | memoryview]] = field(default_factory=list)
+
+    def to_json(self, raw: bool = False) -> dict[str, object]:
+        return self._json(raw, lambda i: bytes(self.whole[i][1]).hex().upper())
+
+    def json_chunks(self, raw: bool = False) -> Iterator[bytes]:
+        """``to_json`` as compact JSON (``json.dumps(..., ensure_ascii=False,
+        separators=(",", ":"))``, UTF-8), each large data field's hex written a piece at a
+        time: an image of hundreds of MiB is never held whole, nor its hex."""
+        from mqtool.formats.mq.chain import PIECE
+
+        hole = f"\x00{secrets.token_hex(16)}\x00"  # no input can spell it
+        rest = json.dumps(self._json(raw, lambda i: f"{hole}{i}"), ensure_ascii=False,
+                          separators=(",", ":"))
+        for i, (_el, whole) in enumerate(self.whole):  # document order, as in the JSON
+            head, _found, tail = rest.partition(json.dumps(f"{hole}{i}"))
+            yield head.encode("utf-8", "surrogatepass") + b'"'
+            for at in range(0, len(whole), PIECE):
+                yield whole[at:at + PIECE].hex().upper().encode("ascii")
+            rest = '"' + tail
+        yield rest.encode("utf-8", "surrogatepass")
+
+    def _json(self, raw: bool, data: Callable[[int], str]) -> dict[str, object]:
+        """The unit as ``--json`` gives it, the data of large field ``i`` ``data(i)``."""
+        d = unit_json(self, raw)
+        cut = {id(el): i for i, (el, _w) in enumerate(self.whole)}
+
+        def put(els: list[Element], dicts: object) -> None:
+            assert isinstance(dicts, list)
+            for el, ed in zip(els, dicts, strict=True):
+                if id(el) in cut:
+                    ed["data"] = data(cut[id(el)])
+                put(el.children, ed.get("children", []))
+
+        put(self.elements, d["elements"])
+        return d
+
+
+def bounded(unit: Decoded) -> Decoded:
+    """``unit``, or when a data field of it is longer than a listing shows (``LISTED``) a
+    ``LargeUrb`` whose listing shows the first ``LISTED`` bytes and says how many there are."""
+    from mqtool.formats.mq.decode import LISTED
+
+    large = [el for el in unit.walk() if el.data is not None and len(el.data) > LISTED]
+    if not large:
+        return unit
+    out = LargeUrb(unit.format, unit.offset, unit.length, unit.elements, unit.attrs,
+                   unit.errors, unit.problems, unit.title)
+    for el in large:
+        assert el.data is not None
+        out.whole.append((el, el.data))
+        el.data_name = f"{el.data_name} (the first {LISTED:,} bytes shown, {len(el.data):,} bytes in all)"
+        el.data = bytes(el.data[:LISTED])
+    return out
 
 
 # --------------------------------------------------------------------------- the format's judgement
@@ -252,7 +323,7 @@ def _urbi_data(walk: Walk, values: Mapping[str, Any], start: int, stop: int) -> 
     if mode == "isn":
         return True
     if mode == "auto" and values.get("urbirt") == "INST" and \
-            not _printable(walk.data[start:stop], _urbi_codepage(walk, values)):
+            not _printable(bytes(walk.data[start:stop]), _urbi_codepage(walk, values)):
         return False
     return None
 

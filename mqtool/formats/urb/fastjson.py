@@ -182,10 +182,18 @@ def _elements_json(data: bytes, elements: list[list[Any]]) -> list[dict[str, Any
     return out
 
 
+def large_data(elements: list[list[Any]]) -> bool:
+    """Has a data field longer than a listing shows (``formats.mq.decode.LISTED``)? The
+    span decoder then takes the message (``decode.LargeUrb``: its data written in pieces)."""
+    from mqtool.formats.mq.decode import LISTED
+
+    return any(where is not None and where[1] - where[0] > LISTED for *_e, where, _cp in elements)
+
+
 def _fast(data: bytes, off: int, end: int, big: bool, cs: int) -> dict[str, Any] | None:
     """The JSON of one regular message, or None when the span decoder must judge it."""
     elements = json_sink(big, cs).walk(data, off, end)
-    if elements is None:
+    if elements is None or large_data(elements):
         return None
     return {"format": FORMAT, "offset": off, "length": end - off, "codepage": CODEPAGES[cs],
             "byte_order": "big" if big else "little",
@@ -210,7 +218,7 @@ def fast_units(data: bytes, fast: Callable[[int, int, bool, int], Decoded | None
     n = len(data)
     off = 0
     while off < n:
-        h = data[off:off + HEADER_PEEK]
+        h = bytes(data[off:off + HEADER_PEEK])
         variant = PREFIXES.get(h[:URBHLENT_AT])
         if variant is not None:
             cs, big = variant

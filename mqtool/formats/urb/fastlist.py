@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from mqtool.compose.walk import Decline
-from mqtool.formats.urb.fastjson import Builders, JsonSink, _codec_of, _table, fast_units
+from mqtool.formats.urb.fastjson import Builders, JsonSink, _codec_of, _table, fast_units, large_data
 from mqtool.formats.urb.layout import CODEPAGES
 from mqtool.layout import FieldInfo, Layout
 from mqtool.model import EYE, HEX, HEXINT, RESERVED, STCK, TEXT, Decoded
@@ -190,7 +190,7 @@ def units(data: bytes, tz: tzinfo | None = None) -> Iterator[Decoded]:
             elements = sink.walk(data, off, off + lent)
         except Decline:  # the URBH's filler
             return None
-        if elements is None:
+        if elements is None or large_data(elements):
             return None
         unit = Listed("urb", off, lent, attrs={"codepage": CODEPAGES[cs],
                                                "byte_order": "big" if big else "little"})
