@@ -181,6 +181,10 @@ class UrbJobOptions:
     remote: str = ""
     started: float | None = None
     log: str = ""
+    typed: bool = False  # also one typed change table per (database, file)
+    format_buffers: list[str] = field(default_factory=list)
+    fdts: list[str] = field(default_factory=list)
+    layouts: Any = None  # the TypedRun: the user's layouts, read before the JVM starts
 
 
 @dataclass
@@ -193,6 +197,7 @@ class TaskOptions:
     leap_seconds: int = 0
     fs_options: dict[str, str] = field(default_factory=dict)
     run: str = ""
+    typed: bool = False  # return the messages that hold format field tables
 
 
 class _TableWriters:
@@ -233,17 +238,22 @@ def write_file(split: int, o: TaskOptions) -> dict[str, Any]:
     t0 = time.perf_counter()
     writers = _TableWriters(o.root, part_name(split, o.run, _attempt() if o.run else None),
                             o.fs_options)
+    held: list[tuple[str, int, str]] = []  # (file, offset, hex) of format-field-table messages
+
+    def on_part(file: str, data: bytes, base: int) -> None:
+        held.extend((file, at, m.hex()) for at, m in api.urb_format_tables(data, base))
+
     try:
         path, start, end, size = o.ranges[split]
         _, summary = api.urb_range_tables(path, start, end, size, o.mode, o.leap_seconds,
-                                          o.fs_options, writers)
+                                          o.fs_options, writers, on_part if o.typed else None)
         files = writers.close()
     except BaseException:
         writers.abort()
         raise
     return {"split": split, "rows": dict(summary.rows),
             "errors_by_reason": dict(summary.errors_by_reason), "first": summary.first_error,
-            "files": files, "seconds": round(time.perf_counter() - t0, 3)}
+            "files": files, "gffts": held, "seconds": round(time.perf_counter() - t0, 3)}
 
 
 class WriteFiles:
@@ -270,6 +280,8 @@ def preflight(master: str, opts: UrbJobOptions) -> list[tuple[str, int]]:
     job.check_inputs(opts.inputs)
     job.check_output(opts.outdir, opts.force, outputs=(*api.urb_tables(), "_summary.json"))
     job.check_session(master, opts.remote)
+    if opts.typed and opts.layouts is None:  # a bad format buffer or FDT: nothing written
+        opts.layouts = api.urb_typed_run(opts.format_buffers, opts.fdts)
     files = expand(opts.inputs)
     sizes = _sizes(files, opts.fs_options)
     if not any(size for _, size in sizes) and not any(os.path.isdir(f) for f in files):
@@ -314,7 +326,7 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
         t_plan = t_jobs = time.perf_counter()
         t_plan -= t0
         task = TaskOptions(str(scratch), ranges, mode, opts.leap_seconds,
-                           dict(opts.fs_options), getattr(staged, "run", ""))
+                           dict(opts.fs_options), getattr(staged, "run", ""), opts.typed)
         stats = _tasks(spark, task, master)
         t_jobs = time.perf_counter() - t_jobs
         rows: Counter[str] = Counter()
@@ -325,6 +337,12 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
             reasons.update(st["errors_by_reason"])
             first = first or st["first"]
         staged.keep(f for st in stats for f in st["files"])
+        typed = None
+        if opts.typed:
+            typed = _typed(opts, staged, task, sorted(stats, key=lambda s: s["split"]))
+            rows["errors"] += typed.rows["errors"]
+            reasons.update(typed.errors_by_reason)
+            first = first or typed.first_error
         staged.keep(_empty_tables(str(scratch), [t for t in tables if not rows[t]], task))
     info: dict[str, Any] = {
         "mode": mode, "files": [f for f, _ in files], "bytes": sum(s for _, s in files),
@@ -332,6 +350,9 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
         "output": root, "format": "parquet", "master": master,
         "planning_s": round(t_plan, 3), "spark_jobs_s": round(t_jobs, 3),
         "elapsed_s": round(time.perf_counter() - t0, 3)}
+    if typed is not None:
+        info["rows"].update(typed.typed)
+        info["layouts"] = typed.layouts
     if first:
         info["first_error"] = first
     if session_s is not None:
@@ -342,6 +363,49 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
     job.keep_log(opts, root)
     staged.success()
     return info
+
+
+class _DriverTables:
+    """The writers ``api.urb_typed_tables`` writes to on the driver: a typed change table
+    as a folder of its own (named now, ``StagedDirs.add``), the values that did not decode
+    as one more part of ``errors``."""
+
+    def __init__(self, staged: Any, task: TaskOptions) -> None:
+        self.staged, self.task = staged, task
+
+    def add(self, name: str, table: pa.Table) -> None:
+        self.staged.add([name])
+        self.write(name, table)
+
+    def write(self, name: str, table: pa.Table) -> None:
+        from mqtool.io.outputs import part_name
+        from mqtool.io.uris import join
+
+        target = join(str(self.staged.scratch), name, part_name(len(self.task.ranges), self.task.run))
+        self.staged.keep([_write_part(target, table, self.task)])
+
+
+def _typed(opts: UrbJobOptions, staged: Any, task: TaskOptions, stats: list[dict[str, Any]]) -> Any:
+    """The typed change tables, laid out on the driver after the tasks: the format field
+    tables the tasks met, replayed in input order, and the untyped ``changes``,
+    ``transactions`` and ``messages`` the tasks wrote, read back in range order."""
+    import pyarrow.parquet as pq
+
+    from mqtool import api
+    from mqtool.io.uris import resolve
+
+    run = opts.layouts if opts.layouts is not None else api.urb_typed_run(opts.format_buffers, opts.fdts)
+    run.files = list(dict.fromkeys(r[0] for r in task.ranges))  # input order, as read locally
+    for st in stats:
+        for file, at, hexed in st["gffts"]:
+            run.part(file, bytes.fromhex(hexed), at)
+    for name in ("changes", "transactions", "messages"):
+        for st in stats:
+            for f in st["files"]:
+                if f.replace("\\", "/").split("/")[-2] == name:
+                    fs, where = resolve(f, task.fs_options)
+                    run.keep(name, pq.read_table(where, filesystem=fs).cast(api.urb_table_schema(name)))
+    return api.urb_typed_tables(run, _DriverTables(staged, task), task.mode)
 
 
 def _tasks(spark: Any, task: TaskOptions, master: str) -> list[dict[str, Any]]:
@@ -372,17 +436,21 @@ def _empty_tables(root: str, names: list[str], task: TaskOptions) -> list[str]:
     """An empty Parquet file (the schema alone) for each table no task wrote, so every
     table reads back with its columns."""
     from mqtool import api
-    from mqtool.io.outputs import atomic_path, part_name, remote
+    from mqtool.io.outputs import part_name
     from mqtool.io.uris import join
 
-    out = []
-    for name in names:
-        import pyarrow.parquet as pq
+    return [_write_part(join(root, name, part_name(0, task.run).replace("part-", "part-empty-")),
+                        api.urb_table_schema(name).empty_table(), task) for name in names]
 
-        target = join(root, name, part_name(0, task.run).replace("part-", "part-empty-"))
-        if not remote(target):
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-        with atomic_path(target, force=True, options=task.fs_options, check=False) as tmp:
-            pq.write_table(api.urb_table_schema(name).empty_table(), tmp)
-        out.append(target)
-    return out
+
+def _write_part(target: str, table: pa.Table, task: TaskOptions) -> str:
+    """One Parquet part written whole or not at all; its name."""
+    import pyarrow.parquet as pq
+
+    from mqtool.io.outputs import atomic_path, remote
+
+    if not remote(target):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    with atomic_path(target, force=True, options=task.fs_options, check=False) as tmp:
+        pq.write_table(table, tmp)
+    return target
