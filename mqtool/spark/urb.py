@@ -25,6 +25,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -64,13 +65,22 @@ def spark_schema(schema: pa.Schema) -> Any:
 
 
 def spark_table(table: pa.Table) -> pa.Table:
-    """The Arrow table as Spark takes it (unsigned 64-bit raw TODs as signed longs)."""
-    cols = []
-    for f, col in zip(table.schema, table.columns, strict=True):
-        if pa.types.is_unsigned_integer(f.type) or (pa.types.is_integer(f.type) and f.type != pa.int64()):
-            col = col.cast(pa.int64(), safe=False)  # raw TOD values keep their 64 bits
-        cols.append(col)
-    return pa.table(cols, names=table.column_names)
+    """The Arrow table as Spark takes it: every integer a signed long, also inside the
+    typed tables' structs and lists (unsigned 64-bit raw TODs keep their 64 bits), times of
+    day in nanoseconds."""
+    return table.cast(pa.schema([f.with_type(_spark_type(f.type)) for f in table.schema]), safe=False)
+
+
+def _spark_type(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_integer(t):
+        return pa.int64()
+    if pa.types.is_time(t):  # Spark's TIME comes as nanoseconds
+        return pa.time64("ns")
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(_spark_type(t.field(i).type)) for i in range(t.num_fields)])
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_spark_type(t.value_type)))
+    return t
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -98,6 +108,11 @@ def _datasource() -> type:
             super().__init__((path, start, end))
             self.path, self.start, self.end, self.size = path, start, end, size
 
+    class TypedPartition(InputPartition):
+        def __init__(self, ipc: bytes) -> None:
+            super().__init__(len(ipc))
+            self.ipc = ipc
+
     class UrbReader(DataSourceReader):
         def __init__(self, options: dict[str, Any]) -> None:
             from mqtool import api
@@ -105,7 +120,12 @@ def _datasource() -> type:
             tables, modes = api.urb_tables(), api.urb_modes()
             opts = {k.lower(): v for k, v in options.items()}
             self.table = str(opts.get("table", "changes")).lower()
-            if self.table not in tables:
+            self.typed = str(opts.get("typed", "false")).lower() == "true"
+            self.format_buffers = [b for b in str(opts.get("formatbuffer", "")).splitlines() if b.strip()]
+            self.fdts = [f for f in str(opts.get("fdt", "")).split(",") if f]
+            if self.typed and not TYPED_TABLE.fullmatch(self.table):
+                raise ValueError(f"{NAME}: with typed, table is changes_DBID_FNR (one per database file)")
+            if not self.typed and self.table not in tables:
                 raise ValueError(f"{NAME}: table must be one of {', '.join(tables)}")
             self.mode = str(opts.get("mode", "PERMISSIVE")).upper()
             if self.mode not in modes:
@@ -129,12 +149,18 @@ def _datasource() -> type:
             files = expand(self.paths)
             if not files:
                 raise ValueError(f"{NAME}: no input files (load(path) or option paths)")
-            return [RangePartition(*r) for r in api.urb_plan(files, self.split_size, self.fs_options)]
+            ranges = api.urb_plan(files, self.split_size, self.fs_options)
+            if self.typed:
+                return [TypedPartition(_ipc(spark_table(typed_table(self, ranges))))]
+            return [RangePartition(*r) for r in ranges]
 
         def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
             from mqtool import api
 
             p = partition
+            if isinstance(p, TypedPartition):
+                yield from pa.ipc.open_stream(p.ipc).read_all().to_batches()
+                return
             tables, _ = api.urb_range_tables(p.path, p.start, p.end, p.size, self.mode, self.leap,
                                              self.fs_options)
             yield from spark_table(tables.table(self.table)).to_batches()
@@ -149,13 +175,50 @@ def _datasource() -> type:
         def schema(self) -> Any:
             from mqtool import api
 
-            table = str(self.options.get("table", "changes")).lower()
-            return spark_schema(api.urb_table_schema(table))
+            reader = UrbReader(dict(self.options))
+            if reader.typed:  # known once the inputs are laid out: the same pass as the reader's
+                from pyspark.sql.pandas.types import from_arrow_schema
+
+                ranges = api.urb_plan(expand(reader.paths), reader.split_size, reader.fs_options)
+                return from_arrow_schema(spark_table(typed_table(reader, ranges)).schema,
+                                         prefer_timestamp_ntz=True)  # Natural times: no zone
+            return spark_schema(api.urb_table_schema(reader.table))
 
         def reader(self, schema: Any) -> Any:
             return UrbReader(dict(self.options))
 
     return UrbDataSource
+
+
+TYPED_TABLE = re.compile(r"changes_\d+_\d+")
+KEPT = ("changes", "transactions", "messages")  # what a typed change table is made of
+
+
+def typed_table(reader: Any, ranges: list[tuple[str, int, int, int]]) -> pa.Table:
+    """The DataSource's ``typed`` table ``reader.table``, as ``extract urb --typed`` makes
+    it: every range read in input order in this process, each part's format field tables
+    met before its images (the layouts need the whole input before the first image)."""
+    from mqtool import api
+
+    run = api.urb_typed_run(reader.format_buffers, reader.fdts)
+    run.files = list(dict.fromkeys(r[0] for r in ranges))
+    for path, start, end, size in ranges:
+        tables, _ = api.urb_range_tables(path, start, end, size, reader.mode, reader.leap,
+                                         reader.fs_options, on_part=run.part)
+        for name in KEPT:
+            run.keep(name, tables.table(name).cast(api.urb_table_schema(name)))
+    made = run.by_name()
+    if reader.table not in made:
+        raise ValueError(f"{NAME}: no typed table {reader.table} in the input (it has "
+                         f"{', '.join(sorted(made)) or 'none'})")
+    return made[reader.table]
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def register(spark: Any) -> None:

@@ -41,6 +41,25 @@ def _spark(spark: Any, src: Path, out: Path, split_size: int = 32 << 20,
     return info, {p.name: _sorted(pq.read_table(p)) for p in out.glob("changes_*")}
 
 
+def _read(spark: Any, src: Path, table: str, split: str = "32m", buffer: str = "") -> pa.Table:
+    """The DataSource's ``typed`` rows, as an Arrow table of the local schema."""
+    from mqtool.spark.urb import register
+
+    register(spark)
+    reader = (spark.read.format("mqtool.urb").option("typed", "true").option("table", table)
+              .option("splitSize", split))
+    if buffer:
+        reader = reader.option("formatBuffer", buffer)
+    return reader.load(str(src)).toArrow()
+
+
+def _same_rows(spark: Any, src: Path, want: dict[str, pa.Table], split: str = "32m",
+               buffer: str = "") -> None:
+    for name, table in want.items():
+        got = _sorted(_read(spark, src, name, split, buffer).cast(table.schema))
+        assert got.to_pylist() == table.to_pylist(), name
+
+
 def _equal(got: dict[str, pa.Table], want: dict[str, pa.Table]) -> None:
     assert sorted(got) == sorted(want) and want
     for name, table in want.items():
@@ -54,6 +73,7 @@ def test_the_example_gives_the_local_typed_table(spark: Any, tmp_path: Path) -> 
     _equal(got, want)
     assert info["rows"]["changes_10006_9"] == want["changes_10006_9"].num_rows == 6
     assert info["layouts"] and info["layouts"][0].startswith("file 10006:9: sources GFFT EMPLTYP")
+    _same_rows(spark, EXAMPLE, want)
 
 
 def test_small_ranges_give_the_local_typed_tables(spark: Any, tmp_path: Path) -> None:
@@ -72,12 +92,14 @@ def test_small_ranges_give_the_local_typed_tables(spark: Any, tmp_path: Path) ->
     _equal(got, want)
     assert sorted(want) == ["changes_10006_11", "changes_10006_9"]
     assert info["rows"]["errors"] == 0
+    _same_rows(spark, src, want, "1k")
     untyped = src.with_name("untyped.urb")
     untyped.write_bytes(first + g.stream(fields[:5], g.changes(30, seed=4), fnr=11, gfft=False).data)
     buffer = "10006:11=AA,8,A,AB,0,A,AC,5.2,P,AD,4.1,U,AE,1,B."  # fields AA..AE
     want = _local(untyped, tmp_path / "local2", "--format-buffer", buffer)
     _, got = _spark(spark, untyped, tmp_path / "out2", split_size=1024, format_buffers=(buffer,))
     _equal(got, want)
+    _same_rows(spark, untyped, want, "1k", buffer)
 
 
 def test_a_bad_format_buffer_writes_nothing(tmp_path: Path) -> None:
