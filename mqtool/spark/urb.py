@@ -18,6 +18,13 @@ offsets, so the rows are the local rows whatever the split.
 table's rows itself with pyarrow (``OUTDIR/<table>/part-NNNNN.parquet``, the schema of the
 local Parquet tables), returning one stats row; the driver adds them up. The output is
 written whole or not at all, as ``spark-extract``'s (``io.outputs.staged_dirs``).
+
+``--typed`` (and the DataSource option ``typed``, with ``table`` = ``changes_DBID_FNR``):
+the typed change tables of ``extract urb --typed``. The images of a range may be laid out
+by a format field table (URBF/URBG) of an earlier range, so the layout is a second pass on
+the driver: each task returns the messages that hold such a table, the driver replays them
+in input order (``TypedRun.part``) over the ``changes``, ``transactions`` and ``messages``
+the tasks wrote, and writes one folder per table, named then (``StagedDirs.add``).
 """
 
 from __future__ import annotations

@@ -112,3 +112,20 @@ def test_a_bad_format_buffer_writes_nothing(tmp_path: Path) -> None:
     local = mq("extract", "urb", "--fdt", "x.json", EXAMPLE, "-o", tmp_path / "out")
     assert r.status == local.status == ExitStatus.USAGE and r.stderr == local.stderr
     assert "give --typed too" in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_typed_tables_on_an_object_store(cli_uses_shared_spark: Any, s3_server: dict[str, str],
+                                         tmp_path: Path) -> None:
+    """To S3: the typed table (named during the run) is kept and marked complete with the
+    others; a second run with --force leaves only its own parts under it."""
+    from tests.spark.conftest import s3_download, s3_keys
+
+    want = _local(EXAMPLE, tmp_path / "local")
+    for run in range(2):
+        r = mq("spark-extract", "urb", "--typed", EXAMPLE, "-o", "s3://logs/typed", *(["--force"] * run))
+        assert r.status == ExitStatus.OK, r.stderr
+    keys = s3_keys("typed/")
+    assert "_SUCCESS" in keys  # keys relative to the prefix
+    assert len([k for k in keys if k.startswith("changes_10006_9/")]) == 1
+    got = s3_download("typed/", tmp_path / "got")
+    _equal({"changes_10006_9": _sorted(pq.read_table(got / "changes_10006_9"))}, want)
