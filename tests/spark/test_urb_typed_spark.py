@@ -129,3 +129,23 @@ def test_typed_tables_on_an_object_store(cli_uses_shared_spark: Any, s3_server: 
     assert len([k for k in keys if k.startswith("changes_10006_9/")]) == 1
     got = s3_download("typed/", tmp_path / "got")
     _equal({"changes_10006_9": _sorted(pq.read_table(got / "changes_10006_9"))}, want)
+
+
+def test_values_that_do_not_decode_are_errors_rows(cli_uses_shared_spark: Any, tmp_path: Path) -> None:
+    """Images longer than the format buffer says: the same errors rows and exit status as
+    locally; FAILFAST writes nothing."""
+    src = tmp_path / "long.urb"
+    src.write_bytes(g.stream(g.employees(), g.changes(12, seed=6), gfft=False).data)
+    buffer = "10006:9=AA,8,A,AB,0,A,AC,5.2,P,AD,4.1,U,AE,1,B."  # 5 of the images' 15 fields
+    local = mq("extract", "urb", "--typed", "--format-buffer", buffer, src, "-o", tmp_path / "l")
+    r = mq("spark-extract", "urb", "--typed", "--format-buffer", buffer, src, "-o", tmp_path / "s")
+    assert r.status == local.status == ExitStatus.DECODE
+    assert r.text == local.text and "bytes after the last field" in r.stderr
+    keys = [("offset", "ascending"), ("path", "ascending")]
+    want = pq.read_table(tmp_path / "l" / "errors.parquet").sort_by(keys)
+    assert want.num_rows > 0 and pq.read_table(tmp_path / "s" / "errors").sort_by(keys).equals(want)
+    _equal({"changes_10006_9": _sorted(pq.read_table(tmp_path / "s" / "changes_10006_9"))},
+           {"changes_10006_9": _sorted(pq.read_table(tmp_path / "l" / "changes_10006_9.parquet"))})
+    r = mq("spark-extract", "urb", "--typed", "--format-buffer", buffer, "--mode", "FAILFAST", src,
+           "-o", tmp_path / "f")
+    assert r.status == ExitStatus.DECODE and "FAILFAST" in r.stderr and not (tmp_path / "f").exists()
