@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from mqtool.formats.sas.request import SenderOverrides
     from mqtool.formats.urb.extract import Collect as UrbTables
     from mqtool.formats.urb.extract import Summary as ExtractSummary
+    from mqtool.formats.urb.typed.run import TypedRun
     from mqtool.io.carving import Found, Work
     from mqtool.io.custody import Custody, Verification
     from mqtool.io.inputs import Input, Source
@@ -580,18 +581,50 @@ def urb_plan(paths: Sequence[str], split_size: int | None = None,
 
 def urb_range_tables(path: str, start: int, end: int, size: int, mode: str = "PERMISSIVE",
                      leap_seconds: int = 0, options: Mapping[str, str] | None = None,
-                     writers: object | None = None) -> tuple[UrbTables, ExtractSummary]:
+                     writers: object | None = None,
+                     on_part: Callable[[str, bytes, int], None] | None = None,
+                     ) -> tuple[UrbTables, ExtractSummary]:
     """The ``extract urb`` rows of one byte range of an input (the messages that start in
     it; a queue dump or dump text whole, by its range at 0), into ``writers`` (a Spark
-    task's) or in memory; and its summary."""
+    task's) or in memory; and its summary. ``on_part(file, data, base)`` sees the bytes
+    read (``urb_format_tables``)."""
     from mqtool.formats.urb.changes import Stitch
     from mqtool.formats.urb.extract import Collect, Summary, extract_range
 
     out = Collect()
     summary = Summary(mode=mode, files=[path])
     extract_range(path, start, end, size, writers if writers is not None else out, summary,
-                  Stitch(), mode, leap_seconds, options=options)
+                  Stitch(), mode, leap_seconds, on_part=on_part, options=options)
     return out, summary
+
+
+def urb_format_tables(data: bytes, base: int = 0) -> list[tuple[int, bytes]]:
+    """The messages of ``data`` (at ``base`` in its input) that hold a global format field
+    table, with their offsets: what ``extract urb --typed`` lays images out by
+    (``formats.urb.typed.gfft.holding``)."""
+    from mqtool.formats.urb.typed.gfft import holding
+
+    return [(base + at, message) for at, message in holding(data)]
+
+
+def urb_typed_run(format_buffers: Sequence[str] = (), fdts: Sequence[str] = ()) -> TypedRun:
+    """``extract urb --typed``'s layouts as the user gives them, read before any input
+    (``LayoutError``); ``part`` adds the stream's tables, ``keep`` the untyped tables."""
+    from mqtool.formats.urb.typed.run import typed_run
+
+    return typed_run(format_buffers, fdts)
+
+
+def urb_typed_tables(run: TypedRun, writers: object, mode: str = "PERMISSIVE") -> ExtractSummary:
+    """The typed change tables of a run into ``writers`` (``add(name, table)``; the values
+    that did not decode: ``write("errors", table)``), as ``extract urb --typed`` ends; the
+    rows written (``typed``, ``rows["errors"]``), error reasons and layout report.
+    FAILFAST: ``DecodeError`` at the first value that did not decode."""
+    from mqtool.formats.urb.extract import Summary, _typed_tables, _Writers
+
+    summary = Summary(mode=mode)
+    _typed_tables(run, cast(_Writers, writers), summary, mode)  # the two methods it calls
+    return summary
 
 
 SUMMARY = "_summary.json"  # a bulk run's summary, beside its outputs

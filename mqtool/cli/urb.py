@@ -28,7 +28,7 @@ from mqtool.cli._common import (
     write_built,
     write_summary,
 )
-from mqtool.cli._spark import print_rows, remote_option, report_spark_run, session_target, verbose_option
+from mqtool.cli._spark import F, print_rows, remote_option, report_spark_run, session_target, verbose_option
 from mqtool.cli.csq1logp import _size
 from mqtool.errors import ExitStatus
 from mqtool.model import Decoded
@@ -199,6 +199,29 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
                      "message, exit 2 at the end), FAILFAST (stop at the first, write nothing, exit 2).")
 
 
+def typed_options(f: F) -> F:
+    """``--typed``, ``--format-buffer``, ``--fdt``: ``extract urb``'s and ``spark-extract urb``'s."""
+    f = click.option("--fdt", "fdts", multiple=True, metavar="FILE", type=click.Path(),
+                     help="With --typed: an Adabas field definition table as JSON (field names, long "
+                          "names, standard lengths and formats); repeatable.")(f)
+    f = click.option("--format-buffer", "format_buffers", multiple=True, metavar="DBID:FNR=BUFFER",
+                     help="With --typed: the record layout of a file's images as an Adabas format "
+                          "buffer (DBID:FNR='AA,8,A,AB,2,P.'); @FILE reads such lines from FILE; "
+                          "repeatable. A URBF/URBG table in the stream wins where both are.")(f)
+    return click.option("--typed", is_flag=True,
+                        help="Also write one change table per (database, file), changes_DBID_FNR, "
+                             "with the Adabas fields as typed columns of a before and an after "
+                             "struct; layouts from the stream's URBF/URBG tables, --format-buffer "
+                             "and --fdt.")(f)
+
+
+def _need_typed(typed: bool, format_buffers: tuple[str, ...], fdts: tuple[str, ...]) -> None:
+    if (format_buffers or fdts) and not typed:
+        from mqtool.errors import InputError
+
+        raise InputError("--format-buffer and --fdt lay out typed change tables: give --typed too")
+
+
 @click.command(short_help="Event Replicator messages to change tables (Parquet, JSON lines, CSV).")
 @click.argument("inputs", nargs=-1, required=True, metavar="INPUT...", type=click.Path(allow_dash=True))
 @click.option("-o", "--output", "outdir", required=True, metavar="OUTDIR", type=click.Path(),
@@ -213,17 +236,7 @@ EXTRACT_MODE_HELP = ("Undecodable input: PERMISSIVE (an errors row each, resynch
               help="Timestamps N seconds earlier (a TOD clock steered to include leap seconds; 27 "
                    "since 2017); the <field>_raw columns are unchanged.")
 @click.option("--force", is_flag=True, help="Overwrite existing table files in OUTDIR.")
-@click.option("--typed", is_flag=True,
-              help="Also write one change table per (database, file), changes_DBID_FNR, with the "
-                   "Adabas fields as typed columns of a before and an after struct; layouts from "
-                   "the stream's URBF/URBG tables, --format-buffer and --fdt.")
-@click.option("--format-buffer", "format_buffers", multiple=True, metavar="DBID:FNR=BUFFER",
-              help="With --typed: the record layout of a file's images as an Adabas format buffer "
-                   "(DBID:FNR='AA,8,A,AB,2,P.'); @FILE reads such lines from FILE; repeatable. "
-                   "A URBF/URBG table in the stream wins where both are.")
-@click.option("--fdt", "fdts", multiple=True, metavar="FILE", type=click.Path(),
-              help="With --typed: an Adabas field definition table as JSON (field names, long "
-                   "names, standard lengths and formats); repeatable.")
+@typed_options
 @port_option
 def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
                 summary_path: str | None, leap_seconds: int, force: bool, typed: bool,
@@ -261,10 +274,7 @@ def extract_urb(inputs: tuple[str, ...], outdir: str, fmt: str, mode: str,
     from mqtool.io.uris import join
 
     env = get_env()
-    if (format_buffers or fdts) and not typed:
-        from mqtool.errors import InputError
-
-        raise InputError("--format-buffer and --fdt lay out typed change tables: give --typed too")
+    _need_typed(typed, format_buffers, fdts)
     with spooled(inputs) as spool, Progress(env, "extract urb", total_size(spool.paths)) as advance:
         result = api.extract_urb(spool.paths, outdir, fmt=fmt, mode=mode.upper(), force=force,
                                  progress=advance, leap_seconds=leap_seconds, names=spool.names,
@@ -312,11 +322,13 @@ def _print_rows(env: Env, info: dict[str, Any]) -> None:
 @click.option("--force", is_flag=True, help="Replace existing table folders in OUTDIR.")
 @click.option("--split-size", callback=_size, default="32m", show_default=True, metavar="SIZE",
               help="Cut raw streams into byte ranges of SIZE, one task each (1k and up).")
+@typed_options
 @remote_option
 @summary_option
 @verbose_option
 def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: tuple[str, ...],
-                      mode: str, leap_seconds: int, force: bool, split_size: int,
+                      mode: str, leap_seconds: int, force: bool, split_size: int, typed: bool,
+                      format_buffers: tuple[str, ...], fdts: tuple[str, ...],
                       remote: str | None, summary_path: str | None, verbose: bool) -> int:
     """The tables of 'extract urb' from Spark: each raw stream (a path or an object-store
     URI) is cut into byte ranges of --split-size, each decoded once in an executor task by
@@ -327,6 +339,11 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
     OUTDIR/_logs/. Messages, transactions, records and images are named by their offsets,
     as locally, so the rows do not depend on the split. Exit status 2 when the errors table
     has rows, or no URB message was found.
+
+    --typed adds the typed change tables of 'extract urb --typed' (OUTDIR/changes_DBID_FNR/),
+    laid out on the driver after the tasks: the tasks hand over the messages that hold
+    URBF/URBG tables, which are replayed in input order over the changes the tasks wrote.
+    A bad --format-buffer or --fdt stops the run before the JVM starts, nothing written.
     """
     import time
 
@@ -334,11 +351,16 @@ def spark_extract_urb(inputs: tuple[str, ...], outdir: str, master: str, confs: 
 
     started_at = time.perf_counter()
     env = get_env()
+    _need_typed(typed, format_buffers, fdts)
     opts = spark_urb.UrbJobOptions(list(inputs), outdir, mode.upper(), force, leap_seconds,
                                    split_size=split_size, verbose=verbose,
-                                   remote=session_target(master, remote), started=started_at)
+                                   remote=session_target(master, remote), started=started_at,
+                                   typed=typed, format_buffers=list(format_buffers), fdts=list(fdts))
     info = spark_urb.run(master, spark_conf(confs), opts)
     report_spark_run(env, info, summary_path, info["rows"], verbose)
+    if summary_path != "-":
+        for line in info.get("layouts", []):
+            env.line(f"layout: {line}")
     if info["rows"].get("errors"):
         env.error(f"urb: {info['rows']['errors']} error{'s' if info['rows']['errors'] > 1 else ''}; "
                   f"first: {info.get('first_error', '')}")

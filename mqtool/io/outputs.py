@@ -468,6 +468,11 @@ class StagedDirs:
             _settled(self.scratch)
             _settled(self.root)
 
+    def add(self, names: Iterable[str]) -> None:
+        """Outputs named during the run (typed tables known once the input is read),
+        staged and committed as the ones named up front."""
+        self.names += tuple(n for n in names if n not in self.names)
+
     def keep(self, paths: Iterable[str]) -> None:
         """(``RemoteStagedDirs``' face: parts here are renamed into place, a retried
         writer's file replaces its failed attempt's; nothing to remember.)"""
@@ -526,6 +531,11 @@ class RemoteStagedDirs:
     @property
     def scratch(self) -> str:
         return self.root
+
+    def add(self, names: Iterable[str]) -> None:
+        """Outputs named during the run: their finished parts are kept on commit, the
+        run's parts removed on discard, as for the names given up front."""
+        self.names += tuple(n for n in names if n not in self.names)
 
     def keep(self, uris: Iterable[str]) -> None:
         """Parts a finished writer wrote (the others are removed on commit)."""

@@ -18,6 +18,13 @@ offsets, so the rows are the local rows whatever the split.
 table's rows itself with pyarrow (``OUTDIR/<table>/part-NNNNN.parquet``, the schema of the
 local Parquet tables), returning one stats row; the driver adds them up. The output is
 written whole or not at all, as ``spark-extract``'s (``io.outputs.staged_dirs``).
+
+``--typed`` (and the DataSource option ``typed``, with ``table`` = ``changes_DBID_FNR``):
+the typed change tables of ``extract urb --typed``. The images of a range may be laid out
+by a format field table (URBF/URBG) of an earlier range, so the layout is a second pass on
+the driver: each task returns the messages that hold such a table, the driver replays them
+in input order (``TypedRun.part``) over the ``changes``, ``transactions`` and ``messages``
+the tasks wrote, and writes one folder per table, named then (``StagedDirs.add``).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -64,13 +72,22 @@ def spark_schema(schema: pa.Schema) -> Any:
 
 
 def spark_table(table: pa.Table) -> pa.Table:
-    """The Arrow table as Spark takes it (unsigned 64-bit raw TODs as signed longs)."""
-    cols = []
-    for f, col in zip(table.schema, table.columns, strict=True):
-        if pa.types.is_unsigned_integer(f.type) or (pa.types.is_integer(f.type) and f.type != pa.int64()):
-            col = col.cast(pa.int64(), safe=False)  # raw TOD values keep their 64 bits
-        cols.append(col)
-    return pa.table(cols, names=table.column_names)
+    """The Arrow table as Spark takes it: every integer a signed long, also inside the
+    typed tables' structs and lists (unsigned 64-bit raw TODs keep their 64 bits), times of
+    day in nanoseconds."""
+    return table.cast(pa.schema([f.with_type(_spark_type(f.type)) for f in table.schema]), safe=False)
+
+
+def _spark_type(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_integer(t):
+        return pa.int64()
+    if pa.types.is_time(t):  # Spark's TIME comes as nanoseconds
+        return pa.time64("ns")
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(_spark_type(t.field(i).type)) for i in range(t.num_fields)])
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_spark_type(t.value_type)))
+    return t
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -98,6 +115,11 @@ def _datasource() -> type:
             super().__init__((path, start, end))
             self.path, self.start, self.end, self.size = path, start, end, size
 
+    class TypedPartition(InputPartition):
+        def __init__(self, ipc: bytes) -> None:
+            super().__init__(len(ipc))
+            self.ipc = ipc
+
     class UrbReader(DataSourceReader):
         def __init__(self, options: dict[str, Any]) -> None:
             from mqtool import api
@@ -105,7 +127,12 @@ def _datasource() -> type:
             tables, modes = api.urb_tables(), api.urb_modes()
             opts = {k.lower(): v for k, v in options.items()}
             self.table = str(opts.get("table", "changes")).lower()
-            if self.table not in tables:
+            self.typed = str(opts.get("typed", "false")).lower() == "true"
+            self.format_buffers = [b for b in str(opts.get("formatbuffer", "")).splitlines() if b.strip()]
+            self.fdts = [f for f in str(opts.get("fdt", "")).split(",") if f]
+            if self.typed and not TYPED_TABLE.fullmatch(self.table):
+                raise ValueError(f"{NAME}: with typed, table is changes_DBID_FNR (one per database file)")
+            if not self.typed and self.table not in tables:
                 raise ValueError(f"{NAME}: table must be one of {', '.join(tables)}")
             self.mode = str(opts.get("mode", "PERMISSIVE")).upper()
             if self.mode not in modes:
@@ -129,12 +156,18 @@ def _datasource() -> type:
             files = expand(self.paths)
             if not files:
                 raise ValueError(f"{NAME}: no input files (load(path) or option paths)")
-            return [RangePartition(*r) for r in api.urb_plan(files, self.split_size, self.fs_options)]
+            ranges = api.urb_plan(files, self.split_size, self.fs_options)
+            if self.typed:
+                return [TypedPartition(_ipc(spark_table(typed_table(self, ranges))))]
+            return [RangePartition(*r) for r in ranges]
 
         def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
             from mqtool import api
 
             p = partition
+            if isinstance(p, TypedPartition):
+                yield from pa.ipc.open_stream(p.ipc).read_all().to_batches()
+                return
             tables, _ = api.urb_range_tables(p.path, p.start, p.end, p.size, self.mode, self.leap,
                                              self.fs_options)
             yield from spark_table(tables.table(self.table)).to_batches()
@@ -149,13 +182,50 @@ def _datasource() -> type:
         def schema(self) -> Any:
             from mqtool import api
 
-            table = str(self.options.get("table", "changes")).lower()
-            return spark_schema(api.urb_table_schema(table))
+            reader = UrbReader(dict(self.options))
+            if reader.typed:  # known once the inputs are laid out: the same pass as the reader's
+                from pyspark.sql.pandas.types import from_arrow_schema
+
+                ranges = api.urb_plan(expand(reader.paths), reader.split_size, reader.fs_options)
+                return from_arrow_schema(spark_table(typed_table(reader, ranges)).schema,
+                                         prefer_timestamp_ntz=True)  # Natural times: no zone
+            return spark_schema(api.urb_table_schema(reader.table))
 
         def reader(self, schema: Any) -> Any:
             return UrbReader(dict(self.options))
 
     return UrbDataSource
+
+
+TYPED_TABLE = re.compile(r"changes_\d+_\d+")
+KEPT = ("changes", "transactions", "messages")  # what a typed change table is made of
+
+
+def typed_table(reader: Any, ranges: list[tuple[str, int, int, int]]) -> pa.Table:
+    """The DataSource's ``typed`` table ``reader.table``, as ``extract urb --typed`` makes
+    it: every range read in input order in this process, each part's format field tables
+    met before its images (the layouts need the whole input before the first image)."""
+    from mqtool import api
+
+    run = api.urb_typed_run(reader.format_buffers, reader.fdts)
+    run.files = list(dict.fromkeys(r[0] for r in ranges))
+    for path, start, end, size in ranges:
+        tables, _ = api.urb_range_tables(path, start, end, size, reader.mode, reader.leap,
+                                         reader.fs_options, on_part=run.part)
+        for name in KEPT:
+            run.keep(name, tables.table(name).cast(api.urb_table_schema(name)))
+    made = run.by_name()
+    if reader.table not in made:
+        raise ValueError(f"{NAME}: no typed table {reader.table} in the input (it has "
+                         f"{', '.join(sorted(made)) or 'none'})")
+    return made[reader.table]
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def register(spark: Any) -> None:
@@ -181,6 +251,10 @@ class UrbJobOptions:
     remote: str = ""
     started: float | None = None
     log: str = ""
+    typed: bool = False  # also one typed change table per (database, file)
+    format_buffers: list[str] = field(default_factory=list)
+    fdts: list[str] = field(default_factory=list)
+    layouts: Any = None  # the TypedRun: the user's layouts, read before the JVM starts
 
 
 @dataclass
@@ -193,6 +267,7 @@ class TaskOptions:
     leap_seconds: int = 0
     fs_options: dict[str, str] = field(default_factory=dict)
     run: str = ""
+    typed: bool = False  # return the messages that hold format field tables
 
 
 class _TableWriters:
@@ -233,17 +308,22 @@ def write_file(split: int, o: TaskOptions) -> dict[str, Any]:
     t0 = time.perf_counter()
     writers = _TableWriters(o.root, part_name(split, o.run, _attempt() if o.run else None),
                             o.fs_options)
+    held: list[tuple[str, int, str]] = []  # (file, offset, hex) of format-field-table messages
+
+    def on_part(file: str, data: bytes, base: int) -> None:
+        held.extend((file, at, m.hex()) for at, m in api.urb_format_tables(data, base))
+
     try:
         path, start, end, size = o.ranges[split]
         _, summary = api.urb_range_tables(path, start, end, size, o.mode, o.leap_seconds,
-                                          o.fs_options, writers)
+                                          o.fs_options, writers, on_part if o.typed else None)
         files = writers.close()
     except BaseException:
         writers.abort()
         raise
     return {"split": split, "rows": dict(summary.rows),
             "errors_by_reason": dict(summary.errors_by_reason), "first": summary.first_error,
-            "files": files, "seconds": round(time.perf_counter() - t0, 3)}
+            "files": files, "gffts": held, "seconds": round(time.perf_counter() - t0, 3)}
 
 
 class WriteFiles:
@@ -270,6 +350,8 @@ def preflight(master: str, opts: UrbJobOptions) -> list[tuple[str, int]]:
     job.check_inputs(opts.inputs)
     job.check_output(opts.outdir, opts.force, outputs=(*api.urb_tables(), "_summary.json"))
     job.check_session(master, opts.remote)
+    if opts.typed and opts.layouts is None:  # a bad format buffer or FDT: nothing written
+        opts.layouts = api.urb_typed_run(opts.format_buffers, opts.fdts)
     files = expand(opts.inputs)
     sizes = _sizes(files, opts.fs_options)
     if not any(size for _, size in sizes) and not any(os.path.isdir(f) for f in files):
@@ -314,7 +396,7 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
         t_plan = t_jobs = time.perf_counter()
         t_plan -= t0
         task = TaskOptions(str(scratch), ranges, mode, opts.leap_seconds,
-                           dict(opts.fs_options), getattr(staged, "run", ""))
+                           dict(opts.fs_options), getattr(staged, "run", ""), opts.typed)
         stats = _tasks(spark, task, master)
         t_jobs = time.perf_counter() - t_jobs
         rows: Counter[str] = Counter()
@@ -325,6 +407,12 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
             reasons.update(st["errors_by_reason"])
             first = first or st["first"]
         staged.keep(f for st in stats for f in st["files"])
+        typed = None
+        if opts.typed:
+            typed = _typed(opts, staged, task, sorted(stats, key=lambda s: s["split"]))
+            rows["errors"] += typed.rows["errors"]
+            reasons.update(typed.errors_by_reason)
+            first = first or typed.first_error
         staged.keep(_empty_tables(str(scratch), [t for t in tables if not rows[t]], task))
     info: dict[str, Any] = {
         "mode": mode, "files": [f for f, _ in files], "bytes": sum(s for _, s in files),
@@ -332,6 +420,9 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
         "output": root, "format": "parquet", "master": master,
         "planning_s": round(t_plan, 3), "spark_jobs_s": round(t_jobs, 3),
         "elapsed_s": round(time.perf_counter() - t0, 3)}
+    if typed is not None:
+        info["rows"].update(typed.typed)
+        info["layouts"] = typed.layouts
     if first:
         info["first_error"] = first
     if session_s is not None:
@@ -342,6 +433,49 @@ def run_job(spark: Any, opts: UrbJobOptions, master: str = "",
     job.keep_log(opts, root)
     staged.success()
     return info
+
+
+class _DriverTables:
+    """The writers ``api.urb_typed_tables`` writes to on the driver: a typed change table
+    as a folder of its own (named now, ``StagedDirs.add``), the values that did not decode
+    as one more part of ``errors``."""
+
+    def __init__(self, staged: Any, task: TaskOptions) -> None:
+        self.staged, self.task = staged, task
+
+    def add(self, name: str, table: pa.Table) -> None:
+        self.staged.add([name])
+        self.write(name, table)
+
+    def write(self, name: str, table: pa.Table) -> None:
+        from mqtool.io.outputs import part_name
+        from mqtool.io.uris import join
+
+        target = join(str(self.staged.scratch), name, part_name(len(self.task.ranges), self.task.run))
+        self.staged.keep([_write_part(target, table, self.task)])
+
+
+def _typed(opts: UrbJobOptions, staged: Any, task: TaskOptions, stats: list[dict[str, Any]]) -> Any:
+    """The typed change tables, laid out on the driver after the tasks: the format field
+    tables the tasks met, replayed in input order, and the untyped ``changes``,
+    ``transactions`` and ``messages`` the tasks wrote, read back in range order."""
+    import pyarrow.parquet as pq
+
+    from mqtool import api
+    from mqtool.io.uris import resolve
+
+    run = opts.layouts if opts.layouts is not None else api.urb_typed_run(opts.format_buffers, opts.fdts)
+    run.files = list(dict.fromkeys(r[0] for r in task.ranges))  # input order, as read locally
+    for st in stats:
+        for file, at, hexed in st["gffts"]:
+            run.part(file, bytes.fromhex(hexed), at)
+    for name in ("changes", "transactions", "messages"):
+        for st in stats:
+            for f in st["files"]:
+                if f.replace("\\", "/").split("/")[-2] == name:
+                    fs, where = resolve(f, task.fs_options)
+                    run.keep(name, pq.read_table(where, filesystem=fs).cast(api.urb_table_schema(name)))
+    return api.urb_typed_tables(run, _DriverTables(staged, task), task.mode)
 
 
 def _tasks(spark: Any, task: TaskOptions, master: str) -> list[dict[str, Any]]:
@@ -372,17 +506,21 @@ def _empty_tables(root: str, names: list[str], task: TaskOptions) -> list[str]:
     """An empty Parquet file (the schema alone) for each table no task wrote, so every
     table reads back with its columns."""
     from mqtool import api
-    from mqtool.io.outputs import atomic_path, part_name, remote
+    from mqtool.io.outputs import part_name
     from mqtool.io.uris import join
 
-    out = []
-    for name in names:
-        import pyarrow.parquet as pq
+    return [_write_part(join(root, name, part_name(0, task.run).replace("part-", "part-empty-")),
+                        api.urb_table_schema(name).empty_table(), task) for name in names]
 
-        target = join(root, name, part_name(0, task.run).replace("part-", "part-empty-"))
-        if not remote(target):
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-        with atomic_path(target, force=True, options=task.fs_options, check=False) as tmp:
-            pq.write_table(api.urb_table_schema(name).empty_table(), tmp)
-        out.append(target)
-    return out
+
+def _write_part(target: str, table: pa.Table, task: TaskOptions) -> str:
+    """One Parquet part written whole or not at all; its name."""
+    import pyarrow.parquet as pq
+
+    from mqtool.io.outputs import atomic_path, remote
+
+    if not remote(target):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    with atomic_path(target, force=True, options=task.fs_options, check=False) as tmp:
+        pq.write_table(table, tmp)
+    return target

@@ -363,6 +363,7 @@ NO_STDIN = {("view", "file"): "interactive",
             ("spark-extract urb", "inputs"): "executors read files",
             ("verify", "manifest"): "the outputs it names lie beside it",
             ("extract urb", "fdts"): "stdin is the URB input's",
+            ("spark-extract urb", "fdts"): "the option of extract urb, whose stdin is the URB input",
             ("changes apply", "inputs"): "Parquet tables are read by seeking"}
 
 
@@ -649,6 +650,10 @@ MEANINGS: dict[str, tuple[str, Any]] = {
     "--long": ("size of the SAS sender's C long", lambda p: _choice(p, {"4", "8"}, None)),
     "--float": ("format of SAS numerics", lambda p: isinstance(p.type, click.Choice)),
     "--correlid": ("an MQMD CorrelId in hex", lambda p: isinstance(p.type, CorrelIdParam)),
+    "--typed": ("typed URB change tables too", lambda p: p.is_flag),
+    "--format-buffer": ("a file's record layout as an Adabas format buffer",
+                        lambda p: p.multiple and p.metavar == "DBID:FNR=BUFFER"),
+    "--fdt": ("an Adabas FDT as JSON", lambda p: p.multiple and isinstance(p.type, click.Path)),
     "--conf": ("a Spark configuration K=V", lambda p: p.multiple),
     "--master": ("the Spark master", lambda p: _default(p) == "local[*]"),
     "--remote": ("a Spark Connect server instead of --master (SPARK_REMOTE)",

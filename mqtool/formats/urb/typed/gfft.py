@@ -215,11 +215,21 @@ def scan(data: bytes, file: str = "", base: int = 0) -> Iterator[tuple[int, Gfft
     ``base``: where ``data`` starts in the input): only the messages that hold a URBF
     eyecatcher are decoded (``urb.decode``)."""
     from mqtool.formats.urb.decode import decode
-    from mqtool.formats.urb.layout import CODEPAGES, EYE_LEN, HEADER_PREFIXES, URBHLENT_AT, WORD
 
-    eyes = sorted({"URBF".encode(cp) for cp in CODEPAGES})
+    for h, message in holding(data):
+        units = list(decode(message))[:1]
+        for g in tables(units, file, base + h):
+            yield (g.offset if isinstance(g, Gfft) else base + h + _first_eye(message)), g
+
+
+def holding(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """The messages of ``data`` that hold a URBF eyecatcher, with their offsets: what
+    ``scan`` decodes (a Spark task hands them to the driver, which scans them in input
+    order)."""
+    from mqtool.formats.urb.layout import EYE_LEN, HEADER_PREFIXES, URBHLENT_AT, WORD
+
     heads = {prefix[:EYE_LEN] for prefix in HEADER_PREFIXES}
-    hits = sorted(p for eye in eyes for p in _find_all(data, eye))
+    hits = sorted(p for eye in _eyes() for p in _find_all(data, eye))
     done: set[int] = set()
     for p in hits:
         h = max(data.rfind(head, 0, p) for head in heads)
@@ -233,9 +243,17 @@ def scan(data: bytes, file: str = "", base: int = 0) -> Iterator[tuple[int, Gfft
         if h + length <= p:
             continue
         done.add(h)
-        units = list(decode(data[h:h + length]))[:1]
-        for g in tables(units, file, base + h):
-            yield (g.offset if isinstance(g, Gfft) else base + p), g
+        yield h, data[h:h + length]
+
+
+def _eyes() -> list[bytes]:
+    from mqtool.formats.urb.layout import CODEPAGES
+
+    return sorted({"URBF".encode(cp) for cp in CODEPAGES})
+
+
+def _first_eye(message: bytes) -> int:
+    return min(at for at in (message.find(eye) for eye in _eyes()) if at >= 0)
 
 
 def _find_all(data: bytes, needle: bytes) -> Iterator[int]:

@@ -20,7 +20,7 @@ from mqtool.formats.urb.fdt import Fdt, load_fdt
 from mqtool.formats.urb.formatbuffer import Given, load_option_file, parse_option
 from mqtool.formats.urb.typed.gfft import scan
 from mqtool.formats.urb.typed.sources import Layouts
-from mqtool.formats.urb.typed.table import TypedChanges, typed_changes
+from mqtool.formats.urb.typed.table import TypedChanges, table_name, typed_changes
 
 KEPT = ("changes", "transactions", "messages")  # the extract tables a typed table is made of
 FROM_FILE = "@"  # --format-buffer @FILE: a file of DBID:FNR=... lines
@@ -75,6 +75,10 @@ class TypedRun:
             return TypedChanges(report=self.layouts.report())
         return typed_changes(changes, self.layouts, self._table("transactions"), self._table("messages"),
                              self.files, keep_blanks=self.keep_blanks)
+
+    def by_name(self) -> dict[str, pa.Table]:
+        """``finish``'s tables by their output names (``changes_DBID_FNR``)."""
+        return {table_name(key): table for key, table in self.finish().tables.items()}
 
 
 def typed_run(format_buffers: Iterable[str] = (), fdts: Iterable[str] = (), prefer: str = "stream",
