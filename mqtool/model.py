@@ -178,6 +178,15 @@ class Decoded:
         return unit_json(self, raw)
 
 
+LISTED = 64 << 10  # bytes of one data field a listing shows (--json keeps every byte)
+
+
+def listed_note(n: int) -> str:
+    """What a listing says of a data field of ``n`` bytes, of which it shows the first
+    ``LISTED`` ('' when it shows it whole)."""
+    return f"the first {LISTED:,} bytes shown, {n:,} bytes in all" if n > LISTED else ""
+
+
 def json_value(span: Span) -> object:
     """The JSON form of one span's value: bytes as upper-case hex, STCK as ISO-8601 UTC."""
     v = span.value

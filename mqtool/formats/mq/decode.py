@@ -34,6 +34,7 @@ from mqtool.formats.mq.chain import (
 from mqtool.formats.mq.compose import format_of
 from mqtool.model import (
     INT,
+    LISTED,
     TEXT,
     Decoded,
     Detection,
@@ -41,6 +42,7 @@ from mqtool.model import (
     Problem,
     Span,
     element_json,
+    listed_note,
     unit_json,
 )
 
@@ -192,7 +194,6 @@ def _event(unit: MqMessage, chain: Chain) -> None:
 # The listing shows this many bytes of a payload at most (as text in its CCSID, or in
 # hex), saying how many there are in all: a message's payload can be hundreds of MiB, and
 # the listing is for reading. ``--json`` gives the whole text, ``--json --raw`` every byte.
-LISTED = 64 << 10
 
 
 def _payload_element(chain: Chain, body: bytes) -> Element:
@@ -202,7 +203,7 @@ def _payload_element(chain: Chain, body: bytes) -> Element:
                  f"{fmt}, Encoding {chain.payload_encoding}, "
                  f"CCSID {chain.payload_ccsid}, {n} bytes")
     shown = min(n, LISTED)
-    cut = f"the first {shown:,} bytes shown, {n:,} bytes in all" if shown < n else ""
+    cut = listed_note(n)
     text = chain.payload_text(body, shown)
     if text is not None:
         el.spans.append(Span("payload.text", at, at + n, text, cut, TEXT, "",

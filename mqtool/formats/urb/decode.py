@@ -276,7 +276,7 @@ class LargeUrb(Decoded):
 def bounded(unit: Decoded) -> Decoded:
     """``unit``, or when a data field of it is longer than a listing shows (``LISTED``) a
     ``LargeUrb`` whose listing shows the first ``LISTED`` bytes and says how many there are."""
-    from mqtool.formats.mq.decode import LISTED
+    from mqtool.model import LISTED, listed_note
 
     large = [el for el in unit.walk() if el.data is not None and len(el.data) > LISTED]
     if not large:
@@ -286,7 +286,7 @@ def bounded(unit: Decoded) -> Decoded:
     for el in large:
         assert el.data is not None
         out.whole.append((el, el.data))
-        el.data_name = f"{el.data_name} (the first {LISTED:,} bytes shown, {len(el.data):,} bytes in all)"
+        el.data_name = f"{el.data_name} ({listed_note(len(el.data))})"
         el.data = bytes(el.data[:LISTED])
     return out
 

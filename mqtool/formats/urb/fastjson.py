@@ -183,9 +183,9 @@ def _elements_json(data: bytes, elements: list[list[Any]]) -> list[dict[str, Any
 
 
 def large_data(elements: list[list[Any]]) -> bool:
-    """Has a data field longer than a listing shows (``formats.mq.decode.LISTED``)? The
+    """Has a data field longer than a listing shows (``model.LISTED``)? The
     span decoder then takes the message (``decode.LargeUrb``: its data written in pieces)."""
-    from mqtool.formats.mq.decode import LISTED
+    from mqtool.model import LISTED
 
     return any(where is not None and where[1] - where[0] > LISTED for *_e, where, _cp in elements)
 
